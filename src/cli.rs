@@ -1,0 +1,223 @@
+//! The command line: `sextant serve`, and `sextant <tool> key=value ...`,
+//! which runs one tool and prints exactly the text an agent would see.
+//!
+//! Tool subcommands are built from the tool registry, so every tool (and
+//! every parameter, with its description) is on the command line as soon as
+//! it is registered.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use clap::{Arg, ArgAction, ArgMatches, Command};
+use serde_json::{Map, Value};
+
+use crate::context::Context;
+use crate::error::{ErrorCode, ToolError, ToolResult};
+use crate::fs::workspace::Workspace;
+use crate::tools::{self, ToolEntry};
+
+/// The whole command line, tools included.
+pub fn command() -> Command {
+    let mut cmd = Command::new("sextant")
+        .version(env!("CARGO_PKG_VERSION"))
+        .about("Code intelligence for coding agents: an MCP server with compact plain-text tools")
+        .subcommand_required(true)
+        .arg_required_else_help(true)
+        .subcommand(
+            Command::new("serve")
+                .about("Run the MCP server over stdio")
+                .args(workspace_args())
+                .arg(
+                    Arg::new("read-only")
+                        .long("read-only")
+                        .action(ArgAction::SetTrue)
+                        .help("Leave every writing tool out of tools/list"),
+                ),
+        );
+    for tool in tools::all() {
+        cmd = cmd.subcommand(tool_command(&tool));
+    }
+    cmd
+}
+
+fn workspace_args() -> Vec<Arg> {
+    vec![
+        Arg::new("root")
+            .long("root")
+            .value_name("DIR")
+            .value_parser(clap::value_parser!(PathBuf))
+            .help("Workspace root (default: $CLAUDE_PROJECT_DIR, else the current directory)"),
+        Arg::new("library-root")
+            .long("library-root")
+            .value_name("DIR")
+            .action(ArgAction::Append)
+            .value_parser(clap::value_parser!(PathBuf))
+            .help(
+                "An extra read-only root (repeatable); the cargo registry sources are always one",
+            ),
+    ]
+}
+
+/// `sextant <tool>`: its parameters come from the tool's schema.
+fn tool_command(tool: &ToolEntry) -> Command {
+    let schema = tool.input_schema();
+    let mut help = String::from("Parameters (key=value, or --json '{...}'):\n");
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
+        for (name, property) in properties {
+            let kind = property_type(property).unwrap_or("value");
+            let needed = if required.contains(&name.as_str()) {
+                ", required"
+            } else {
+                ""
+            };
+            let description = property
+                .get("description")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            help.push_str(&format!("  {name} ({kind}{needed})\n      {description}\n"));
+        }
+    }
+    let about = tool
+        .description
+        .split(". ")
+        .next()
+        .unwrap_or(tool.description);
+    Command::new(tool.name)
+        .about(about.to_string())
+        .long_about(tool.description)
+        .after_help(help)
+        .args(workspace_args())
+        .arg(
+            Arg::new("json")
+                .long("json")
+                .value_name("JSON")
+                .help("All parameters as one JSON object"),
+        )
+        .arg(
+            Arg::new("params")
+                .value_name("KEY=VALUE")
+                .num_args(0..)
+                .action(ArgAction::Append)
+                .allow_hyphen_values(true)
+                .help("Parameters; a bare KEY means KEY=true"),
+        )
+}
+
+/// The JSON type of a schema property (`string`, `integer`, ...), the first
+/// non-null one when optional.
+fn property_type(property: &Value) -> Option<&str> {
+    if property.get("enum").is_some() {
+        return Some("string");
+    }
+    match property.get("type") {
+        Some(Value::String(t)) => Some(t.as_str()),
+        Some(Value::Array(types)) => types
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|t| *t != "null"),
+        _ => property
+            .get("anyOf")
+            .or_else(|| property.get("oneOf"))
+            .and_then(Value::as_array)
+            .and_then(|alts| alts.iter().find_map(property_type)),
+    }
+}
+
+/// Turns `key=value` words into a JSON object, typed by the schema: strings
+/// stay as written, other types are parsed as JSON (`5`, `true`, `["a"]`).
+pub fn parse_params(
+    tool: &ToolEntry,
+    json: Option<&str>,
+    words: &[String],
+) -> ToolResult<Map<String, Value>> {
+    let invalid = |message: String| ToolError::new(ErrorCode::InvalidParams, message);
+    let mut args = match json.map(serde_json::from_str::<Value>) {
+        Some(Ok(Value::Object(object))) => object,
+        Some(Ok(_)) => return Err(invalid("--json must be a JSON object".into())),
+        Some(Err(err)) => return Err(invalid(format!("--json is not valid JSON: {err}"))),
+        None => Map::new(),
+    };
+    let schema = tool.input_schema();
+    let properties = schema.get("properties").and_then(Value::as_object);
+    for word in words {
+        if let Some(option) = ["--root", "--library-root", "--json"]
+            .into_iter()
+            .find(|o| word == o || word.starts_with(&format!("{o}=")))
+        {
+            return Err(invalid(format!(
+                "{option} must come before the key=value parameters: sextant {} {option} ... key=value",
+                tool.name
+            )));
+        }
+        let (key, raw) = match word.split_once('=') {
+            Some((key, raw)) => (key, Some(raw)),
+            None => (word.as_str(), None),
+        };
+        let kind = properties.and_then(|p| p.get(key)).and_then(property_type);
+        let value = match (raw, kind) {
+            (None, _) => Value::Bool(true),
+            (Some(raw), Some("string")) => Value::String(raw.to_string()),
+            (Some(raw), Some(kind)) => serde_json::from_str(raw)
+                .map_err(|_| invalid(format!("{key}={raw}: expected a value of type {kind}")))?,
+            (Some(raw), None) => {
+                serde_json::from_str(raw).unwrap_or_else(|_| Value::String(raw.to_string()))
+            }
+        };
+        args.insert(key.to_string(), value);
+    }
+    Ok(args)
+}
+
+/// The workspace from `--root`, else `$CLAUDE_PROJECT_DIR`, else the cwd.
+pub fn workspace(matches: &ArgMatches) -> anyhow::Result<Workspace> {
+    let root = match matches.get_one::<PathBuf>("root") {
+        Some(root) => root.clone(),
+        None => match std::env::var_os("CLAUDE_PROJECT_DIR") {
+            Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+            _ => std::env::current_dir()?,
+        },
+    };
+    let extra: Vec<PathBuf> = matches
+        .get_many::<PathBuf>("library-root")
+        .map(|roots| roots.cloned().collect())
+        .unwrap_or_default();
+    Workspace::new(&root, &extra)
+}
+
+/// Runs one tool from the command line and prints its answer.
+pub async fn run_tool(name: &str, matches: &ArgMatches) -> anyhow::Result<ExitCode> {
+    let tool = tools::all()
+        .into_iter()
+        .find(|t| t.name == name)
+        .with_context(|| format!("no tool named {name}"))?;
+    let words: Vec<String> = matches
+        .get_many::<String>("params")
+        .map(|w| w.cloned().collect())
+        .unwrap_or_default();
+    let ctx = Arc::new(Context::new(workspace(matches)?, false));
+    let json = matches.get_one::<String>("json").map(String::as_str);
+    let answer = match parse_params(&tool, json, &words) {
+        Ok(args) => tools::call(&ctx, name, args).await,
+        Err(err) => Err(err),
+    };
+    match answer {
+        Ok(answer) => {
+            match answer.json {
+                Some(json) => println!("{}", serde_json::to_string_pretty(&json)?),
+                None => println!("{}", answer.blocks.join("\n\n")),
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(err) => {
+            println!("{err}");
+            Ok(ExitCode::from(1))
+        }
+    }
+}

@@ -1,0 +1,177 @@
+//! Reading text files: binary detection, streamed numbered lines, whole-file
+//! reads for editing, and cutting long lines at a character boundary.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
+use crate::error::{ErrorCode, ToolError, ToolResult};
+use crate::model::{FileLines, NumberedLine};
+
+/// How many leading bytes decide whether a file is binary (as git does).
+const BINARY_SNIFF_BYTES: usize = 8192;
+
+/// Files larger than this are not loaded whole (for editing).
+pub const MAX_EDIT_BYTES: u64 = 16 * 1024 * 1024;
+
+/// A NUL byte among the first bytes marks binary data.
+pub fn looks_binary(head: &[u8]) -> bool {
+    head[..head.len().min(BINARY_SNIFF_BYTES)].contains(&0)
+}
+
+/// Opens `path` as a regular text file, refusing folders and binary files.
+fn open_text(path: &Path, shown: &str) -> ToolResult<BufReader<File>> {
+    let meta = std::fs::metadata(path).map_err(|err| ToolError::io(shown, &err))?;
+    if meta.is_dir() {
+        return Err(ToolError::new(
+            ErrorCode::NotAFile,
+            format!("{shown} is a folder, not a file; use find to list its files"),
+        ));
+    }
+    let file = File::open(path).map_err(|err| ToolError::io(shown, &err))?;
+    let mut reader = BufReader::with_capacity(64 * 1024, file);
+    let head = reader
+        .fill_buf()
+        .map_err(|err| ToolError::io(shown, &err))?;
+    if looks_binary(head) {
+        return Err(ToolError::new(
+            ErrorCode::BinaryFile,
+            format!(
+                "{shown} is a binary file ({} bytes); only text files can be read",
+                meta.len()
+            ),
+        ));
+    }
+    Ok(reader)
+}
+
+/// What `read_lines` should take from a file.
+#[derive(Debug, Clone, Copy)]
+pub struct LineWindow {
+    /// First line, 1-based.
+    pub offset: usize,
+    /// Most lines to return.
+    pub limit: usize,
+    /// Lines longer than this many characters are cut.
+    pub max_line_chars: usize,
+    /// Stop adding lines once their text passes this many characters.
+    pub budget_chars: usize,
+}
+
+/// Streams `path` and returns the lines of `window`, counting the rest
+/// without keeping them: a 50 MB file is never held in memory.
+pub fn read_lines(path: &Path, shown: &str, window: LineWindow) -> ToolResult<FileLines> {
+    let mut reader = open_text(path, shown)?;
+    let mut lines = Vec::new();
+    let mut total = 0usize;
+    let mut used_chars = 0usize;
+    let mut full = false;
+    let mut crlf = false;
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        let read = reader
+            .read_until(b'\n', &mut buf)
+            .map_err(|err| ToolError::io(shown, &err))?;
+        if read == 0 {
+            break;
+        }
+        total += 1;
+        if total < window.offset || full {
+            continue;
+        }
+        if buf.ends_with(b"\r\n") {
+            crlf = true;
+        }
+        let text = String::from_utf8_lossy(strip_terminator(&buf));
+        let (text, cut_from) = cut_line(&text, window.max_line_chars);
+        used_chars += text.len() + 8;
+        if lines.len() == window.limit || (used_chars > window.budget_chars && !lines.is_empty()) {
+            full = true;
+            continue;
+        }
+        lines.push(NumberedLine {
+            number: total,
+            text,
+            cut_from,
+        });
+    }
+    if window.offset > 1 && window.offset > total {
+        return Err(ToolError::new(
+            ErrorCode::OutOfRange,
+            format!(
+                "{shown} has {total} lines; offset {} is past its end",
+                window.offset
+            ),
+        ));
+    }
+    let next_offset = lines
+        .last()
+        .map(|l| l.number + 1)
+        .filter(|&next| next <= total);
+    Ok(FileLines {
+        path: shown.to_string(),
+        lines,
+        total_lines: total,
+        crlf,
+        next_offset,
+    })
+}
+
+/// Reads a whole text file for editing (bounded in size).
+pub fn read_for_edit(path: &Path, shown: &str) -> ToolResult<String> {
+    let mut reader = open_text(path, shown)?;
+    let len = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    if len > MAX_EDIT_BYTES {
+        return Err(ToolError::new(
+            ErrorCode::InvalidParams,
+            format!(
+                "{shown} is {len} bytes; files over {MAX_EDIT_BYTES} bytes are not edited through sextant"
+            ),
+        ));
+    }
+    let mut bytes = Vec::with_capacity(len as usize);
+    reader
+        .read_to_end(&mut bytes)
+        .map_err(|err| ToolError::io(shown, &err))?;
+    String::from_utf8(bytes).map_err(|_| {
+        ToolError::new(
+            ErrorCode::BinaryFile,
+            format!("{shown} is not valid UTF-8; only UTF-8 text files can be edited"),
+        )
+    })
+}
+
+/// A line without its `\n` or `\r\n`.
+pub fn strip_terminator(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// Cuts `text` to at most `max_chars` characters; returns the full length
+/// in characters when it cut.
+pub fn cut_line(text: &str, max_chars: usize) -> (String, Option<usize>) {
+    match text.char_indices().nth(max_chars) {
+        None => (text.to_string(), None),
+        Some((byte, _)) => (text[..byte].to_string(), Some(text.chars().count())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cut_line_respects_char_boundaries() {
+        assert_eq!(cut_line("héllo", 2), ("hé".to_string(), Some(5)));
+        assert_eq!(cut_line("日本語", 3), ("日本語".to_string(), None));
+        assert_eq!(cut_line("日本語", 1), ("日".to_string(), Some(3)));
+    }
+
+    #[test]
+    fn strip_terminator_handles_crlf() {
+        assert_eq!(strip_terminator(b"a\r\n"), b"a");
+        assert_eq!(strip_terminator(b"a\n"), b"a");
+        assert_eq!(strip_terminator(b"a"), b"a");
+    }
+}

@@ -1,0 +1,104 @@
+//! Walking a folder the way ripgrep does: .gitignore, .ignore and hidden
+//! files respected (even outside a git repository), in parallel.
+
+use std::path::Path;
+
+use ignore::overrides::OverrideBuilder;
+use ignore::types::TypesBuilder;
+use ignore::{WalkBuilder, WalkParallel};
+
+use crate::error::{ErrorCode, ToolError, ToolResult};
+
+/// What to walk and what to leave out.
+#[derive(Debug, Clone, Default)]
+pub struct WalkOptions<'a> {
+    /// Also walk files that .gitignore and friends exclude, and hidden ones.
+    pub include_ignored: bool,
+    /// ripgrep-style `-g` globs (`*.ts`, `!*.d.ts`), matched under the base.
+    pub globs: &'a [String],
+    /// A ripgrep file type name (`ts`, `rust`, ...).
+    pub file_type: Option<&'a str>,
+}
+
+/// A parallel walker over `base` (a folder or a single file).
+pub fn walker(base: &Path, options: &WalkOptions) -> ToolResult<WalkParallel> {
+    let mut builder = WalkBuilder::new(base);
+    builder
+        // Honour .gitignore outside git repositories too: a fresh checkout
+        // without .git (or a copy of one) should look the same.
+        .require_git(false)
+        .hidden(!options.include_ignored)
+        .ignore(!options.include_ignored)
+        .git_ignore(!options.include_ignored)
+        .git_global(!options.include_ignored)
+        .git_exclude(!options.include_ignored)
+        .parents(!options.include_ignored)
+        // Never descend into .git itself, even with include_ignored.
+        .filter_entry(|entry| entry.file_name() != ".git");
+    if !options.globs.is_empty() && base.is_dir() {
+        let mut overrides = OverrideBuilder::new(base);
+        for glob in options.globs {
+            overrides
+                .add(glob)
+                .map_err(|err| invalid_glob(glob, &err))?;
+        }
+        let overrides = overrides.build().map_err(|err| invalid_glob("", &err))?;
+        builder.overrides(overrides);
+    }
+    if let Some(name) = options.file_type {
+        let mut types = TypesBuilder::new();
+        types.add_defaults();
+        if !types.definitions().iter().any(|d| d.name() == name) {
+            let mut known: Vec<String> = types
+                .definitions()
+                .iter()
+                .map(|d| d.name().to_string())
+                .collect();
+            known.sort();
+            let close: Vec<&str> = known
+                .iter()
+                .map(String::as_str)
+                .filter(|k| k.starts_with(&name[..name.len().min(2)]))
+                .take(12)
+                .collect();
+            return Err(ToolError::new(
+                ErrorCode::InvalidParams,
+                format!(
+                    "unknown file type '{name}'; known types include {} (ripgrep's names, e.g. ts, js, rust, py)",
+                    if close.is_empty() {
+                        "ts, js, rust, py, go, c, cpp, java".to_string()
+                    } else {
+                        close.join(", ")
+                    }
+                ),
+            ));
+        }
+        types.select(name);
+        let types = types.build().map_err(|err| {
+            ToolError::new(
+                ErrorCode::InvalidParams,
+                format!("file type '{name}': {err}"),
+            )
+        })?;
+        builder.types(types);
+    }
+    Ok(builder.build_parallel())
+}
+
+/// A glob compiled as `find` uses it: matched against the path relative to
+/// the base folder, `*` never crossing `/`, `**` crossing any number.
+pub fn compile_glob(pattern: &str) -> ToolResult<globset::GlobMatcher> {
+    globset::GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .backslash_escape(true)
+        .build()
+        .map(|glob| glob.compile_matcher())
+        .map_err(|err| invalid_glob(pattern, &err))
+}
+
+fn invalid_glob(glob: &str, err: &dyn std::fmt::Display) -> ToolError {
+    ToolError::new(
+        ErrorCode::InvalidGlob,
+        format!("invalid glob '{glob}': {err}; globs look like **/*.ts or src/**/mod.rs"),
+    )
+}

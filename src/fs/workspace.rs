@@ -1,0 +1,242 @@
+//! The workspace sandbox: where paths come from and where they may lead.
+//!
+//! Reads are allowed inside the workspace root and inside read-only library
+//! roots (cargo registry sources, the Rust toolchain's sources, configured
+//! extra roots); writes only inside the root. Every path a tool receives goes
+//! through [`Workspace::resolve_read`] or [`Workspace::resolve_write`], and
+//! every path it shows goes through [`Workspace::display`].
+
+use std::path::{Component, Path, PathBuf};
+
+use crate::error::{ErrorCode, ToolError, ToolResult};
+
+#[derive(Debug, Clone)]
+pub struct Workspace {
+    /// The root, canonical (symlinks resolved).
+    root: PathBuf,
+    /// The root as it was given (absolute but maybe through a symlink), so an
+    /// absolute input spelled that way is recognised too.
+    root_as_given: PathBuf,
+    /// Read-only roots, canonical; only those that exist.
+    library_roots: Vec<PathBuf>,
+}
+
+/// What a resolved path may be used for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Access {
+    Read,
+    Write,
+}
+
+impl Workspace {
+    /// A workspace at `root` with the given extra library roots. The default
+    /// library roots (cargo registry and toolchain sources) are added when
+    /// they exist.
+    pub fn new(root: &Path, extra_library_roots: &[PathBuf]) -> anyhow::Result<Workspace> {
+        let root_as_given = std::path::absolute(root)?;
+        let root = root.canonicalize().map_err(|err| {
+            anyhow::anyhow!("workspace root {} is not usable: {err}", root.display())
+        })?;
+        anyhow::ensure!(
+            root.is_dir(),
+            "workspace root {} is not a directory",
+            root.display()
+        );
+        let mut library_roots: Vec<PathBuf> = extra_library_roots
+            .iter()
+            .chain(default_library_roots().iter())
+            .filter_map(|p| p.canonicalize().ok())
+            .filter(|p| p.is_dir() && !p.starts_with(&root))
+            .collect();
+        library_roots.sort();
+        library_roots.dedup();
+        Ok(Workspace {
+            root,
+            root_as_given,
+            library_roots,
+        })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn library_roots(&self) -> &[PathBuf] {
+        &self.library_roots
+    }
+
+    /// Resolves a path to read: it must exist and lie inside the root or a
+    /// library root, after following symlinks.
+    pub fn resolve_read(&self, input: &str) -> ToolResult<PathBuf> {
+        self.resolve(input, Access::Read)
+    }
+
+    /// Resolves a path to write: it may not exist yet, but it (and the
+    /// nearest folder above it that exists) must lie inside the root after
+    /// following symlinks.
+    pub fn resolve_write(&self, input: &str) -> ToolResult<PathBuf> {
+        self.resolve(input, Access::Write)
+    }
+
+    /// How a path is shown: relative to the root with `/` when inside it,
+    /// absolute otherwise.
+    pub fn display(&self, path: &Path) -> String {
+        let rel = path
+            .strip_prefix(&self.root)
+            .or_else(|_| path.strip_prefix(&self.root_as_given));
+        match rel {
+            Ok(rel) if rel.as_os_str().is_empty() => ".".to_string(),
+            Ok(rel) => rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("/"),
+            Err(_) => path.display().to_string(),
+        }
+    }
+
+    fn resolve(&self, input: &str, access: Access) -> ToolResult<PathBuf> {
+        let trimmed = input.trim();
+        if trimmed.is_empty() {
+            return Err(ToolError::new(
+                ErrorCode::InvalidParams,
+                "the path is empty; pass a path relative to the workspace root",
+            ));
+        }
+        let trimmed = trimmed.strip_prefix("file://").unwrap_or(trimmed);
+        let given = Path::new(trimmed);
+        let joined = if given.is_absolute() {
+            given.to_path_buf()
+        } else {
+            self.root.join(given)
+        };
+        let lexical = normalize(&joined);
+        let lexical = if let Ok(rest) = lexical.strip_prefix(&self.root_as_given) {
+            self.root.join(rest)
+        } else {
+            lexical
+        };
+
+        // A lexical check first, so `../etc/passwd` says "outside" rather
+        // than "not found".
+        self.check_inside(&lexical, input, access)?;
+
+        match access {
+            Access::Read => {
+                let real = lexical
+                    .canonicalize()
+                    .map_err(|err| ToolError::io(input, &err))?;
+                self.check_inside(&real, input, access)
+                    .map_err(|e| through_symlink(e, &real))?;
+                Ok(real)
+            }
+            Access::Write => {
+                // The file itself may be a symlink leading out; if it does not
+                // exist, its nearest existing ancestor decides.
+                let mut existing = lexical.as_path();
+                while existing.symlink_metadata().is_err() {
+                    existing = existing.parent().unwrap_or(&self.root);
+                }
+                let real_existing = existing
+                    .canonicalize()
+                    .map_err(|err| ToolError::io(input, &err))?;
+                self.check_inside(&real_existing, input, access)
+                    .map_err(|e| through_symlink(e, &real_existing))?;
+                // (Joining an empty rest would add a trailing `/`.)
+                match lexical.strip_prefix(existing) {
+                    Ok(rest) if !rest.as_os_str().is_empty() => Ok(real_existing.join(rest)),
+                    _ => Ok(real_existing),
+                }
+            }
+        }
+    }
+
+    fn check_inside(&self, path: &Path, input: &str, access: Access) -> ToolResult<()> {
+        if path.starts_with(&self.root) {
+            return Ok(());
+        }
+        let in_library = self.library_roots.iter().any(|lib| path.starts_with(lib));
+        match (access, in_library) {
+            (Access::Read, true) => Ok(()),
+            (Access::Write, true) => Err(ToolError::new(
+                ErrorCode::ReadOnly,
+                format!(
+                    "{input} is in a read-only library root; only files inside the workspace {} can be written",
+                    self.root.display()
+                ),
+            )),
+            (_, false) => Err(ToolError::new(
+                ErrorCode::OutsideRoot,
+                format!(
+                    "{input} is outside the workspace {}; pass a path inside it",
+                    self.root.display()
+                ),
+            )),
+        }
+    }
+}
+
+/// Adds where a symlink led, when the lexical path looked fine.
+fn through_symlink(mut err: ToolError, real: &Path) -> ToolError {
+    if err.code == ErrorCode::OutsideRoot || err.code == ErrorCode::ReadOnly {
+        err.message = format!(
+            "{} (it leads to {} through a symlink)",
+            err.message,
+            real.display()
+        );
+    }
+    err
+}
+
+/// Removes `.` and resolves `..` without touching the file system.
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// The cargo registry sources and the installed Rust toolchains' sources.
+fn default_library_roots() -> Vec<PathBuf> {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| home.as_ref().map(|h| h.join(".cargo")));
+    let rustup_home = std::env::var_os("RUSTUP_HOME")
+        .map(PathBuf::from)
+        .or_else(|| home.as_ref().map(|h| h.join(".rustup")));
+    let mut roots = Vec::new();
+    if let Some(cargo_home) = cargo_home {
+        roots.push(cargo_home.join("registry").join("src"));
+        roots.push(cargo_home.join("git").join("checkouts"));
+    }
+    if let Some(toolchains) = rustup_home.map(|r| r.join("toolchains"))
+        && let Ok(entries) = std::fs::read_dir(toolchains)
+    {
+        for entry in entries.flatten() {
+            roots.push(entry.path().join("lib/rustlib/src/rust"));
+        }
+    }
+    roots
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalize_resolves_dots() {
+        assert_eq!(
+            normalize(Path::new("/a/b/../c/./d")),
+            PathBuf::from("/a/c/d")
+        );
+        assert_eq!(normalize(Path::new("/a/../../b")), PathBuf::from("/b"));
+    }
+}

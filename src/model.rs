@@ -1,0 +1,136 @@
+//! The typed results of the tools: plain data, no behaviour.
+//!
+//! A tool computes one of these; a renderer in `render/` turns it into text;
+//! with `format: "json"` it is serialised as is. Paths are already in their
+//! display form (relative to the workspace root when inside it). Every result
+//! holds exactly the page it shows plus the totals needed to say what it left
+//! out, so renderers never have to guess.
+
+use serde::Serialize;
+
+/// `read_file`: a run of numbered lines from one text file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileLines {
+    pub path: String,
+    /// The lines shown, in order, numbered from `lines[0].number`.
+    pub lines: Vec<NumberedLine>,
+    /// Lines in the whole file.
+    pub total_lines: usize,
+    /// The file ends its lines with `\r\n`.
+    pub crlf: bool,
+    /// Where to continue, when lines after the page were left out.
+    pub next_offset: Option<usize>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NumberedLine {
+    /// 1-based line number.
+    pub number: usize,
+    /// The line without its terminator, possibly cut.
+    pub text: String,
+    /// The line's full length in characters when `text` was cut.
+    pub cut_from: Option<usize>,
+}
+
+/// `find`: files matching a glob, newest first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FoundFiles {
+    pub pattern: String,
+    /// The folder searched, as displayed.
+    pub base: String,
+    pub files: Vec<String>,
+    /// Index of `files[0]` among all matches.
+    pub offset: usize,
+    pub total: usize,
+}
+
+/// `grep`'s three output modes.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum GrepMode {
+    /// One path per matching file.
+    FilesWithMatches,
+    /// Matching lines (and context lines), `path:line:text`.
+    Content,
+    /// Matching lines per file, `path:count`.
+    Count,
+}
+
+/// `grep`: one page of entries plus the totals of the whole search.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GrepResult {
+    pub pattern: String,
+    pub mode: GrepMode,
+    /// Show line numbers in content mode.
+    pub line_numbers: bool,
+    /// Context lines were asked for, so non-adjacent groups are separated.
+    pub has_context: bool,
+    pub entries: Vec<GrepEntry>,
+    /// Index of `entries[0]` among all entries.
+    pub offset: usize,
+    /// Entries in the whole result (files, counts or lines, by mode).
+    pub total_entries: usize,
+    /// Files with at least one match.
+    pub total_files: usize,
+    /// Matching lines in all files.
+    pub total_matching_lines: usize,
+    /// Files skipped because they hold binary data.
+    pub binary_files_skipped: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum GrepEntry {
+    File {
+        path: String,
+    },
+    Count {
+        path: String,
+        count: usize,
+    },
+    Line {
+        path: String,
+        line: u64,
+        /// A matching line (`:`) rather than a context line (`-`).
+        is_match: bool,
+        text: String,
+        cut_from: Option<usize>,
+    },
+}
+
+/// A change to one file, as previewed or applied.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileChange {
+    pub path: String,
+    /// The file did not exist before.
+    pub created: bool,
+    pub lines_added: usize,
+    pub lines_removed: usize,
+    /// A unified diff (`---`/`+++` headers, `@@` hunks), `\n` line ends.
+    pub diff: String,
+}
+
+/// What `edit` and `apply_patch` report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PatchReport {
+    /// The patch id (`p3`) to pass to `apply_patch`; `None` once written
+    /// by the tool that made it (`edit` with `apply: true`).
+    pub patch_id: Option<String>,
+    /// The change is written (rather than previewed).
+    pub applied: bool,
+    /// Replacements made, for an edit.
+    pub replacements: Option<usize>,
+    pub changes: Vec<FileChange>,
+}
+
+/// What `create_file` reports.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CreatedFile {
+    pub path: String,
+    /// The file existed and was replaced.
+    pub overwritten: bool,
+    pub lines: usize,
+    pub bytes: usize,
+}

@@ -1,0 +1,253 @@
+//! Text for the plain file tools: read_file, find, grep, edit, apply_patch,
+//! create_file.
+
+use std::fmt::Write;
+
+use super::count;
+use crate::model::{
+    CreatedFile, FileLines, FoundFiles, GrepEntry, GrepMode, GrepResult, PatchReport,
+};
+
+/// `cat -n` style: the number right-aligned in 6 columns, a tab, the line;
+/// then `path · lines A-B of N`.
+pub fn file_lines(result: &FileLines) -> Vec<String> {
+    let mut out = String::new();
+    for line in &result.lines {
+        let _ = write!(out, "{:>6}\t{}", line.number, line.text);
+        if let Some(full) = line.cut_from {
+            let _ = write!(
+                out,
+                " [... line cut at {} of {full} characters]",
+                line.text.chars().count()
+            );
+        }
+        out.push('\n');
+    }
+    let (first, last) = match (result.lines.first(), result.lines.last()) {
+        (Some(first), Some(last)) => (first.number, last.number),
+        _ => (0, 0),
+    };
+    if result.total_lines == 0 {
+        let _ = write!(out, "{} · empty file", result.path);
+    } else {
+        let _ = write!(
+            out,
+            "{} · lines {first}-{last} of {}",
+            result.path, result.total_lines
+        );
+    }
+    if result.crlf {
+        out.push_str(" · CRLF line endings");
+    }
+    if let Some(next) = result.next_offset {
+        let _ = write!(out, "; pass offset={next} for more");
+    }
+    vec![out]
+}
+
+/// One path per line, newest first, then a count line.
+pub fn found_files(result: &FoundFiles) -> Vec<String> {
+    if result.total == 0 {
+        return vec![format!(
+            "No files match {} in {}",
+            result.pattern, result.base
+        )];
+    }
+    let mut out = String::new();
+    for file in &result.files {
+        out.push_str(file);
+        out.push('\n');
+    }
+    let shown_end = result.offset + result.files.len();
+    let what = count(result.total, "file matches", "files match");
+    if result.offset == 0 && shown_end == result.total {
+        let _ = write!(out, "{what} {} in {}", result.pattern, result.base);
+    } else {
+        let _ = write!(
+            out,
+            "{what} {} in {}; showing {}-{shown_end}",
+            result.pattern,
+            result.base,
+            result.offset + 1
+        );
+        if shown_end < result.total {
+            let _ = write!(out, "; pass offset={shown_end} for more");
+        }
+    }
+    vec![out]
+}
+
+/// ripgrep's conventions: `path:line:text` for matches, `path-line-text` for
+/// context, `--` between groups, `path` or `path:count` by mode.
+pub fn grep(result: &GrepResult) -> Vec<String> {
+    let mut out = String::new();
+    let files = count(result.total_files, "file", "files");
+    let lines = count(
+        result.total_matching_lines,
+        "matching line",
+        "matching lines",
+    );
+    if result.total_entries == 0 {
+        let _ = write!(out, "No matches for {}", result.pattern);
+        if result.binary_files_skipped > 0 {
+            let _ = write!(
+                out,
+                " ({} skipped)",
+                count(result.binary_files_skipped, "binary file", "binary files")
+            );
+        }
+        return vec![out];
+    }
+    match result.mode {
+        GrepMode::FilesWithMatches => {
+            let _ = write!(out, "Found {files} containing {}", result.pattern);
+        }
+        GrepMode::Content | GrepMode::Count => {
+            let _ = write!(out, "Found {lines} in {files} for {}", result.pattern);
+        }
+    }
+    if result.binary_files_skipped > 0 {
+        let _ = write!(
+            out,
+            " ({} skipped)",
+            count(result.binary_files_skipped, "binary file", "binary files")
+        );
+    }
+    out.push('\n');
+
+    let mut previous: Option<(&str, u64)> = None;
+    for entry in &result.entries {
+        match entry {
+            GrepEntry::File { path } => {
+                let _ = writeln!(out, "{path}");
+            }
+            GrepEntry::Count { path, count } => {
+                let _ = writeln!(out, "{path}:{count}");
+            }
+            GrepEntry::Line {
+                path,
+                line,
+                is_match,
+                text,
+                cut_from,
+            } => {
+                if result.has_context
+                    && let Some((prev_path, prev_line)) = previous
+                    && (prev_path != path || prev_line + 1 != *line)
+                {
+                    out.push_str("--\n");
+                }
+                previous = Some((path, *line));
+                let sep = if *is_match { ':' } else { '-' };
+                out.push_str(path);
+                out.push(sep);
+                if result.line_numbers {
+                    let _ = write!(out, "{line}{sep}");
+                }
+                out.push_str(text);
+                if let Some(full) = cut_from {
+                    let _ = write!(
+                        out,
+                        " [... cut at {} of {full} characters]",
+                        text.chars().count()
+                    );
+                }
+                out.push('\n');
+            }
+        }
+    }
+    let shown_end = result.offset + result.entries.len();
+    if result.offset > 0 || shown_end < result.total_entries {
+        let noun = match result.mode {
+            GrepMode::FilesWithMatches => "files",
+            GrepMode::Count => "counts",
+            GrepMode::Content => "lines",
+        };
+        let _ = write!(
+            out,
+            "Showing {noun} {}-{shown_end} of {}",
+            result.offset + 1,
+            result.total_entries
+        );
+        if shown_end < result.total_entries {
+            let _ = write!(out, "; pass offset={shown_end} for more");
+        }
+        out.push('\n');
+    }
+    out.truncate(out.trim_end().len());
+    vec![out]
+}
+
+/// A previewed or applied change: a summary block, then one diff per file.
+pub fn patch_report(report: &PatchReport) -> Vec<String> {
+    let added: usize = report.changes.iter().map(|c| c.lines_added).sum();
+    let removed: usize = report.changes.iter().map(|c| c.lines_removed).sum();
+    let mut summary = String::new();
+    let verb = if report.applied {
+        "Applied"
+    } else {
+        "Preview of"
+    };
+    match report.replacements {
+        Some(replacements) => {
+            let path = report
+                .changes
+                .first()
+                .map(|c| c.path.as_str())
+                .unwrap_or("");
+            let _ = write!(
+                summary,
+                "{verb} edit to {path}: {}, +{added} -{removed} lines",
+                count(replacements, "replacement", "replacements")
+            );
+        }
+        None => {
+            let _ = write!(
+                summary,
+                "{verb} patch {}: {} changed, +{added} -{removed} lines",
+                report.patch_id.as_deref().unwrap_or("(unsaved)"),
+                count(report.changes.len(), "file", "files")
+            );
+        }
+    }
+    if report.applied {
+        if report.replacements.is_none() {
+            for change in &report.changes {
+                let _ = write!(
+                    summary,
+                    "\n  {} (+{} -{})",
+                    change.path, change.lines_added, change.lines_removed
+                );
+            }
+        }
+        let mut blocks = vec![summary];
+        if report.replacements.is_some() {
+            blocks.extend(report.changes.iter().map(|c| c.diff.trim_end().to_string()));
+        }
+        return blocks;
+    }
+    if let Some(id) = &report.patch_id {
+        let _ = write!(
+            summary,
+            "; nothing written yet\npatch: {id} (pass it to apply_patch to write exactly this change)"
+        );
+    }
+    let mut blocks = vec![summary];
+    blocks.extend(report.changes.iter().map(|c| c.diff.trim_end().to_string()));
+    blocks
+}
+
+/// `Created src/x.ts (3 lines, 52 bytes)`.
+pub fn created_file(result: &CreatedFile) -> Vec<String> {
+    let verb = if result.overwritten {
+        "Overwrote"
+    } else {
+        "Created"
+    };
+    vec![format!(
+        "{verb} {} ({}, {})",
+        result.path,
+        count(result.lines, "line", "lines"),
+        count(result.bytes, "byte", "bytes")
+    )]
+}

@@ -1,0 +1,19 @@
+//! Renderers: pure functions from a typed result to text content blocks.
+//!
+//! No I/O, no async, no protocol types: a renderer sees one `model` value
+//! and returns the blocks an agent reads (a summary block first, then one
+//! block per file where that helps). Output budgets are applied by the tools
+//! when they choose what goes into a result, so a renderer shows all of it.
+
+mod files;
+
+pub use files::{created_file, file_lines, found_files, grep, patch_report};
+
+/// Formats `n` with the singular or plural of `noun`: `1 file`, `3 files`.
+pub(crate) fn count(n: usize, singular: &str, plural: &str) -> String {
+    if n == 1 {
+        format!("{n} {singular}")
+    } else {
+        format!("{n} {plural}")
+    }
+}

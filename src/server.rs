@@ -1,0 +1,106 @@
+//! The MCP edge: the only module that knows rmcp and MCP JSON.
+//!
+//! It lists the tools from the registry (schemas, descriptions, annotations)
+//! and turns each call into `tools::call` -> text content blocks, or an
+//! `isError` result whose text is `error[code]: message`. Nothing but MCP
+//! messages is written to stdout; logs go to stderr.
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ToolAnnotations,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+
+use crate::context::Context;
+use crate::tools::{self, ToolEntry};
+
+/// What the agent is told about sextant at initialize (kept under 2 KB).
+pub const INSTRUCTIONS: &str = "\
+sextant gives plain-text, line-numbered views of this workspace and of library sources \
+(cargo registry crates), plus safe edits.
+
+When to use which tool:
+- read_file: a file with line numbers, paged (offset/limit); the last line says how to continue.
+- find: files by glob (**/*.ts), newest first, .gitignore respected.
+- grep: ripgrep's engine; output_mode files_with_matches (default), content (path:line:text, -A/-B/-C), count.
+- edit: replace an exact, unique string; previews a diff and returns `patch: pN` unless apply: true.
+- apply_patch: writes a previewed patch exactly as shown, refusing if the file changed since.
+- create_file: a new file (overwrite: true to replace one).
+
+Positions are 1-based line:character. Paths are relative to the workspace root. \
+Every answer fits a budget and says how to page (offset) when it cuts. Errors start with \
+error[code] and say how to fix the call.";
+
+/// The MCP server over one workspace.
+#[derive(Clone)]
+pub struct McpServer {
+    ctx: Arc<Context>,
+}
+
+impl McpServer {
+    pub fn new(ctx: Arc<Context>) -> McpServer {
+        McpServer { ctx }
+    }
+}
+
+/// A registry entry as an MCP tool with its annotations.
+fn mcp_tool(entry: &ToolEntry) -> Tool {
+    let annotations = ToolAnnotations::new()
+        .read_only(!entry.writes)
+        .destructive(entry.writes);
+    Tool::new(
+        entry.name,
+        entry.description,
+        Arc::new(entry.input_schema()),
+    )
+    .annotate(annotations)
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("sextant", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let tools = tools::available(&self.ctx).iter().map(mcp_tool).collect();
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let args = request.arguments.unwrap_or_default();
+        let result = match tools::call(&self.ctx, &request.name, args).await {
+            Ok(answer) => match answer.json {
+                Some(json) => CallToolResult::structured(json),
+                None => CallToolResult::success(
+                    answer.blocks.into_iter().map(ContentBlock::text).collect(),
+                ),
+            },
+            Err(err) => CallToolResult::error(vec![ContentBlock::text(err.to_string())]),
+        };
+        Ok(CallToolResponse::Complete(result))
+    }
+}
+
+/// Serves MCP over stdin/stdout until the client goes away.
+pub async fn serve_stdio(ctx: Arc<Context>) -> anyhow::Result<()> {
+    let service = McpServer::new(ctx)
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(|err| anyhow::anyhow!("MCP initialisation failed: {err}"))?;
+    service.waiting().await?;
+    Ok(())
+}

@@ -1,0 +1,52 @@
+//! `apply_patch`: writes a previewed patch exactly as previewed, or nothing.
+
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::{Tool, blocking};
+use crate::context::Context;
+use crate::error::ToolResult;
+use crate::fs::patch::{FileEdit, apply};
+use crate::model::PatchReport;
+
+pub struct ApplyPatch;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    /// The patch id shown as `patch: pN` by edit or rename
+    pub patch: String,
+}
+
+impl Tool for ApplyPatch {
+    const NAME: &'static str = "apply_patch";
+    const DESCRIPTION: &'static str = "Write a change previewed by edit or rename (`patch: pN`) exactly as previewed, \
+atomically across all its files. If any of them changed since the preview, nothing is written and the answer says which.";
+    const WRITES: bool = true;
+    type Params = Params;
+    type Output = PatchReport;
+
+    async fn run(ctx: Arc<Context>, params: Params) -> ToolResult<PatchReport> {
+        blocking(move || {
+            let id = params.patch.trim().to_string();
+            let patch = ctx.patches.take(&id)?;
+            if let Err(err) = apply(&patch) {
+                ctx.patches.restore(&id, patch);
+                return Err(err);
+            }
+            Ok(PatchReport {
+                patch_id: Some(id),
+                applied: true,
+                replacements: None,
+                changes: patch.files.iter().map(FileEdit::describe).collect(),
+            })
+        })
+        .await
+    }
+
+    fn render(output: &PatchReport) -> Vec<String> {
+        crate::render::patch_report(output)
+    }
+}

@@ -1,0 +1,120 @@
+//! `find`: files by glob, newest first, .gitignore respected.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
+
+use ignore::WalkState;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::{BUDGET_CHARS, Tool, blocking};
+use crate::context::Context;
+use crate::error::{ErrorCode, ToolError, ToolResult};
+use crate::fs::walk::{WalkOptions, compile_glob, walker};
+use crate::model::FoundFiles;
+
+const DEFAULT_LIMIT: usize = 250;
+
+pub struct Find;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    /// Glob matched against paths relative to `path`: `**/*.ts`, `src/**/mod.rs`, `*.{ts,tsx}` (`*` stays within one folder, `**` crosses folders)
+    pub pattern: String,
+    /// Folder to search in (default: the workspace root)
+    pub path: Option<String>,
+    /// Also list files excluded by .gitignore/.ignore and hidden files (default false)
+    pub include_ignored: Option<bool>,
+    /// Most paths to show (default 250)
+    pub limit: Option<usize>,
+    /// Paths to skip, for paging (default 0)
+    pub offset: Option<usize>,
+}
+
+impl Tool for Find {
+    const NAME: &'static str = "find";
+    const DESCRIPTION: &'static str = "Find files by glob (`**/*.ts`, `src/**/mod.rs`), newest first, respecting .gitignore \
+unless include_ignored. One path per line, then a count line; paged with limit/offset.";
+    const WRITES: bool = false;
+    type Params = Params;
+    type Output = FoundFiles;
+
+    async fn run(ctx: Arc<Context>, params: Params) -> ToolResult<FoundFiles> {
+        blocking(move || find(&ctx, &params)).await
+    }
+
+    fn render(output: &FoundFiles) -> Vec<String> {
+        crate::render::found_files(output)
+    }
+}
+
+fn find(ctx: &Context, params: &Params) -> ToolResult<FoundFiles> {
+    let base = ctx
+        .workspace
+        .resolve_read(params.path.as_deref().unwrap_or("."))?;
+    let shown_base = ctx.workspace.display(&base);
+    if !base.is_dir() {
+        return Err(ToolError::new(
+            ErrorCode::NotADirectory,
+            format!("{shown_base} is a file, not a folder; pass the folder to search in"),
+        ));
+    }
+    let glob = compile_glob(&params.pattern)?;
+    let options = WalkOptions {
+        include_ignored: params.include_ignored.unwrap_or(false),
+        ..WalkOptions::default()
+    };
+    let found: Arc<Mutex<Vec<(SystemTime, PathBuf)>>> = Arc::default();
+    walker(&base, &options)?.run(|| {
+        let glob = glob.clone();
+        let base = base.clone();
+        let found = Arc::clone(&found);
+        Box::new(move |entry| {
+            let Ok(entry) = entry else {
+                return WalkState::Continue;
+            };
+            if !entry.file_type().is_some_and(|t| t.is_file()) {
+                return WalkState::Continue;
+            }
+            let relative = entry.path().strip_prefix(&base).unwrap_or(entry.path());
+            if glob.is_match(relative) {
+                let modified = entry
+                    .metadata()
+                    .ok()
+                    .and_then(|m| m.modified().ok())
+                    .unwrap_or(SystemTime::UNIX_EPOCH);
+                found
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push((modified, entry.into_path()));
+            }
+            WalkState::Continue
+        })
+    });
+    let mut found = std::mem::take(&mut *found.lock().unwrap_or_else(|e| e.into_inner()));
+    // Newest first; the same time falls back to path order, so paging is stable.
+    found.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+
+    let offset = params.offset.unwrap_or(0);
+    let limit = params.limit.unwrap_or(DEFAULT_LIMIT).max(1);
+    let mut used = 0;
+    let files: Vec<String> = found
+        .iter()
+        .skip(offset)
+        .take(limit)
+        .map(|(_, path)| ctx.workspace.display(path))
+        .take_while(|shown| {
+            used += shown.len() + 1;
+            used <= BUDGET_CHARS
+        })
+        .collect();
+    Ok(FoundFiles {
+        pattern: params.pattern.clone(),
+        base: shown_base,
+        files,
+        offset,
+        total: found.len(),
+    })
+}

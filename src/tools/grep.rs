@@ -1,0 +1,197 @@
+//! `grep`: ripgrep's engine and conventions, paged.
+
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::{BUDGET_CHARS, Tool, blocking};
+use crate::context::Context;
+use crate::error::ToolResult;
+use crate::fs::grep::{GrepHits, GrepQuery, search};
+use crate::fs::walk::WalkOptions;
+use crate::fs::workspace::Workspace;
+use crate::model::{GrepEntry, GrepMode, GrepResult};
+
+const DEFAULT_HEAD_LIMIT: usize = 250;
+
+pub struct Grep;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    /// Regular expression (Rust/ripgrep syntax): `fn\s+parse`, `\.ts$`
+    pub pattern: String,
+    /// File or folder to search (default: the workspace root)
+    pub path: Option<String>,
+    /// Only files matching this glob, ripgrep -g style: `*.ts`, `*.{ts,tsx}`, `!*.d.ts`
+    pub glob: Option<String>,
+    /// Only files of this ripgrep type: ts, js, rust, py, go, ...
+    #[serde(rename = "type")]
+    pub file_type: Option<String>,
+    /// files_with_matches (default): paths; content: matching lines; count: matches per file
+    pub output_mode: Option<GrepMode>,
+    /// Lines of context after each match (content mode)
+    #[serde(rename = "-A")]
+    pub after: Option<usize>,
+    /// Lines of context before each match (content mode)
+    #[serde(rename = "-B")]
+    pub before: Option<usize>,
+    /// Lines of context before and after each match (content mode)
+    #[serde(rename = "-C")]
+    pub context: Option<usize>,
+    /// Case-insensitive search
+    #[serde(rename = "-i")]
+    pub case_insensitive: Option<bool>,
+    /// Show line numbers in content mode (default true)
+    #[serde(rename = "-n")]
+    pub line_numbers: Option<bool>,
+    /// Let patterns span lines (`\n` matches a line break)
+    pub multiline: Option<bool>,
+    /// Most entries (paths, lines or counts) to show (default 250)
+    pub head_limit: Option<usize>,
+    /// Entries to skip, for paging (default 0)
+    pub offset: Option<usize>,
+}
+
+impl Tool for Grep {
+    const NAME: &'static str = "grep";
+    const DESCRIPTION: &'static str = "Search file contents with ripgrep's engine (regex, .gitignore respected, parallel). \
+output_mode: files_with_matches (default, one path per line), content (`path:line:text`, context lines `path-line-text`, \
+with -A/-B/-C), count (`path:count`). Filter with glob or type; page with head_limit/offset. \
+To find a symbol's definition or its uses, `search` and `references` are more precise when available.";
+    const WRITES: bool = false;
+    type Params = Params;
+    type Output = GrepResult;
+
+    async fn run(ctx: Arc<Context>, params: Params) -> ToolResult<GrepResult> {
+        blocking(move || grep(&ctx, &params)).await
+    }
+
+    fn render(output: &GrepResult) -> Vec<String> {
+        crate::render::grep(output)
+    }
+}
+
+fn grep(ctx: &Context, params: &Params) -> ToolResult<GrepResult> {
+    let base = ctx
+        .workspace
+        .resolve_read(params.path.as_deref().unwrap_or("."))?;
+    let mode = params.output_mode.unwrap_or(GrepMode::FilesWithMatches);
+    let context = params.context.unwrap_or(0);
+    let before = params.before.unwrap_or(context);
+    let after = params.after.unwrap_or(context);
+    let globs: Vec<String> = params.glob.iter().cloned().collect();
+    let query = GrepQuery {
+        pattern: &params.pattern,
+        base: &base,
+        walk: WalkOptions {
+            include_ignored: false,
+            globs: &globs,
+            file_type: params.file_type.as_deref(),
+        },
+        mode,
+        case_insensitive: params.case_insensitive.unwrap_or(false),
+        multiline: params.multiline.unwrap_or(false),
+        before_context: before,
+        after_context: after,
+    };
+    let hits = search(&query)?;
+    Ok(page(
+        &ctx.workspace,
+        params,
+        mode,
+        before + after > 0 && mode == GrepMode::Content,
+        hits,
+    ))
+}
+
+/// Cuts the whole search down to one page, within the output budget.
+fn page(
+    workspace: &Workspace,
+    params: &Params,
+    mode: GrepMode,
+    has_context: bool,
+    hits: GrepHits,
+) -> GrepResult {
+    let offset = params.offset.unwrap_or(0);
+    let limit = params.head_limit.unwrap_or(DEFAULT_HEAD_LIMIT).max(1);
+    let total_files = hits.files.len();
+    let total_matching_lines = hits.files.iter().map(|f| f.matching_lines).sum();
+    let total_entries = match mode {
+        GrepMode::Content => hits.files.iter().map(|f| f.lines.len()).sum(),
+        GrepMode::FilesWithMatches | GrepMode::Count => total_files,
+    };
+    let mut entries = Vec::new();
+    let mut used = 0;
+    let mut index = 0;
+    'files: for file in hits.files {
+        let file_entries = match mode {
+            GrepMode::Content => file.lines.len(),
+            _ => 1,
+        };
+        if index + file_entries <= offset {
+            index += file_entries;
+            continue;
+        }
+        let path = workspace.display(&file.path);
+        let mut push = |entry: GrepEntry, size: usize| -> bool {
+            used += size;
+            if entries.len() == limit || (used > BUDGET_CHARS && !entries.is_empty()) {
+                return false;
+            }
+            entries.push(entry);
+            true
+        };
+        match mode {
+            GrepMode::FilesWithMatches => {
+                if !push(GrepEntry::File { path: path.clone() }, path.len() + 1) {
+                    break;
+                }
+                index += 1;
+            }
+            GrepMode::Count => {
+                let entry = GrepEntry::Count {
+                    path: path.clone(),
+                    count: file.matching_lines,
+                };
+                if !push(entry, path.len() + 8) {
+                    break;
+                }
+                index += 1;
+            }
+            GrepMode::Content => {
+                for line in file.lines {
+                    if index < offset {
+                        index += 1;
+                        continue;
+                    }
+                    let size = path.len() + line.text.len() + 10;
+                    let entry = GrepEntry::Line {
+                        path: path.clone(),
+                        line: line.number,
+                        is_match: line.is_match,
+                        text: line.text,
+                        cut_from: line.cut_from,
+                    };
+                    if !push(entry, size) {
+                        break 'files;
+                    }
+                    index += 1;
+                }
+            }
+        }
+    }
+    GrepResult {
+        pattern: params.pattern.clone(),
+        mode,
+        line_numbers: params.line_numbers.unwrap_or(true),
+        has_context,
+        entries,
+        offset,
+        total_entries,
+        total_files,
+        total_matching_lines,
+        binary_files_skipped: hits.binary_files_skipped,
+    }
+}

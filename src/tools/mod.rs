@@ -1,0 +1,233 @@
+//! The tools: one file each, one shape each.
+//!
+//! A tool is its parameters (deserialised from the caller's JSON, with a JSON
+//! Schema derived from the same type), a `run` that turns them into a typed
+//! `model` value, and the renderer for that value. [`ToolEntry`] erases the
+//! types so the MCP edge and the command line can list and call any tool by
+//! name; neither knows what a tool does.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Instant;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::context::Context;
+use crate::error::{ErrorCode, ToolError, ToolResult};
+
+pub mod apply_patch;
+pub mod create_file;
+pub mod edit;
+pub mod find;
+pub mod grep;
+pub mod read_file;
+
+/// About 8,000 tokens of text: what one answer may hold before it pages.
+pub const BUDGET_CHARS: usize = 32_000;
+
+/// One tool: parameters in, a typed result out, text from a renderer.
+pub trait Tool: 'static {
+    const NAME: &'static str;
+    /// What the agent reads to decide when to call it (under 2 KB).
+    const DESCRIPTION: &'static str;
+    /// The tool writes files (left out in read-only mode).
+    const WRITES: bool;
+    type Params: DeserializeOwned + JsonSchema + Send + 'static;
+    type Output: Serialize + Send + 'static;
+
+    fn run(
+        ctx: Arc<Context>,
+        params: Self::Params,
+    ) -> impl Future<Output = ToolResult<Self::Output>> + Send;
+
+    fn render(output: &Self::Output) -> Vec<String>;
+}
+
+/// What a call returns to the edge: text blocks, and the typed result as
+/// JSON when `format: "json"` was asked for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    pub blocks: Vec<String>,
+    pub json: Option<Value>,
+}
+
+type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+
+/// A type-erased tool call: context and JSON arguments in, an answer out.
+type ErasedCall = fn(Arc<Context>, Map<String, Value>) -> BoxFuture<ToolResult<Answer>>;
+
+/// A tool with its types erased.
+#[derive(Clone, Copy)]
+pub struct ToolEntry {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub writes: bool,
+    schema: fn() -> Map<String, Value>,
+    call: ErasedCall,
+}
+
+impl ToolEntry {
+    fn of<T: Tool>() -> ToolEntry {
+        ToolEntry {
+            name: T::NAME,
+            description: T::DESCRIPTION,
+            writes: T::WRITES,
+            schema: input_schema::<T::Params>,
+            call: |ctx, args| Box::pin(call_typed::<T>(ctx, args)),
+        }
+    }
+
+    /// The JSON Schema of the parameters (an object schema, all inline).
+    pub fn input_schema(&self) -> Map<String, Value> {
+        (self.schema)()
+    }
+}
+
+/// Every tool, in the order they are listed.
+pub fn all() -> Vec<ToolEntry> {
+    vec![
+        ToolEntry::of::<read_file::ReadFile>(),
+        ToolEntry::of::<find::Find>(),
+        ToolEntry::of::<grep::Grep>(),
+        ToolEntry::of::<edit::Edit>(),
+        ToolEntry::of::<apply_patch::ApplyPatch>(),
+        ToolEntry::of::<create_file::CreateFile>(),
+    ]
+}
+
+/// The tools this context offers (writing ones left out when read-only).
+pub fn available(ctx: &Context) -> Vec<ToolEntry> {
+    all()
+        .into_iter()
+        .filter(|tool| !(ctx.read_only && tool.writes))
+        .collect()
+}
+
+/// Calls the tool `name` with JSON arguments; logs the call and its outcome.
+pub async fn call(ctx: &Arc<Context>, name: &str, args: Map<String, Value>) -> ToolResult<Answer> {
+    let tools = available(ctx);
+    let Some(tool) = tools.iter().find(|t| t.name == name) else {
+        let names: Vec<&str> = tools.iter().map(|t| t.name).collect();
+        return Err(ToolError::new(
+            ErrorCode::UnknownTool,
+            format!("no tool named '{name}'; the tools are {}", names.join(", ")),
+        ));
+    };
+    let summary = summarize_args(&args);
+    let started = Instant::now();
+    let result = (tool.call)(Arc::clone(ctx), args).await;
+    let millis = started.elapsed().as_secs_f64() * 1000.0;
+    match &result {
+        Ok(_) => {
+            tracing::info!(tool = name, args = %summary, ms = format!("{millis:.1}"), "tool call ok")
+        }
+        Err(err) => {
+            tracing::info!(tool = name, args = %summary, ms = format!("{millis:.1}"), error = %err, "tool call failed")
+        }
+    }
+    result
+}
+
+async fn call_typed<T: Tool>(
+    ctx: Arc<Context>,
+    mut args: Map<String, Value>,
+) -> ToolResult<Answer> {
+    let json = match args.remove("format") {
+        None => false,
+        Some(Value::String(f)) if f == "text" => false,
+        Some(Value::String(f)) if f == "json" => true,
+        Some(other) => {
+            return Err(ToolError::new(
+                ErrorCode::InvalidParams,
+                format!("format must be \"text\" or \"json\", not {other}"),
+            ));
+        }
+    };
+    let params: T::Params = serde_json::from_value(Value::Object(args)).map_err(|err| {
+        ToolError::new(
+            ErrorCode::InvalidParams,
+            format!(
+                "{}: {err}; see the parameters with `sextant {} --help`",
+                T::NAME,
+                T::NAME
+            ),
+        )
+    })?;
+    let output = T::run(ctx, params).await?;
+    let blocks = T::render(&output);
+    let json = if json {
+        Some(serde_json::to_value(&output).map_err(|err| {
+            ToolError::new(
+                ErrorCode::Io,
+                format!("the result could not be serialised: {err}"),
+            )
+        })?)
+    } else {
+        None
+    };
+    Ok(Answer { blocks, json })
+}
+
+/// The parameters' schema, inlined, with the `format` parameter every tool
+/// takes.
+fn input_schema<P: JsonSchema>() -> Map<String, Value> {
+    let generator = schemars::generate::SchemaSettings::draft07()
+        .with(|s| s.inline_subschemas = true)
+        .into_generator();
+    let schema = generator.into_root_schema_for::<P>();
+    let mut object = match schema.to_value() {
+        Value::Object(object) => object,
+        _ => Map::new(),
+    };
+    object.remove("$schema");
+    object.remove("title");
+    object.insert("type".into(), Value::String("object".into()));
+    let properties = object
+        .entry("properties")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if let Value::Object(properties) = properties {
+        properties.insert(
+            "format".into(),
+            serde_json::json!({
+                "type": "string",
+                "enum": ["text", "json"],
+                "description": "text (default) or json: the typed result as JSON"
+            }),
+        );
+    }
+    object
+}
+
+/// Runs blocking file work off the async threads; a panic becomes an error.
+pub(crate) async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> ToolResult<T> + Send + 'static,
+) -> ToolResult<T> {
+    tokio::task::spawn_blocking(work).await.map_err(|err| {
+        ToolError::new(ErrorCode::Io, format!("the tool failed internally: {err}"))
+    })?
+}
+
+/// A short, single-line view of the arguments for the log.
+fn summarize_args(args: &Map<String, Value>) -> String {
+    let mut out = String::new();
+    for (key, value) in args {
+        let value = match value {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        let value: String = value
+            .chars()
+            .take(60)
+            .collect::<String>()
+            .replace('\n', "\\n");
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(&format!("{key}={value}"));
+    }
+    out
+}

@@ -1,0 +1,59 @@
+//! `read_file`: a text file with line numbers, `cat -n` style, paged.
+
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::{BUDGET_CHARS, Tool, blocking};
+use crate::context::Context;
+use crate::error::ToolResult;
+use crate::fs::text::{LineWindow, read_lines};
+use crate::model::FileLines;
+
+/// Lines shown when no limit is given.
+const DEFAULT_LIMIT: usize = 2000;
+/// Longer lines are cut with a marker.
+const MAX_LINE_CHARS: usize = 2000;
+
+pub struct ReadFile;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    /// The file: relative to the workspace root, or absolute (inside the root or a library root such as the cargo registry)
+    pub path: String,
+    /// First line to show, 1-based (default 1)
+    pub offset: Option<usize>,
+    /// Most lines to show (default 2000; a long answer is cut sooner and says how to continue)
+    pub limit: Option<usize>,
+}
+
+impl Tool for ReadFile {
+    const NAME: &'static str = "read_file";
+    const DESCRIPTION: &'static str = "Read a text file with line numbers (cat -n style: number, tab, line), paged with offset/limit. \
+The last line says which lines were shown and how to continue. Works inside the workspace and in read-only library roots \
+(cargo registry sources). Binary files are refused. For the structure of a source file prefer `read` (outline with signatures) when it is available.";
+    const WRITES: bool = false;
+    type Params = Params;
+    type Output = FileLines;
+
+    async fn run(ctx: Arc<Context>, params: Params) -> ToolResult<FileLines> {
+        blocking(move || {
+            let path = ctx.workspace.resolve_read(&params.path)?;
+            let shown = ctx.workspace.display(&path);
+            let window = LineWindow {
+                offset: params.offset.unwrap_or(1).max(1),
+                limit: params.limit.unwrap_or(DEFAULT_LIMIT).max(1),
+                max_line_chars: MAX_LINE_CHARS,
+                budget_chars: BUDGET_CHARS,
+            };
+            read_lines(&path, &shown, window)
+        })
+        .await
+    }
+
+    fn render(output: &FileLines) -> Vec<String> {
+        crate::render::file_lines(output)
+    }
+}
