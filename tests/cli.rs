@@ -1,0 +1,129 @@
+//! `sextant <tool> key=value ...` prints exactly what an agent would read.
+
+mod common;
+
+use std::process::{Command, Output};
+
+use common::fixture;
+
+fn sextant(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sextant"))
+        .args(args)
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("run sextant")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+#[test]
+fn a_tool_run_prints_the_agent_text() {
+    let f = fixture("ts");
+    let root = f.root().to_str().unwrap();
+    let out = sextant(&[
+        "read_file",
+        "--root",
+        root,
+        "path=src/paths.ts",
+        "offset=2",
+        "limit=1",
+    ]);
+    assert!(out.status.success());
+    assert_eq!(
+        stdout(&out),
+        "     2\texport const tsFile = /\\.ts$/;\nsrc/paths.ts · lines 2-2 of 8; pass offset=3 for more\n"
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "a one-off run logs nothing by default"
+    );
+
+    let out = sextant(&[
+        "grep",
+        "--root",
+        root,
+        "pattern=class (Circle|Square)",
+        "output_mode=content",
+        "-n=false",
+        "-i",
+    ]);
+    assert_eq!(
+        stdout(&out),
+        "Found 2 matching lines in 1 file for class (Circle|Square)\nsrc/shapes.ts:export class Circle extends Base {\nsrc/shapes.ts:export class Square extends Base {\n"
+    );
+}
+
+#[test]
+fn json_arguments_and_json_format() {
+    let f = fixture("ts");
+    let root = f.root().to_str().unwrap();
+    let out = sextant(&[
+        "find",
+        "--root",
+        root,
+        "--json",
+        r#"{"pattern": "*.json", "format": "json"}"#,
+    ]);
+    assert!(out.status.success());
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        value["files"],
+        serde_json::json!(["tsconfig.json", "package.json"])
+    );
+}
+
+#[test]
+fn a_tool_error_exits_with_status_1() {
+    let f = fixture("ts");
+    let root = f.root().to_str().unwrap();
+    let out = sextant(&["read_file", "--root", root, "path=../x"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).starts_with("error[outside-root]: ../x is outside the workspace"));
+
+    let out = sextant(&["grep", "--root", root, "head_limit=many"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stdout(&out),
+        "error[invalid-params]: head_limit=many: expected a value of type integer\n"
+    );
+
+    let out = sextant(&["grep", "pattern=x", "--root", root]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stdout(&out),
+        "error[invalid-params]: --root must come before the key=value parameters: sextant grep --root ... key=value\n"
+    );
+}
+
+#[test]
+fn help_lists_tools_and_their_parameters() {
+    let out = sextant(&["--help"]);
+    let text = stdout(&out);
+    for tool in [
+        "serve",
+        "read_file",
+        "find",
+        "grep",
+        "edit",
+        "apply_patch",
+        "create_file",
+    ] {
+        assert!(
+            text.contains(&format!("  {tool} ")),
+            "{tool} missing from\n{text}"
+        );
+    }
+    let out = sextant(&["grep", "--help"]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("  pattern (string, required)\n      Regular expression"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  -C (integer)\n      Lines of context before and after each match"),
+        "{text}"
+    );
+    assert!(text.contains("  output_mode (string)\n"), "{text}");
+}

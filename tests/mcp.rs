@@ -1,0 +1,244 @@
+//! The built binary driven over stdio by a real MCP client (rmcp's).
+
+mod common;
+
+use std::path::Path;
+use std::process::Stdio;
+
+use common::fixture;
+use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock};
+use rmcp::service::RunningService;
+use rmcp::transport::TokioChildProcess;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{Value, json};
+
+type Client = RunningService<RoleClient, ()>;
+
+async fn start(root: &Path, extra: &[&str]) -> Client {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_sextant"));
+    command.arg("serve").arg("--root").arg(root).args(extra);
+    let (transport, _stderr) = TokioChildProcess::builder(command)
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn sextant serve");
+    ().serve(transport).await.expect("MCP initialize")
+}
+
+async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
+    let Value::Object(args) = args else {
+        panic!("arguments must be an object")
+    };
+    client
+        .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(args))
+        .await
+        .expect("tools/call answers")
+}
+
+fn texts(result: &CallToolResult) -> Vec<String> {
+    result
+        .content
+        .iter()
+        .map(|block| match block {
+            ContentBlock::Text(text) => text.text.clone(),
+            other => panic!("only text content is expected, got {other:?}"),
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn initialize_and_list_tools() {
+    let f = fixture("ts");
+    let client = start(f.root(), &[]).await;
+    let info = client.peer_info().expect("server info");
+    assert_eq!(
+        info.server_info.as_ref().map(|i| i.name.as_str()),
+        Some("sextant")
+    );
+    let instructions = info.instructions.clone().unwrap_or_default();
+    assert!(
+        instructions.contains("grep") && instructions.len() < 2048,
+        "{instructions}"
+    );
+
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(
+        names,
+        [
+            "read_file",
+            "find",
+            "grep",
+            "edit",
+            "apply_patch",
+            "create_file"
+        ]
+    );
+    for tool in &tools {
+        let annotations = tool.annotations.as_ref().expect("annotations");
+        let writes = ["edit", "apply_patch", "create_file"].contains(&tool.name.as_ref());
+        assert_eq!(annotations.read_only_hint, Some(!writes), "{}", tool.name);
+        assert_eq!(annotations.destructive_hint, Some(writes), "{}", tool.name);
+        assert_eq!(tool.input_schema.get("type"), Some(&json!("object")));
+        let properties = tool
+            .input_schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .unwrap();
+        assert!(properties.contains_key("format"), "{}", tool.name);
+        let description = tool.description.as_deref().unwrap_or("");
+        assert!(
+            !description.is_empty() && description.len() < 2048,
+            "{}",
+            tool.name
+        );
+        assert!(tool.output_schema.is_none());
+    }
+    let grep = tools.iter().find(|t| t.name == "grep").unwrap();
+    let required = grep.input_schema.get("required").unwrap();
+    assert_eq!(required, &json!(["pattern"]));
+    assert!(grep.input_schema["properties"]["output_mode"]["description"].is_string());
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn read_only_server_lists_no_writing_tool() {
+    let f = fixture("ts");
+    let client = start(f.root(), &["--read-only"]).await;
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(names, ["read_file", "find", "grep"]);
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn every_tool_answers_in_text_blocks() {
+    let f = fixture("ts");
+    let client = start(f.root(), &[]).await;
+
+    let read = call(&client, "read_file", json!({"path": "src/paths.ts"})).await;
+    assert_eq!(read.is_error, Some(false));
+    assert!(read.structured_content.is_none());
+    let text = texts(&read).join("");
+    // The text keeps one backslash each: never JSON-escaped twice.
+    assert!(
+        text.contains(
+            "\t// On Windows the folder is C:\\temp and a TypeScript file matches \\.ts$\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("\texport const tsFile = /\\.ts$/;\n"),
+        "{text}"
+    );
+
+    let found = call(&client, "find", json!({"pattern": "src/*.ts", "limit": 2})).await;
+    assert_eq!(
+        texts(&found),
+        [
+            "src/shapes.ts\nsrc/paths.ts\n6 files match src/*.ts in .; showing 1-2; pass offset=2 for more"
+        ]
+    );
+
+    let grep = call(
+        &client,
+        "grep",
+        json!({"pattern": "C:\\\\temp", "output_mode": "content"}),
+    )
+    .await;
+    // The regex C:\\temp (an escaped backslash) matches the comment's C:\temp only.
+    assert_eq!(
+        texts(&grep),
+        [
+            "Found 1 matching line in 1 file for C:\\\\temp\nsrc/paths.ts:4:// On Windows the folder is C:\\temp and a TypeScript file matches \\.ts$"
+        ]
+    );
+
+    let edit = call(
+        &client,
+        "edit",
+        json!({"path": "src/index.ts", "old_string": "\"world\"", "new_string": "\"sextant\""}),
+    )
+    .await;
+    let blocks = texts(&edit);
+    assert_eq!(
+        blocks.len(),
+        2,
+        "a summary block, then one diff block per file"
+    );
+    assert!(
+        blocks[0].ends_with("patch: p1 (pass it to apply_patch to write exactly this change)"),
+        "{}",
+        blocks[0]
+    );
+    assert!(
+        blocks[1].starts_with("--- a/src/index.ts\n+++ b/src/index.ts\n@@"),
+        "{}",
+        blocks[1]
+    );
+
+    let applied = call(&client, "apply_patch", json!({"patch": "p1"})).await;
+    assert_eq!(
+        texts(&applied),
+        ["Applied patch p1: 1 file changed, +1 -1 lines\n  src/index.ts (+1 -1)"]
+    );
+    assert!(f.read("src/index.ts").contains("greet(\"sextant\")"));
+
+    let created = call(
+        &client,
+        "create_file",
+        json!({"path": "notes/todo.md", "content": "- one\n"}),
+    )
+    .await;
+    assert_eq!(texts(&created), ["Created notes/todo.md (1 line, 6 bytes)"]);
+
+    let json = call(
+        &client,
+        "find",
+        json!({"pattern": "notes/*.md", "format": "json"}),
+    )
+    .await;
+    assert_eq!(
+        json.structured_content,
+        Some(
+            json!({"pattern": "notes/*.md", "base": ".", "files": ["notes/todo.md"], "offset": 0, "total": 1})
+        )
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn errors_are_tool_results_and_the_server_stays_up() {
+    let f = fixture("ts");
+    let client = start(f.root(), &[]).await;
+    let outside = call(&client, "read_file", json!({"path": "../../etc/passwd"})).await;
+    assert_eq!(outside.is_error, Some(true));
+    let text = texts(&outside).join("");
+    assert!(
+        text.starts_with("error[outside-root]: ../../etc/passwd is outside the workspace "),
+        "{text}"
+    );
+
+    let unknown = call(&client, "no_such_tool", json!({})).await;
+    assert_eq!(unknown.is_error, Some(true));
+    assert!(texts(&unknown)[0].starts_with("error[unknown-tool]: no tool named 'no_such_tool'"));
+
+    let mistyped = call(&client, "grep", json!({"pattern": 5})).await;
+    assert_eq!(mistyped.is_error, Some(true));
+    assert!(
+        texts(&mistyped)[0].starts_with(
+            "error[invalid-params]: grep: invalid type: integer `5`, expected a string"
+        )
+    );
+
+    let still_up = call(
+        &client,
+        "read_file",
+        json!({"path": "package.json", "limit": 1}),
+    )
+    .await;
+    assert_eq!(
+        texts(&still_up),
+        ["     1\t{\npackage.json · lines 1-1 of 6; pass offset=2 for more"]
+    );
+    client.cancel().await.unwrap();
+}
