@@ -108,8 +108,11 @@ pub struct FileChange {
     pub created: bool,
     pub lines_added: usize,
     pub lines_removed: usize,
-    /// A unified diff (`---`/`+++` headers, `@@` hunks), `\n` line ends.
+    /// A unified diff (`---`/`+++` headers, `@@` hunks), `\n` line ends,
+    /// cut to the output budget.
     pub diff: String,
+    /// Diff lines left out of `diff` by the budget (the patch has them all).
+    pub diff_lines_omitted: usize,
 }
 
 /// What `edit` and `apply_patch` report.

@@ -31,8 +31,9 @@ pub struct FileEdit {
 }
 
 impl FileEdit {
-    /// The change as shown: counts and a unified diff.
-    pub fn describe(&self) -> FileChange {
+    /// The change as shown: counts and a unified diff of at most
+    /// `max_diff_chars` characters (cut at a line end).
+    pub fn describe(&self, max_diff_chars: usize) -> FileChange {
         let before = self.before.as_deref().unwrap_or("");
         let (old, new) = (
             before.replace("\r\n", "\n"),
@@ -52,17 +53,29 @@ impl FileEdit {
         } else {
             "/dev/null".to_string()
         };
-        let text = diff
+        let mut text = diff
             .unified_diff()
             .context_radius(3)
             .header(&old_header, &format!("b/{}", self.shown))
             .to_string();
+        let mut omitted = 0;
+        if text.len() > max_diff_chars {
+            let mut cut = text[..text.floor_char_boundary(max_diff_chars)]
+                .rfind('\n')
+                .map_or(0, |at| at + 1);
+            if cut == 0 {
+                cut = text.find('\n').map_or(text.len(), |at| at + 1);
+            }
+            omitted = text[cut..].lines().count();
+            text.truncate(cut);
+        }
         FileChange {
             path: self.shown.clone(),
             created: self.before.is_none(),
             lines_added: added,
             lines_removed: removed,
             diff: text,
+            diff_lines_omitted: omitted,
         }
     }
 }

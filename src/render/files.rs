@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use super::count;
 use crate::model::{
-    CreatedFile, FileLines, FoundFiles, GrepEntry, GrepMode, GrepResult, PatchReport,
+    CreatedFile, FileChange, FileLines, FoundFiles, GrepEntry, GrepMode, GrepResult, PatchReport,
 };
 
 /// `cat -n` style: the number right-aligned in 6 columns, a tab, the line;
@@ -222,7 +222,7 @@ pub fn patch_report(report: &PatchReport) -> Vec<String> {
         }
         let mut blocks = vec![summary];
         if report.replacements.is_some() {
-            blocks.extend(report.changes.iter().map(|c| c.diff.trim_end().to_string()));
+            blocks.extend(report.changes.iter().map(diff_block));
         }
         return blocks;
     }
@@ -233,8 +233,25 @@ pub fn patch_report(report: &PatchReport) -> Vec<String> {
         );
     }
     let mut blocks = vec![summary];
-    blocks.extend(report.changes.iter().map(|c| c.diff.trim_end().to_string()));
+    blocks.extend(report.changes.iter().map(diff_block));
     blocks
+}
+
+/// One file's diff, saying so when the budget cut it.
+fn diff_block(change: &FileChange) -> String {
+    let mut block = change.diff.trim_end().to_string();
+    if change.diff_lines_omitted > 0 {
+        let _ = write!(
+            block,
+            "\n... {} not shown (the patch holds the whole change)",
+            count(
+                change.diff_lines_omitted,
+                "more diff line",
+                "more diff lines"
+            )
+        );
+    }
+    block
 }
 
 /// `Created src/x.ts (3 lines, 52 bytes)`.

@@ -5,10 +5,10 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{Tool, blocking};
+use super::{BUDGET_CHARS, Tool, blocking};
 use crate::context::Context;
 use crate::error::ToolResult;
-use crate::fs::patch::{FileEdit, apply};
+use crate::fs::patch::apply;
 use crate::model::PatchReport;
 
 pub struct ApplyPatch;
@@ -40,7 +40,11 @@ atomically across all its files. If any of them changed since the preview, nothi
                 patch_id: Some(id),
                 applied: true,
                 replacements: None,
-                changes: patch.files.iter().map(FileEdit::describe).collect(),
+                changes: patch
+                    .files
+                    .iter()
+                    .map(|edit| edit.describe(BUDGET_CHARS))
+                    .collect(),
             })
         })
         .await

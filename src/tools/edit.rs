@@ -6,7 +6,7 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{Tool, blocking};
+use super::{BUDGET_CHARS, Tool, blocking};
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::fs::patch::{FileEdit, Patch, apply};
@@ -68,7 +68,11 @@ fn edit(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
             after,
         }],
     };
-    let changes = patch.files.iter().map(FileEdit::describe).collect();
+    let changes = patch
+        .files
+        .iter()
+        .map(|edit| edit.describe(BUDGET_CHARS))
+        .collect();
     let patch_id = if params.apply.unwrap_or(false) {
         apply(&patch)?;
         None
