@@ -1,10 +1,5 @@
-//! The typed results of the tools: plain data, no behaviour.
-//!
-//! A tool computes one of these; a renderer in `render/` turns it into text;
-//! with `format: "json"` it is serialised as is. Paths are already in their
-//! display form (relative to the workspace root when inside it). Every result
-//! holds exactly the page it shows plus the totals needed to say what it left
-//! out, so renderers never have to guess.
+//! Results of the plain file tools: read_file, find, grep, edit,
+//! apply_patch, create_file.
 
 use serde::Serialize;
 
