@@ -5,6 +5,7 @@
 //! every parameter, with its description) is on the command line as soon as
 //! it is registered.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -207,17 +208,17 @@ pub async fn run_tool(name: &str, matches: &ArgMatches) -> anyhow::Result<ExitCo
         Ok(args) => tools::call(&ctx, name, args).await,
         Err(err) => Err(err),
     };
-    match answer {
-        Ok(answer) => {
-            match answer.json {
-                Some(json) => println!("{}", serde_json::to_string_pretty(&json)?),
-                None => println!("{}", answer.blocks.join("\n\n")),
-            }
-            Ok(ExitCode::SUCCESS)
-        }
-        Err(err) => {
-            println!("{err}");
-            Ok(ExitCode::from(1))
-        }
+    let (text, code) = match answer {
+        Ok(answer) => match answer.json {
+            Some(json) => (serde_json::to_string_pretty(&json)?, ExitCode::SUCCESS),
+            None => (answer.blocks.join("\n\n"), ExitCode::SUCCESS),
+        },
+        Err(err) => (err.to_string(), ExitCode::from(1)),
+    };
+    // A reader that stops early (`| head`) is not an error worth a panic.
+    let mut stdout = std::io::stdout().lock();
+    match writeln!(stdout, "{text}").and_then(|()| stdout.flush()) {
+        Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => Err(err.into()),
+        _ => Ok(code),
     }
 }

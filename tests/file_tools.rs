@@ -328,13 +328,23 @@ async fn create_file_new_exists_and_overwrite() {
 #[tokio::test]
 async fn a_large_diff_is_cut_but_the_patch_is_whole() {
     let f = fixture("ts");
-    let text: String = (0..3000).map(|i| format!("const value{i} = {i};\n")).collect();
+    let text: String = (0..3000)
+        .map(|i| format!("const value{i} = {i};\n"))
+        .collect();
     std::fs::write(f.path("src/big.ts"), &text).unwrap();
     let preview = f.run("edit", json!({"path": "src/big.ts", "old_string": "const ", "new_string": "let ", "replace_all": true})).await;
-    assert!(preview.starts_with("Preview of edit to src/big.ts: 3000 replacements, +3000 -3000 lines"), "{}", &preview[..200]);
+    assert!(
+        preview.starts_with("Preview of edit to src/big.ts: 3000 replacements, +3000 -3000 lines"),
+        "{}",
+        &preview[..200]
+    );
     assert!(preview.len() < 40_000, "{} characters", preview.len());
     let last = preview.lines().last().unwrap();
-    assert!(last.starts_with("... ") && last.ends_with(" more diff lines not shown (the patch holds the whole change)"), "{last}");
+    assert!(
+        last.starts_with("... ")
+            && last.ends_with(" more diff lines not shown (the patch holds the whole change)"),
+        "{last}"
+    );
     assert_eq!(f.read("src/big.ts"), text);
     f.run("apply_patch", json!({"patch": "p1"})).await;
     assert_eq!(f.read("src/big.ts"), text.replace("const ", "let "));
@@ -343,13 +353,43 @@ async fn a_large_diff_is_cut_but_the_patch_is_whole() {
 #[tokio::test]
 async fn grep_pages_within_the_budget() {
     let f = fixture("ts");
-    let text: String = (0..300).map(|i| format!("needle {i} {}\n", "x".repeat(400))).collect();
+    let text: String = (0..300)
+        .map(|i| format!("needle {i} {}\n", "x".repeat(400)))
+        .collect();
     std::fs::write(f.path("src/wide.ts"), &text).unwrap();
-    let out = f.run("grep", json!({"pattern": "needle", "output_mode": "content"})).await;
+    let out = f
+        .run(
+            "grep",
+            json!({"pattern": "needle", "output_mode": "content"}),
+        )
+        .await;
     let last = out.lines().last().unwrap();
     let shown = out.lines().count() - 2;
     assert!(shown > 20 && shown < 100, "{shown} lines");
-    assert_eq!(last, format!("Showing lines 1-{shown} of 300; pass offset={shown} for more"));
+    assert_eq!(
+        last,
+        format!("Showing lines 1-{shown} of 300; pass offset={shown} for more")
+    );
     let next = f.run("grep", json!({"pattern": "needle", "output_mode": "content", "offset": shown, "head_limit": 1})).await;
-    assert!(next.contains(&format!("src/wide.ts:{}:needle {shown} x", shown + 1)), "{next}");
+    assert!(
+        next.contains(&format!("src/wide.ts:{}:needle {shown} x", shown + 1)),
+        "{next}"
+    );
+}
+
+#[tokio::test]
+async fn grep_pages_deep_into_many_files() {
+    let f = fixture("ts");
+    std::fs::create_dir(f.path("many")).unwrap();
+    for file in 0..30 {
+        let text: String = (1..=10)
+            .map(|line| format!("hit {file:02}.{line}\n"))
+            .collect();
+        std::fs::write(f.path(&format!("many/f{file:02}.txt")), text).unwrap();
+    }
+    let out = f.run("grep", json!({"pattern": "hit", "path": "many", "output_mode": "content", "offset": 155, "head_limit": 3})).await;
+    assert_eq!(
+        out,
+        "Found 300 matching lines in 30 files for hit\nmany/f15.txt:6:hit 15.6\nmany/f15.txt:7:hit 15.7\nmany/f15.txt:8:hit 15.8\nShowing lines 156-158 of 300; pass offset=158 for more"
+    );
 }

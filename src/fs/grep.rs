@@ -1,6 +1,7 @@
 //! Searching file contents with ripgrep's engine (grep-regex, grep-searcher,
 //! ignore), in parallel, into plain per-file hits sorted by path.
 
+use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -30,6 +31,10 @@ pub struct GrepQuery<'a> {
     pub multiline: bool,
     pub before_context: usize,
     pub after_context: usize,
+    /// Content mode: lines worth keeping, in path order, for the page being
+    /// shown (offset + page size). Lines past that are counted, not kept, so
+    /// `grep .` over a huge tree stays small.
+    pub keep_lines: usize,
 }
 
 /// What one file yielded.
@@ -38,7 +43,9 @@ pub struct FileHits {
     pub path: PathBuf,
     /// Matching lines (in `FilesWithMatches` mode, 1: the search stops there).
     pub matching_lines: usize,
-    /// Content mode only: matching and context lines in order.
+    /// Content mode: matching and context lines in the file.
+    pub line_count: usize,
+    /// Content mode: the first of those lines, as many as the page may need.
     pub lines: Vec<HitLine>,
 }
 
@@ -96,12 +103,12 @@ pub fn search(query: &GrepQuery) -> ToolResult<GrepHits> {
             .before_context(query.before_context)
             .after_context(query.after_context);
     }
-    let results = Arc::new(Mutex::new(GrepHits::default()));
+    let results = Arc::new(Mutex::new(Gathered::new(query.keep_lines)));
     walker(query.base, &query.walk)?.run(|| {
         let matcher = matcher.clone();
         let mut searcher = searcher.build();
         let results = Arc::clone(&results);
-        let mode = query.mode;
+        let (mode, keep_lines) = (query.mode, query.keep_lines);
         Box::new(move |entry| {
             let Ok(entry) = entry else {
                 return WalkState::Continue;
@@ -109,58 +116,119 @@ pub fn search(query: &GrepQuery) -> ToolResult<GrepHits> {
             if !entry.file_type().is_some_and(|t| t.is_file()) {
                 return WalkState::Continue;
             }
-            let mut sink = Collector::new(mode);
+            let mut sink = Collector::new(mode, keep_lines);
             if searcher
                 .search_path(&matcher, entry.path(), &mut sink)
                 .is_err()
             {
                 return WalkState::Continue;
             }
+            let mut results = results.lock().unwrap_or_else(|e| e.into_inner());
             if sink.binary {
-                results
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .binary_files_skipped += 1;
+                results.binary_files_skipped += 1;
             } else if sink.matching_lines > 0 {
-                results
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .files
-                    .push(FileHits {
-                        path: entry.into_path(),
-                        matching_lines: sink.matching_lines,
-                        lines: sink.lines,
-                    });
+                results.add(FileHits {
+                    path: entry.into_path(),
+                    matching_lines: sink.matching_lines,
+                    line_count: sink.line_count,
+                    lines: sink.lines,
+                });
             }
             WalkState::Continue
         })
     });
-    let mut hits = Arc::try_unwrap(results)
+    let gathered = Arc::try_unwrap(results)
         .map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()))
-        .unwrap_or_default();
-    hits.files.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(hits)
+        .map_err(|_| ToolError::new(ErrorCode::Io, "the search did not finish cleanly"))?;
+    Ok(gathered.finish())
+}
+
+/// Every file's hits as the parallel walk finds them, in any order. Lines
+/// are kept only for the files that come first in path order, until they
+/// hold `keep_lines` lines: a later file can never reach the page, since
+/// files found later can only push it further back.
+struct Gathered {
+    keep_lines: usize,
+    /// Files whose lines are kept: always a prefix of all files in path order.
+    kept: BTreeMap<PathBuf, FileHits>,
+    kept_line_count: usize,
+    /// Files past the kept prefix, lines dropped.
+    counted: Vec<FileHits>,
+    binary_files_skipped: usize,
+}
+
+impl Gathered {
+    fn new(keep_lines: usize) -> Gathered {
+        Gathered {
+            keep_lines,
+            kept: BTreeMap::new(),
+            kept_line_count: 0,
+            counted: Vec::new(),
+            binary_files_skipped: 0,
+        }
+    }
+
+    fn add(&mut self, mut file: FileHits) {
+        let past_the_end = self
+            .kept
+            .last_key_value()
+            .is_some_and(|(last, _)| file.path > *last);
+        if past_the_end && self.kept_line_count >= self.keep_lines {
+            file.lines = Vec::new();
+            self.counted.push(file);
+            return;
+        }
+        self.kept_line_count += file.line_count;
+        self.kept.insert(file.path.clone(), file);
+        // Drop the last kept file while the ones before it fill the page.
+        while let Some((_, last)) = self.kept.last_key_value() {
+            if self.kept_line_count - last.line_count < self.keep_lines {
+                break;
+            }
+            let (_, mut last) = self.kept.pop_last().expect("not empty");
+            self.kept_line_count -= last.line_count;
+            last.lines = Vec::new();
+            self.counted.push(last);
+        }
+    }
+
+    fn finish(self) -> GrepHits {
+        let mut files: Vec<FileHits> = self.kept.into_values().chain(self.counted).collect();
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        GrepHits {
+            files,
+            binary_files_skipped: self.binary_files_skipped,
+        }
+    }
 }
 
 /// Collects one file's hits; stops early when only the file name matters.
 struct Collector {
     mode: GrepMode,
+    keep_lines: usize,
     matching_lines: usize,
+    line_count: usize,
     lines: Vec<HitLine>,
     binary: bool,
 }
 
 impl Collector {
-    fn new(mode: GrepMode) -> Collector {
+    fn new(mode: GrepMode, keep_lines: usize) -> Collector {
         Collector {
             mode,
+            keep_lines,
             matching_lines: 0,
+            line_count: 0,
             lines: Vec::new(),
             binary: false,
         }
     }
 
     fn push(&mut self, number: u64, is_match: bool, bytes: &[u8]) {
+        self.line_count += 1;
+        if self.lines.len() >= self.keep_lines {
+            return;
+        }
         let text = String::from_utf8_lossy(strip_terminator(bytes));
         let (text, cut_from) = cut_line(&text, MAX_LINE_CHARS);
         self.lines.push(HitLine {

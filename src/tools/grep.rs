@@ -82,6 +82,8 @@ fn grep(ctx: &Context, params: &Params) -> ToolResult<GrepResult> {
     let before = params.before.unwrap_or(context);
     let after = params.after.unwrap_or(context);
     let globs: Vec<String> = params.glob.iter().cloned().collect();
+    let offset = params.offset.unwrap_or(0);
+    let limit = params.head_limit.unwrap_or(DEFAULT_HEAD_LIMIT).max(1);
     let query = GrepQuery {
         pattern: &params.pattern,
         base: &base,
@@ -95,6 +97,7 @@ fn grep(ctx: &Context, params: &Params) -> ToolResult<GrepResult> {
         multiline: params.multiline.unwrap_or(false),
         before_context: before,
         after_context: after,
+        keep_lines: offset.saturating_add(limit),
     };
     let hits = search(&query)?;
     Ok(page(
@@ -119,7 +122,7 @@ fn page(
     let total_files = hits.files.len();
     let total_matching_lines = hits.files.iter().map(|f| f.matching_lines).sum();
     let total_entries = match mode {
-        GrepMode::Content => hits.files.iter().map(|f| f.lines.len()).sum(),
+        GrepMode::Content => hits.files.iter().map(|f| f.line_count).sum(),
         GrepMode::FilesWithMatches | GrepMode::Count => total_files,
     };
     let mut entries = Vec::new();
@@ -127,7 +130,7 @@ fn page(
     let mut index = 0;
     'files: for file in hits.files {
         let file_entries = match mode {
-            GrepMode::Content => file.lines.len(),
+            GrepMode::Content => file.line_count,
             _ => 1,
         };
         if index + file_entries <= offset {
