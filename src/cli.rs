@@ -17,6 +17,7 @@ use serde_json::{Map, Value};
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::fs::workspace::Workspace;
+use crate::lsp::config::Config;
 use crate::tools::{self, ToolEntry};
 
 /// The whole command line, tools included.
@@ -26,6 +27,11 @@ pub fn command() -> Command {
         .about("Code intelligence for coding agents: an MCP server with compact plain-text tools")
         .subcommand_required(true)
         .arg_required_else_help(true)
+        .subcommand(
+            Command::new("doctor")
+                .about("Languages, their servers (found where, version, or how to install), grammars, library roots, config files")
+                .args(workspace_args()),
+        )
         .subcommand(
             Command::new("serve")
                 .about("Run the MCP server over stdio")
@@ -58,6 +64,11 @@ fn workspace_args() -> Vec<Arg> {
             .help(
                 "An extra read-only root (repeatable); the cargo registry sources are always one",
             ),
+        Arg::new("config")
+            .long("config")
+            .value_name("FILE")
+            .value_parser(clap::value_parser!(PathBuf))
+            .help("A configuration file merged over the built-in languages and the workspace's sextant.toml"),
     ]
 }
 
@@ -192,6 +203,16 @@ pub fn workspace(matches: &ArgMatches) -> anyhow::Result<Workspace> {
     Workspace::new(&root, &extra)
 }
 
+/// The context for a command: workspace, configuration, language servers.
+pub fn context(matches: &ArgMatches, read_only: bool) -> anyhow::Result<Arc<Context>> {
+    let workspace = workspace(matches)?;
+    let config = Config::load(
+        workspace.root(),
+        matches.get_one::<PathBuf>("config").map(PathBuf::as_path),
+    )?;
+    Ok(Arc::new(Context::new(workspace, config, read_only)))
+}
+
 /// Runs one tool from the command line and prints its answer.
 pub async fn run_tool(name: &str, matches: &ArgMatches) -> anyhow::Result<ExitCode> {
     let tool = tools::all()
@@ -202,7 +223,7 @@ pub async fn run_tool(name: &str, matches: &ArgMatches) -> anyhow::Result<ExitCo
         .get_many::<String>("params")
         .map(|w| w.cloned().collect())
         .unwrap_or_default();
-    let ctx = Arc::new(Context::new(workspace(matches)?, false));
+    let ctx = context(matches, false)?;
     let json = matches.get_one::<String>("json").map(String::as_str);
     let answer = match parse_params(&tool, json, &words) {
         Ok(args) => tools::call(&ctx, name, args).await,
@@ -215,6 +236,7 @@ pub async fn run_tool(name: &str, matches: &ArgMatches) -> anyhow::Result<ExitCo
         },
         Err(err) => (err.to_string(), ExitCode::from(1)),
     };
+    ctx.lsp.shutdown(std::time::Duration::from_secs(2)).await;
     // A reader that stops early (`| head`) is not an error worth a panic.
     let mut stdout = std::io::stdout().lock();
     match writeln!(stdout, "{text}").and_then(|()| stdout.flush()) {

@@ -1,23 +1,42 @@
-//! What every tool call shares: the workspace sandbox, the patches waiting
-//! to be applied, and the server's mode.
+//! What every tool call shares: the workspace sandbox, the language-server
+//! supervisor, the log book, the patches waiting to be applied, and the
+//! server's mode.
+
+use std::sync::Arc;
 
 use crate::fs::patch::PatchStore;
 use crate::fs::workspace::Workspace;
+use crate::logbook::LogBook;
+use crate::lsp::Supervisor;
+use crate::lsp::config::Config;
 
-#[derive(Debug)]
 pub struct Context {
     pub workspace: Workspace,
+    pub lsp: Supervisor,
+    pub logs: Arc<LogBook>,
     pub patches: PatchStore,
     /// Writing tools are left out (`--read-only`).
     pub read_only: bool,
 }
 
 impl Context {
-    pub fn new(workspace: Workspace, read_only: bool) -> Context {
+    pub fn new(workspace: Workspace, config: Config, read_only: bool) -> Context {
+        let logs = Arc::new(LogBook::default());
         Context {
+            lsp: Supervisor::new(config, workspace.root(), Arc::clone(&logs)),
             workspace,
+            logs,
             patches: PatchStore::default(),
             read_only,
         }
+    }
+}
+
+impl std::fmt::Debug for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Context")
+            .field("root", &self.workspace.root())
+            .field("read_only", &self.read_only)
+            .finish()
     }
 }

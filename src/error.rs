@@ -46,6 +46,18 @@ pub enum ErrorCode {
     UnknownPatch,
     /// The file exists and `overwrite` is off.
     Exists,
+    /// No language server is configured for the file's language.
+    NoServer,
+    /// The language server is not installed (and could not be installed).
+    ServerMissing,
+    /// The language server failed to start, crashed, or was given up on.
+    ServerFailed,
+    /// The language server did not answer in time (the request was cancelled).
+    ServerTimeout,
+    /// The language server answered with an error.
+    ServerError,
+    /// The language server lacks the capability the tool needs.
+    Unsupported,
     /// An unexpected input/output failure.
     Io,
 }
@@ -71,6 +83,12 @@ impl ErrorCode {
             ErrorCode::StalePatch => "stale-patch",
             ErrorCode::UnknownPatch => "unknown-patch",
             ErrorCode::Exists => "exists",
+            ErrorCode::NoServer => "no-server",
+            ErrorCode::ServerMissing => "server-missing",
+            ErrorCode::ServerFailed => "server-failed",
+            ErrorCode::ServerTimeout => "server-timeout",
+            ErrorCode::ServerError => "server-error",
+            ErrorCode::Unsupported => "unsupported",
             ErrorCode::Io => "io",
         }
     }

@@ -1,10 +1,7 @@
 //! The `sextant` binary: command-line parsing and logging set-up only.
 
-use std::process::ExitCode;
-use std::sync::Arc;
-
 use sextant::cli;
-use sextant::context::Context;
+use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let matches = cli::command().get_matches();
@@ -32,10 +29,14 @@ fn main() -> ExitCode {
     let result = runtime.block_on(async {
         match matches.subcommand() {
             Some(("serve", sub)) => {
-                let workspace = cli::workspace(sub)?;
-                tracing::info!(root = %workspace.root().display(), "serving MCP over stdio");
-                let ctx = Arc::new(Context::new(workspace, sub.get_flag("read-only")));
+                let ctx = cli::context(sub, sub.get_flag("read-only"))?;
+                tracing::info!(root = %ctx.workspace.root().display(), "serving MCP over stdio");
                 sextant::server::serve_stdio(ctx).await?;
+                Ok(ExitCode::SUCCESS)
+            }
+            Some(("doctor", sub)) => {
+                let ctx = cli::context(sub, false)?;
+                println!("{}", sextant::doctor::report(&ctx).await);
                 Ok(ExitCode::SUCCESS)
             }
             Some((tool, sub)) => cli::run_tool(tool, sub).await,

@@ -106,7 +106,7 @@ async fn read_only_server_lists_no_writing_tool() {
     let client = start(f.root(), &["--read-only"]).await;
     let tools = client.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-    assert_eq!(names, ["read_file", "find", "grep"]);
+    assert_eq!(names, ["read_file", "find", "grep", "diagnostics", "logs"]);
     client.cancel().await.unwrap();
 }
 

@@ -8,7 +8,9 @@
 //! never have to guess.
 
 mod files;
+mod servers;
 mod symbols;
 
 pub use files::*;
+pub use servers::*;
 pub use symbols::*;

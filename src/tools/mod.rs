@@ -18,12 +18,15 @@ use serde_json::{Map, Value};
 
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
+use crate::model::LogLevel;
 
 pub mod apply_patch;
 pub mod create_file;
+pub mod diagnostics;
 pub mod edit;
 pub mod find;
 pub mod grep;
+pub mod logs;
 pub mod read_file;
 
 /// About 8,000 tokens of text: what one answer may hold before it pages.
@@ -96,6 +99,8 @@ pub fn all() -> Vec<ToolEntry> {
         ToolEntry::of::<edit::Edit>(),
         ToolEntry::of::<apply_patch::ApplyPatch>(),
         ToolEntry::of::<create_file::CreateFile>(),
+        ToolEntry::of::<diagnostics::Diagnostics>(),
+        ToolEntry::of::<logs::Logs>(),
     ]
 }
 
@@ -121,14 +126,16 @@ pub async fn call(ctx: &Arc<Context>, name: &str, args: Map<String, Value>) -> T
     let started = Instant::now();
     let result = (tool.call)(Arc::clone(ctx), args).await;
     let millis = started.elapsed().as_secs_f64() * 1000.0;
-    match &result {
-        Ok(_) => {
-            tracing::info!(tool = name, args = %summary, ms = format!("{millis:.1}"), "tool call ok")
-        }
-        Err(err) => {
-            tracing::info!(tool = name, args = %summary, ms = format!("{millis:.1}"), error = %err, "tool call failed")
-        }
-    }
+    let outcome = match &result {
+        Ok(_) => "ok".to_string(),
+        Err(err) => err.to_string(),
+    };
+    // The log book also writes it to stderr through tracing.
+    ctx.logs.record(
+        LogLevel::Info,
+        "tool",
+        format!("{name} {summary} -> {outcome} ({millis:.1} ms)"),
+    );
     result
 }
 

@@ -9,6 +9,7 @@ use std::time::{Duration, SystemTime};
 use serde_json::Value;
 use sextant::context::Context;
 use sextant::fs::workspace::Workspace;
+use sextant::lsp::config::Config;
 use sextant::tools;
 
 /// A copy of `fixtures/<name>` in a temporary folder (dropped with it).
@@ -60,7 +61,12 @@ pub fn fixture(name: &str) -> Fixture {
 }
 
 pub fn context(root: &Path, read_only: bool) -> Arc<Context> {
-    Arc::new(Context::new(Workspace::new(root, &[]).unwrap(), read_only))
+    let config = Config::load(root, None).unwrap();
+    Arc::new(Context::new(
+        Workspace::new(root, &[]).unwrap(),
+        config,
+        read_only,
+    ))
 }
 
 fn copy_tree(from: &Path, to: &Path, files: &mut Vec<PathBuf>) {

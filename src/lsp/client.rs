@@ -1,0 +1,787 @@
+//! One running language server: the process, the JSON-RPC connection
+//! (async-lsp), the documents it has open, and typed requests with a timeout
+//! and cancellation.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::pin::pin;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::task::Poll;
+use std::time::{Duration, Instant};
+
+use async_lsp::{MainLoop, ServerSocket};
+use lsp_types::notification::{
+    Cancel, DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument,
+    DidOpenTextDocument, DidSaveTextDocument, Exit, Initialized, Notification,
+};
+use lsp_types::request::{Initialize, Request, Shutdown};
+use lsp_types::{
+    CancelParams, ClientCapabilities, ClientInfo, DidChangeTextDocumentParams,
+    DidChangeWatchedFilesParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams,
+    DidSaveTextDocumentParams, FileChangeType, FileEvent, InitializeParams, NumberOrString,
+    ServerCapabilities, TextDocumentContentChangeEvent, TextDocumentIdentifier, TextDocumentItem,
+    TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncSaveOptions, Url,
+    VersionedTextDocumentIdentifier, WorkspaceFolder,
+};
+use tokio::io::AsyncBufReadExt;
+use tokio::sync::{Notify, watch};
+use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
+
+use super::LspError;
+use super::config::LanguageConfig;
+use super::convert::{Encoding, LineIndex};
+use super::inbound::{self, Shared};
+use crate::logbook::LogBook;
+use crate::model::LogLevel;
+
+/// How a server process ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExitInfo {
+    /// `exit code 101`, `killed by signal 9`.
+    pub description: String,
+}
+
+/// A document as the server has it.
+#[derive(Debug, Clone)]
+pub struct Document {
+    pub path: PathBuf,
+    pub uri: Url,
+    pub version: i32,
+    pub index: Arc<LineIndex>,
+    /// The server's publish count when this version was sent: diagnostics
+    /// published after it may describe it.
+    pub sent_at: u64,
+    /// The publish count when the text last changed under the server (0
+    /// when it never did since it was opened): results of a checker that
+    /// reads the disk (cargo check) published after this are current.
+    pub changed_at: u64,
+}
+
+/// Whether a server has finished its start-up work.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Readiness {
+    Ready,
+    Indexing {
+        title: String,
+        percentage: Option<u32>,
+    },
+}
+
+pub struct LspClient {
+    pub language: Arc<LanguageConfig>,
+    pub root: PathBuf,
+    pub shared: Arc<Shared>,
+    pub pid: Option<u32>,
+    pub started: Instant,
+    pub encoding: Encoding,
+    pub capabilities: ServerCapabilities,
+    socket: ServerSocket,
+    /// The id the main loop will give our next request (see `request`).
+    next_id: tokio::sync::Mutex<i32>,
+    documents: tokio::sync::Mutex<HashMap<PathBuf, Document>>,
+    exit: watch::Receiver<Option<ExitInfo>>,
+    kill: Arc<Notify>,
+}
+
+impl std::fmt::Debug for LspClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LspClient")
+            .field("server", &self.shared.server)
+            .field("root", &self.root)
+            .field("pid", &self.pid)
+            .finish()
+    }
+}
+
+impl LspClient {
+    /// Spawns the server and initializes it. The process gets a parent-death
+    /// signal, so it dies with sextant even when sextant is killed.
+    pub async fn start(
+        language: Arc<LanguageConfig>,
+        program: &Path,
+        root: &Path,
+        logs: Arc<LogBook>,
+    ) -> Result<Arc<LspClient>, LspError> {
+        let server = language.server_name().to_string();
+        let mut command = tokio::process::Command::new(program);
+        command
+            .args(&language.args)
+            .current_dir(root)
+            .envs(&language.env)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        set_parent_death_signal(&mut command);
+        // Spawned from an async task on a runtime worker: PR_SET_PDEATHSIG
+        // fires when the *thread* that forked exits, and runtime workers
+        // live as long as the runtime (blocking-pool threads do not).
+        let mut child = command.spawn().map_err(|err| LspError::Spawn {
+            server: server.clone(),
+            detail: format!("{}: {err}", program.display()),
+        })?;
+        let pid = child.id();
+        let (stdin, stdout, stderr) = (
+            child.stdin.take().expect("piped"),
+            child.stdout.take().expect("piped"),
+            child.stderr.take().expect("piped"),
+        );
+        let root_uri = Url::from_directory_path(root).map_err(|()| LspError::Spawn {
+            server: server.clone(),
+            detail: format!("{} is not an absolute path", root.display()),
+        })?;
+        let folder = WorkspaceFolder {
+            uri: root_uri.clone(),
+            name: root
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "root".into()),
+        };
+        let shared = Shared::new(
+            &server,
+            Arc::clone(&logs),
+            language.settings.clone(),
+            folder.clone(),
+        );
+        let (main_loop, socket) = MainLoop::new_client(|_| inbound::router(Arc::clone(&shared)));
+
+        let kill = Arc::new(Notify::new());
+        let (exit_tx, exit) = watch::channel(None);
+        {
+            let shared = Arc::clone(&shared);
+            tokio::spawn(async move {
+                let mut lines = tokio::io::BufReader::new(stderr).lines();
+                while let Ok(Some(line)) = lines.next_line().await {
+                    shared.record_stderr(&line);
+                }
+            });
+        }
+        {
+            let (shared, kill) = (Arc::clone(&shared), Arc::clone(&kill));
+            tokio::spawn(async move {
+                let result = main_loop
+                    .run_buffered(stdout.compat(), stdin.compat_write())
+                    .await;
+                if let Err(err) = result {
+                    let level = if shared.is_closing() {
+                        LogLevel::Debug
+                    } else {
+                        LogLevel::Warn
+                    };
+                    shared
+                        .logs
+                        .record(level, &shared.server, format!("connection closed: {err}"));
+                }
+                // A connection that broke (garbage on stdout) leaves a
+                // process we can no longer talk to: end it.
+                kill.notify_one();
+            });
+        }
+        {
+            let (shared, kill) = (Arc::clone(&shared), Arc::clone(&kill));
+            tokio::spawn(async move {
+                let status = tokio::select! {
+                    status = child.wait() => status,
+                    () = kill.notified() => {
+                        let _ = child.start_kill();
+                        child.wait().await
+                    }
+                };
+                let description = match status {
+                    Ok(status) => describe_exit(status),
+                    Err(err) => format!("lost track of the process: {err}"),
+                };
+                let level = if shared.is_closing() {
+                    LogLevel::Debug
+                } else {
+                    LogLevel::Warn
+                };
+                shared
+                    .logs
+                    .record(level, &shared.server, format!("exited: {description}"));
+                exit_tx.send_replace(Some(ExitInfo { description }));
+                shared.poke();
+            });
+        }
+
+        let client = LspClient {
+            language: Arc::clone(&language),
+            root: root.to_path_buf(),
+            shared: Arc::clone(&shared),
+            pid,
+            started: Instant::now(),
+            encoding: Encoding::Utf16,
+            capabilities: ServerCapabilities::default(),
+            socket,
+            next_id: tokio::sync::Mutex::new(0),
+            documents: tokio::sync::Mutex::new(HashMap::new()),
+            exit,
+            kill,
+        };
+        client.initialize(root_uri, folder).await
+    }
+
+    async fn initialize(
+        mut self,
+        root_uri: Url,
+        folder: WorkspaceFolder,
+    ) -> Result<Arc<LspClient>, LspError> {
+        #[allow(deprecated)] // root_uri: older servers still read it.
+        let params = InitializeParams {
+            process_id: Some(std::process::id()),
+            root_uri: Some(root_uri),
+            workspace_folders: Some(vec![folder]),
+            capabilities: client_capabilities(),
+            initialization_options: self.language.initialization_options.clone(),
+            client_info: Some(ClientInfo {
+                name: "sextant".into(),
+                version: Some(env!("CARGO_PKG_VERSION").into()),
+            }),
+            ..InitializeParams::default()
+        };
+        let result = self
+            .request::<Initialize>(params, self.language.ready_timeout)
+            .await;
+        let result = match result {
+            Ok(result) => result,
+            Err(err) => {
+                self.kill.notify_one();
+                return Err(self.explain_start_failure(err).await);
+            }
+        };
+        self.encoding = Encoding::from_lsp(result.capabilities.position_encoding.as_ref());
+        self.capabilities = result.capabilities;
+        self.notify::<Initialized>(lsp_types::InitializedParams {})?;
+        if self
+            .language
+            .settings
+            .as_object()
+            .is_some_and(|s| !s.is_empty())
+        {
+            self.notify::<lsp_types::notification::DidChangeConfiguration>(
+                lsp_types::DidChangeConfigurationParams {
+                    settings: self.language.settings.clone(),
+                },
+            )?;
+        }
+        self.shared.logs.record(
+            LogLevel::Info,
+            &self.shared.server,
+            format!(
+                "initialized (pid {}, root {}, {:?} positions)",
+                self.pid.map_or("?".into(), |p| p.to_string()),
+                self.root.display(),
+                self.encoding
+            ),
+        );
+        Ok(Arc::new(self))
+    }
+
+    /// A failed initialize, with how the process ended and what it said.
+    async fn explain_start_failure(&self, err: LspError) -> LspError {
+        let mut exit = self.exit.clone();
+        let _ = tokio::time::timeout(Duration::from_secs(2), exit.wait_for(Option::is_some)).await;
+        let exited = self.exit.borrow().clone();
+        let stderr: Vec<String> = self.shared.state().stderr_tail.iter().cloned().collect();
+        let detail = match exited {
+            Some(exit) => format!("it exited during initialize ({})", exit.description),
+            None => err.to_string(),
+        };
+        LspError::StartFailed {
+            server: self.shared.server.clone(),
+            detail,
+            stderr_tail: stderr,
+        }
+    }
+
+    pub fn server(&self) -> &str {
+        &self.shared.server
+    }
+
+    /// The process still runs and the connection holds.
+    pub fn is_alive(&self) -> bool {
+        self.exit.borrow().is_none()
+    }
+
+    pub fn exit_info(&self) -> Option<ExitInfo> {
+        self.exit.borrow().clone()
+    }
+
+    /// Sends a request and waits for its answer, at most `timeout`. A request
+    /// that times out, or whose future is dropped (the MCP client cancelled),
+    /// is cancelled with `$/cancelRequest`.
+    pub async fn request<R>(
+        &self,
+        params: R::Params,
+        timeout: Duration,
+    ) -> Result<R::Result, LspError>
+    where
+        R: Request,
+        R::Params: Send + 'static,
+        R::Result: Send + 'static,
+    {
+        let mut response = pin!(self.socket.request::<R>(params));
+        // async-lsp numbers outgoing requests itself, 0, 1, 2, ... in the
+        // order they reach its main loop, and does not tell us the number.
+        // The first poll hands the request to the main loop; doing it under
+        // this lock keeps our count in step with its numbering.
+        let id = {
+            let mut next = self.next_id.lock().await;
+            let first = std::future::poll_fn(|cx| Poll::Ready(response.as_mut().poll(cx))).await;
+            if let Poll::Ready(result) = first {
+                return result.map_err(|err| self.rpc_error(R::METHOD, err));
+            }
+            let id = *next;
+            *next += 1;
+            id
+        };
+        let mut guard = CancelOnDrop {
+            socket: &self.socket,
+            id,
+            armed: true,
+        };
+        let result = tokio::time::timeout(timeout, response).await;
+        match result {
+            Ok(result) => {
+                guard.armed = false;
+                result.map_err(|err| self.rpc_error(R::METHOD, err))
+            }
+            Err(_) => Err(LspError::Timeout {
+                server: self.shared.server.clone(),
+                method: R::METHOD.to_string(),
+                seconds: timeout.as_secs_f64(),
+            }),
+        }
+    }
+
+    /// `request`, retried a few times while the server says its state moved
+    /// under it (rust-analyzer answers ContentModified while loading).
+    pub async fn request_settled<R>(&self, params: R::Params) -> Result<R::Result, LspError>
+    where
+        R: Request,
+        R::Params: Clone + Send + 'static,
+        R::Result: Send + 'static,
+    {
+        let mut attempts = 0;
+        loop {
+            match self
+                .request::<R>(params.clone(), self.language.request_timeout)
+                .await
+            {
+                Err(LspError::Rpc { code, .. })
+                    if attempts < 5 && (code == -32801 || code == -32802) =>
+                {
+                    attempts += 1;
+                    tokio::time::sleep(Duration::from_millis(200 * attempts)).await;
+                }
+                other => return other,
+            }
+        }
+    }
+
+    pub fn notify<N: Notification>(&self, params: N::Params) -> Result<(), LspError> {
+        self.socket
+            .notify::<N>(params)
+            .map_err(|err| self.rpc_error(N::METHOD, err))
+    }
+
+    fn rpc_error(&self, method: &str, err: async_lsp::Error) -> LspError {
+        let server = self.shared.server.clone();
+        match err {
+            async_lsp::Error::Response(response) => LspError::Rpc {
+                server,
+                method: method.to_string(),
+                code: i64::from(response.code.0),
+                message: response.message,
+            },
+            async_lsp::Error::ServiceStopped | async_lsp::Error::Eof | async_lsp::Error::Io(_) => {
+                LspError::Crashed {
+                    server,
+                    detail: format!(
+                        "the connection closed during {method}{}",
+                        self.exit_info()
+                            .map(|e| format!(" ({})", e.description))
+                            .unwrap_or_default()
+                    ),
+                }
+            }
+            other => LspError::Rpc {
+                server,
+                method: method.to_string(),
+                code: 0,
+                message: format!("unusable answer: {other}"),
+            },
+        }
+    }
+
+    /// Makes the server's copy of `path` match the file on disk: opens it,
+    /// or sends the new text, or closes it when it is gone. Answers are
+    /// never computed from text older than the file.
+    pub async fn sync(&self, path: &Path) -> Result<Document, LspError> {
+        let text = match tokio::fs::read(path).await {
+            Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
+            Err(err) => {
+                return Err(LspError::Io {
+                    detail: format!("{}: {err}", path.display()),
+                });
+            }
+        };
+        let mut documents = self.documents.lock().await;
+        let Some(text) = text else {
+            if let Some(old) = documents.remove(path) {
+                self.notify::<DidCloseTextDocument>(DidCloseTextDocumentParams {
+                    text_document: TextDocumentIdentifier {
+                        uri: old.uri.clone(),
+                    },
+                })?;
+                self.announce(&old.uri, FileChangeType::DELETED)?;
+            }
+            return Err(LspError::Io {
+                detail: format!("{} does not exist", path.display()),
+            });
+        };
+        let sent_at = self.shared.state().publish_count;
+        if let Some(document) = documents.get_mut(path) {
+            if document.index.text() == text {
+                return Ok(document.clone());
+            }
+            document.version += 1;
+            document.index = Arc::new(LineIndex::new(&text));
+            document.sent_at = sent_at;
+            document.changed_at = sent_at;
+            self.notify::<DidChangeTextDocument>(DidChangeTextDocumentParams {
+                text_document: VersionedTextDocumentIdentifier {
+                    uri: document.uri.clone(),
+                    version: document.version,
+                },
+                content_changes: vec![TextDocumentContentChangeEvent {
+                    range: None,
+                    range_length: None,
+                    text,
+                }],
+            })?;
+            // The new text is what the disk holds, so it is saved: servers
+            // that check on save (rust-analyzer's cargo check) run now.
+            if self.wants_save_notifications() {
+                self.notify::<DidSaveTextDocument>(DidSaveTextDocumentParams {
+                    text_document: TextDocumentIdentifier {
+                        uri: document.uri.clone(),
+                    },
+                    text: None,
+                })?;
+            }
+            return Ok(document.clone());
+        }
+        let uri = Url::from_file_path(path).map_err(|()| LspError::Io {
+            detail: format!("{} is not an absolute path", path.display()),
+        })?;
+        let document = Document {
+            path: path.to_path_buf(),
+            uri: uri.clone(),
+            version: 1,
+            index: Arc::new(LineIndex::new(&text)),
+            sent_at,
+            changed_at: 0,
+        };
+        self.notify::<DidOpenTextDocument>(DidOpenTextDocumentParams {
+            text_document: TextDocumentItem {
+                uri,
+                language_id: self.language.language_id_for(path).to_string(),
+                version: 1,
+                text,
+            },
+        })?;
+        documents.insert(path.to_path_buf(), document.clone());
+        Ok(document)
+    }
+
+    /// Asks a server that checks on save (rust-analyzer's cargo check) to
+    /// check now, by saying the document was saved: it is what the disk
+    /// holds, so that is true. Returns whether a check was asked for.
+    pub fn request_check(&self, document: &Document) -> Result<bool, LspError> {
+        if !self.language.checks_on_save || !self.wants_save_notifications() {
+            return Ok(false);
+        }
+        self.notify::<DidSaveTextDocument>(DidSaveTextDocumentParams {
+            text_document: TextDocumentIdentifier {
+                uri: document.uri.clone(),
+            },
+            text: None,
+        })?;
+        Ok(true)
+    }
+
+    /// Tells the server a file appeared or changed on disk outside it.
+    pub fn announce(&self, uri: &Url, change: FileChangeType) -> Result<(), LspError> {
+        self.notify::<DidChangeWatchedFiles>(DidChangeWatchedFilesParams {
+            changes: vec![FileEvent {
+                uri: uri.clone(),
+                typ: change,
+            }],
+        })
+    }
+
+    /// Paths of the documents the server has open.
+    pub async fn open_documents(&self) -> Vec<PathBuf> {
+        self.documents.lock().await.keys().cloned().collect()
+    }
+
+    /// Reopens every document in `other` (after a restart).
+    pub async fn reopen(&self, paths: &[PathBuf]) {
+        for path in paths {
+            let _ = self.sync(path).await;
+        }
+    }
+
+    fn wants_save_notifications(&self) -> bool {
+        match &self.capabilities.text_document_sync {
+            Some(TextDocumentSyncCapability::Options(options)) => match &options.save {
+                Some(TextDocumentSyncSaveOptions::Supported(yes)) => *yes,
+                Some(TextDocumentSyncSaveOptions::SaveOptions(_)) => true,
+                None => false,
+            },
+            Some(TextDocumentSyncCapability::Kind(kind)) => *kind != TextDocumentSyncKind::NONE,
+            None => false,
+        }
+    }
+
+    /// Whether start-up work (indexing, loading the project) is done. Flycheck
+    /// (`cargo check`) does not count: it can run for minutes while every
+    /// request already works.
+    pub fn readiness(&self) -> Readiness {
+        let state = self.shared.state();
+        let blocking = state
+            .progress
+            .iter()
+            .find(|(token, progress)| !is_check_progress(token, &progress.title));
+        if let Some((_, progress)) = blocking {
+            return Readiness::Indexing {
+                title: progress.title.clone(),
+                percentage: progress.percentage,
+            };
+        }
+        if state.quiescent == Some(false) {
+            return Readiness::Indexing {
+                title: "loading the workspace".into(),
+                percentage: None,
+            };
+        }
+        // A server announces its work a moment after `initialized` (and
+        // after each change); a short quiet spell means it has none.
+        let quiet = state
+            .last_activity
+            .is_none_or(|at| at.elapsed() >= Duration::from_millis(300));
+        if !quiet && state.quiescent != Some(true) {
+            return Readiness::Indexing {
+                title: "starting".into(),
+                percentage: None,
+            };
+        }
+        Readiness::Ready
+    }
+
+    /// The title of a running `cargo check`-like progress, if any.
+    pub fn check_running(&self) -> Option<String> {
+        let state = self.shared.state();
+        state
+            .progress
+            .iter()
+            .find(|(token, progress)| is_check_progress(token, &progress.title))
+            .map(|(_, progress)| progress.title.clone())
+    }
+
+    /// Waits until the server is ready, at most `timeout`, calling `report`
+    /// whenever its progress changes. Returns whether it became ready.
+    pub async fn wait_ready(&self, timeout: Duration, mut report: impl FnMut(&Readiness)) -> bool {
+        let deadline = tokio::time::Instant::now() + timeout;
+        let mut changes = self.shared.watch();
+        let mut last = None;
+        loop {
+            let readiness = self.readiness();
+            if readiness == Readiness::Ready {
+                return true;
+            }
+            if last.as_ref() != Some(&readiness) {
+                report(&readiness);
+                last = Some(readiness);
+            }
+            if !self.is_alive() || tokio::time::Instant::now() >= deadline {
+                return false;
+            }
+            let tick = (tokio::time::Instant::now() + Duration::from_millis(100)).min(deadline);
+            tokio::select! {
+                _ = changes.changed() => {}
+                () = tokio::time::sleep_until(tick) => {}
+            }
+        }
+    }
+
+    /// Waits for a change of what the server told us, at most until `deadline`.
+    pub async fn changed_before(&self, deadline: tokio::time::Instant) {
+        let mut changes = self.shared.watch();
+        let _ = tokio::time::timeout_at(deadline, changes.changed()).await;
+    }
+
+    /// `shutdown`, `exit`, then kill if it is still there after `grace`.
+    pub async fn shutdown(&self, grace: Duration) {
+        self.shared
+            .closing
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        if self.is_alive() {
+            let _ = self.request::<Shutdown>((), grace).await;
+            let _ = self.notify::<Exit>(());
+            let mut exit = self.exit.clone();
+            if tokio::time::timeout(grace, exit.wait_for(Option::is_some))
+                .await
+                .is_err()
+            {
+                self.kill.notify_one();
+            }
+        }
+    }
+
+    /// Ends the process now.
+    pub fn kill(&self) {
+        self.shared
+            .closing
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        self.kill.notify_one();
+    }
+}
+
+/// Sends `$/cancelRequest` for a request whose answer nobody waits for.
+struct CancelOnDrop<'a> {
+    socket: &'a ServerSocket,
+    id: i32,
+    armed: bool,
+}
+
+impl Drop for CancelOnDrop<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            let _ = self.socket.notify::<Cancel>(CancelParams {
+                id: NumberOrString::Number(self.id),
+            });
+        }
+    }
+}
+
+fn is_check_progress(token: &str, title: &str) -> bool {
+    token.contains("flycheck")
+        || title.eq_ignore_ascii_case("cargo check")
+        || title.starts_with("cargo check")
+}
+
+fn describe_exit(status: std::process::ExitStatus) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(signal) = status.signal() {
+            return format!("killed by signal {signal}");
+        }
+    }
+    match status.code() {
+        Some(code) => format!("exit code {code}"),
+        None => "exited".to_string(),
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn set_parent_death_signal(command: &mut tokio::process::Command) {
+    // SAFETY: prctl is async-signal-safe; the closure touches nothing else.
+    unsafe {
+        command.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn set_parent_death_signal(_: &mut tokio::process::Command) {}
+
+/// What sextant tells servers it can do.
+fn client_capabilities() -> ClientCapabilities {
+    use lsp_types::*;
+    let all_kinds: Vec<SymbolKind> = (1..=26)
+        .filter_map(|n| serde_json::from_value(serde_json::json!(n)).ok())
+        .collect();
+    ClientCapabilities {
+        general: Some(GeneralClientCapabilities {
+            position_encodings: Some(vec![
+                PositionEncodingKind::UTF8,
+                PositionEncodingKind::UTF16,
+            ]),
+            ..Default::default()
+        }),
+        window: Some(WindowClientCapabilities {
+            work_done_progress: Some(true),
+            ..Default::default()
+        }),
+        workspace: Some(WorkspaceClientCapabilities {
+            apply_edit: Some(false),
+            configuration: Some(true),
+            workspace_folders: Some(true),
+            did_change_watched_files: Some(DidChangeWatchedFilesClientCapabilities {
+                dynamic_registration: Some(true),
+                relative_pattern_support: Some(true),
+            }),
+            symbol: Some(WorkspaceSymbolClientCapabilities {
+                symbol_kind: Some(SymbolKindCapability {
+                    value_set: Some(all_kinds.clone()),
+                }),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }),
+        text_document: Some(TextDocumentClientCapabilities {
+            synchronization: Some(TextDocumentSyncClientCapabilities {
+                did_save: Some(true),
+                ..Default::default()
+            }),
+            document_symbol: Some(DocumentSymbolClientCapabilities {
+                hierarchical_document_symbol_support: Some(true),
+                symbol_kind: Some(SymbolKindCapability {
+                    value_set: Some(all_kinds),
+                }),
+                ..Default::default()
+            }),
+            hover: Some(HoverClientCapabilities {
+                content_format: Some(vec![MarkupKind::Markdown, MarkupKind::PlainText]),
+                ..Default::default()
+            }),
+            publish_diagnostics: Some(PublishDiagnosticsClientCapabilities {
+                version_support: Some(true),
+                related_information: Some(true),
+                ..Default::default()
+            }),
+            diagnostic: Some(DiagnosticClientCapabilities::default()),
+            definition: Some(GotoCapability {
+                link_support: Some(true),
+                ..Default::default()
+            }),
+            type_definition: Some(GotoCapability {
+                link_support: Some(true),
+                ..Default::default()
+            }),
+            implementation: Some(GotoCapability {
+                link_support: Some(true),
+                ..Default::default()
+            }),
+            references: Some(DynamicRegistrationClientCapabilities::default()),
+            call_hierarchy: Some(CallHierarchyClientCapabilities::default()),
+            completion: Some(CompletionClientCapabilities::default()),
+            rename: Some(RenameClientCapabilities {
+                prepare_support: Some(true),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }),
+        experimental: Some(serde_json::json!({ "serverStatusNotification": true })),
+    }
+}

@@ -1,0 +1,370 @@
+//! Language and server configuration as data.
+//!
+//! The built-in `languages.toml` is embedded; a workspace `sextant.toml` and
+//! a `--config FILE` are merged on top, key by key (`initialization_options`
+//! and `settings` deeply). Each file is checked on its own, so a mistake is
+//! reported with the file, line and key it is in.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+/// The embedded defaults.
+const BUILT_IN: &str = include_str!("../../languages.toml");
+
+/// The workspace file read when present.
+pub const WORKSPACE_FILE: &str = "sextant.toml";
+
+/// Everything sextant knows about languages and servers.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub languages: Vec<LanguageConfig>,
+    /// Install a missing built-in server on first use.
+    pub auto_install: bool,
+    /// Where installed servers live.
+    pub tools_dir: PathBuf,
+    /// The configuration files read, in order (the built-in one first).
+    pub sources: Vec<String>,
+}
+
+/// One language and its server, resolved.
+#[derive(Debug, Clone)]
+pub struct LanguageConfig {
+    pub name: String,
+    pub command: String,
+    pub args: Vec<String>,
+    pub extensions: Vec<String>,
+    pub language_id: String,
+    pub language_ids: BTreeMap<String, String>,
+    pub root_markers: Vec<String>,
+    pub initialization_options: Option<Value>,
+    pub settings: Value,
+    pub env: BTreeMap<String, String>,
+    pub request_timeout: Duration,
+    pub ready_timeout: Duration,
+    pub version_args: Vec<String>,
+    pub install: Option<Install>,
+    /// Saving a file starts a checker whose results are published later.
+    pub checks_on_save: bool,
+}
+
+impl LanguageConfig {
+    /// The server's name as shown: its command's file name.
+    pub fn server_name(&self) -> &str {
+        Path::new(&self.command)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or(&self.command)
+    }
+
+    /// The LSP languageId for a file.
+    pub fn language_id_for(&self, path: &Path) -> &str {
+        path.extension()
+            .and_then(|e| e.to_str())
+            .and_then(|ext| self.language_ids.get(ext))
+            .unwrap_or(&self.language_id)
+    }
+}
+
+/// How sextant installs a server into its tools directory.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "snake_case")]
+pub enum Install {
+    /// `npm install --prefix TOOLS_DIR <packages>`.
+    Npm(Vec<String>),
+    /// `rustup component add <component>`.
+    Rustup(String),
+}
+
+/// One configuration file as written: every key optional.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfigFile {
+    auto_install: Option<bool>,
+    tools_dir: Option<PathBuf>,
+    #[serde(default)]
+    language: BTreeMap<String, LanguageFile>,
+}
+
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LanguageFile {
+    command: Option<String>,
+    args: Option<Vec<String>>,
+    extensions: Option<Vec<String>>,
+    language_id: Option<String>,
+    language_ids: Option<BTreeMap<String, String>>,
+    root_markers: Option<Vec<String>>,
+    initialization_options: Option<toml::Value>,
+    settings: Option<toml::Value>,
+    env: Option<BTreeMap<String, String>>,
+    request_timeout: Option<f64>,
+    ready_timeout: Option<f64>,
+    version_args: Option<Vec<String>>,
+    install: Option<Install>,
+    enabled: Option<bool>,
+    checks_on_save: Option<bool>,
+}
+
+impl LanguageFile {
+    /// `other`'s keys over `self`'s.
+    fn merge(self, other: LanguageFile) -> LanguageFile {
+        LanguageFile {
+            command: other.command.or(self.command),
+            args: other.args.or(self.args),
+            extensions: other.extensions.or(self.extensions),
+            language_id: other.language_id.or(self.language_id),
+            language_ids: other.language_ids.or(self.language_ids),
+            root_markers: other.root_markers.or(self.root_markers),
+            initialization_options: merge_toml(
+                self.initialization_options,
+                other.initialization_options,
+            ),
+            settings: merge_toml(self.settings, other.settings),
+            env: other.env.or(self.env),
+            request_timeout: other.request_timeout.or(self.request_timeout),
+            ready_timeout: other.ready_timeout.or(self.ready_timeout),
+            version_args: other.version_args.or(self.version_args),
+            install: other.install.or(self.install),
+            enabled: other.enabled.or(self.enabled),
+            checks_on_save: other.checks_on_save.or(self.checks_on_save),
+        }
+    }
+}
+
+/// Deep merge: tables merge key by key, anything else is replaced.
+fn merge_toml(base: Option<toml::Value>, over: Option<toml::Value>) -> Option<toml::Value> {
+    match (base, over) {
+        (Some(toml::Value::Table(mut base)), Some(toml::Value::Table(over))) => {
+            for (key, value) in over {
+                let merged = merge_toml(base.remove(&key), Some(value));
+                if let Some(merged) = merged {
+                    base.insert(key, merged);
+                }
+            }
+            Some(toml::Value::Table(base))
+        }
+        (base, over) => over.or(base),
+    }
+}
+
+fn parse(text: &str, source: &str) -> anyhow::Result<ConfigFile> {
+    toml::from_str(text).map_err(|err| anyhow::anyhow!("{source}: {err}"))
+}
+
+fn to_json(value: toml::Value) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+impl Config {
+    /// The built-in configuration, then `root/sextant.toml` if present, then
+    /// `explicit` (which must exist).
+    pub fn load(root: &Path, explicit: Option<&Path>) -> anyhow::Result<Config> {
+        let mut files = vec![(
+            "built-in languages.toml".to_string(),
+            parse(BUILT_IN, "built-in languages.toml")?,
+        )];
+        let workspace_file = root.join(WORKSPACE_FILE);
+        for (path, required) in [(Some(workspace_file.as_path()), false), (explicit, true)] {
+            let Some(path) = path else { continue };
+            match std::fs::read_to_string(path) {
+                Ok(text) => {
+                    let shown = path.display().to_string();
+                    files.push((shown.clone(), parse(&text, &shown)?));
+                }
+                Err(err) if required || err.kind() != std::io::ErrorKind::NotFound => {
+                    anyhow::bail!("{}: {err}", path.display());
+                }
+                Err(_) => {}
+            }
+        }
+        Config::merge(files)
+    }
+
+    /// The built-in configuration alone.
+    pub fn built_in() -> Config {
+        Config::merge(vec![(
+            "built-in languages.toml".into(),
+            parse(BUILT_IN, "built-in").expect("the built-in languages.toml parses"),
+        )])
+        .expect("the built-in languages.toml is complete")
+    }
+
+    fn merge(files: Vec<(String, ConfigFile)>) -> anyhow::Result<Config> {
+        let mut auto_install = true;
+        let mut tools_dir = None;
+        let mut languages: BTreeMap<String, (LanguageFile, String)> = BTreeMap::new();
+        let mut sources = Vec::new();
+        for (source, file) in files {
+            auto_install = file.auto_install.unwrap_or(auto_install);
+            tools_dir = file.tools_dir.or(tools_dir);
+            for (name, language) in file.language {
+                let merged = match languages.remove(&name) {
+                    Some((base, _)) => base.merge(language),
+                    None => language,
+                };
+                languages.insert(name, (merged, source.clone()));
+            }
+            sources.push(source);
+        }
+        let mut resolved = Vec::new();
+        for (name, (language, source)) in languages {
+            if language.enabled == Some(false) {
+                continue;
+            }
+            let missing = |key: &str| {
+                anyhow::anyhow!(
+                    "{source}: language `{name}` has no `{key}`; add `{key} = ...` to [language.{name}]"
+                )
+            };
+            let seconds =
+                |value: Option<f64>, default: f64, key: &str| -> anyhow::Result<Duration> {
+                    let value = value.unwrap_or(default);
+                    anyhow::ensure!(
+                        value > 0.0 && value.is_finite(),
+                        "{source}: [language.{name}] {key} must be a positive number of seconds"
+                    );
+                    Ok(Duration::from_secs_f64(value))
+                };
+            let command = language.command.clone().ok_or_else(|| missing("command"))?;
+            let extensions = language
+                .extensions
+                .clone()
+                .ok_or_else(|| missing("extensions"))?;
+            resolved.push(LanguageConfig {
+                language_id: language.language_id.clone().unwrap_or_else(|| name.clone()),
+                name: name.clone(),
+                command,
+                args: language.args.unwrap_or_default(),
+                extensions: extensions
+                    .into_iter()
+                    .map(|e| e.trim_start_matches('.').to_string())
+                    .collect(),
+                language_ids: language.language_ids.unwrap_or_default(),
+                root_markers: language.root_markers.unwrap_or_default(),
+                initialization_options: language.initialization_options.map(to_json),
+                settings: language
+                    .settings
+                    .map(to_json)
+                    .unwrap_or(Value::Object(Default::default())),
+                env: language.env.unwrap_or_default(),
+                request_timeout: seconds(language.request_timeout, 30.0, "request_timeout")?,
+                ready_timeout: seconds(language.ready_timeout, 60.0, "ready_timeout")?,
+                version_args: language
+                    .version_args
+                    .unwrap_or_else(|| vec!["--version".into()]),
+                install: language.install,
+                checks_on_save: language.checks_on_save.unwrap_or(false),
+            });
+        }
+        Ok(Config {
+            languages: resolved,
+            auto_install,
+            tools_dir: tools_dir.unwrap_or_else(default_tools_dir),
+            sources,
+        })
+    }
+
+    /// The language that serves `path`, by extension.
+    pub fn language_for(&self, path: &Path) -> Option<&LanguageConfig> {
+        let ext = path.extension()?.to_str()?;
+        self.languages
+            .iter()
+            .find(|l| l.extensions.iter().any(|e| e == ext))
+    }
+
+    pub fn language(&self, name: &str) -> Option<&LanguageConfig> {
+        self.languages.iter().find(|l| l.name == name)
+    }
+}
+
+/// `$SEXTANT_TOOLS_DIR`, else `$XDG_DATA_HOME/sextant/tools`, else
+/// `~/.local/share/sextant/tools`.
+pub fn default_tools_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("SEXTANT_TOOLS_DIR").filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    let data = std::env::var_os("XDG_DATA_HOME")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
+        .unwrap_or_else(std::env::temp_dir);
+    data.join("sextant").join("tools")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn built_in_languages() {
+        let config = Config::built_in();
+        let names: Vec<&str> = config.languages.iter().map(|l| l.name.as_str()).collect();
+        assert_eq!(names, ["rust", "typescript"]);
+        let ts = config.language_for(Path::new("a/b.tsx")).unwrap();
+        assert_eq!(ts.server_name(), "typescript-language-server");
+        assert_eq!(ts.language_id_for(Path::new("b.tsx")), "typescriptreact");
+        assert_eq!(ts.language_id_for(Path::new("b.ts")), "typescript");
+    }
+
+    #[test]
+    fn a_workspace_file_adds_and_overrides() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join(WORKSPACE_FILE),
+            "[language.python]\ncommand = \"pyright-langserver\"\nargs = [\"--stdio\"]\nextensions = [\"py\"]\n\n\
+             [language.rust]\nrequest_timeout = 5\n[language.rust.initialization_options]\ncheckOnSave = false\n",
+        )
+        .unwrap();
+        let config = Config::load(dir.path(), None).unwrap();
+        let python = config.language_for(Path::new("x.py")).unwrap();
+        assert_eq!(
+            (python.command.as_str(), python.language_id.as_str()),
+            ("pyright-langserver", "python")
+        );
+        let rust = config.language("rust").unwrap();
+        assert_eq!(rust.request_timeout, Duration::from_secs(5));
+        assert_eq!(
+            rust.initialization_options,
+            Some(serde_json::json!({"cargo": {"targetDir": true}, "checkOnSave": false}))
+        );
+        assert_eq!(config.sources.len(), 2);
+    }
+
+    #[test]
+    fn mistakes_name_the_file_line_and_key() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join(WORKSPACE_FILE),
+            "[language.rust]\nrequest_timeout = 5\ncomand = \"x\"\n",
+        )
+        .unwrap();
+        let err = Config::load(dir.path(), None).unwrap_err().to_string();
+        assert!(
+            err.contains("sextant.toml: TOML parse error at line 3"),
+            "{err}"
+        );
+        assert!(err.contains("unknown field `comand`"), "{err}");
+
+        std::fs::write(
+            dir.path().join(WORKSPACE_FILE),
+            "[language.go]\nextensions = [\"go\"]\n",
+        )
+        .unwrap();
+        let err = Config::load(dir.path(), None).unwrap_err().to_string();
+        assert!(
+            err.ends_with(
+                "sextant.toml: language `go` has no `command`; add `command = ...` to [language.go]"
+            ),
+            "{err}"
+        );
+
+        let err = Config::load(dir.path(), Some(Path::new("/nonexistent/x.toml")))
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("/nonexistent/x.toml: "), "{err}");
+    }
+}

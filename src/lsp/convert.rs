@@ -1,0 +1,241 @@
+//! The one place where LSP positions meet sextant's.
+//!
+//! LSP counts lines from 0 and characters in UTF-16 code units (or UTF-8
+//! bytes, when negotiated); sextant shows and accepts 1-based lines and
+//! 1-based characters counted as Unicode scalar values. A [`LineIndex`] over
+//! a document's text converts both ways. Lines end at `\n`, `\r\n` or `\r`,
+//! as LSP says.
+
+use lsp_types::PositionEncodingKind;
+
+use crate::model::{Position, Range};
+
+/// How a server counts characters within a line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Encoding {
+    Utf8,
+    Utf16,
+    Utf32,
+}
+
+impl Encoding {
+    /// The encoding a server chose (UTF-16 when it says nothing, per LSP).
+    pub fn from_lsp(kind: Option<&PositionEncodingKind>) -> Encoding {
+        match kind.map(|k| k.as_str()) {
+            Some("utf-8") => Encoding::Utf8,
+            Some("utf-32") => Encoding::Utf32,
+            _ => Encoding::Utf16,
+        }
+    }
+
+    fn units(self, c: char) -> u32 {
+        match self {
+            Encoding::Utf8 => c.len_utf8() as u32,
+            Encoding::Utf16 => c.len_utf16() as u32,
+            Encoding::Utf32 => 1,
+        }
+    }
+}
+
+/// Line starts of one text, for converting positions.
+#[derive(Debug, Clone)]
+pub struct LineIndex {
+    text: String,
+    /// Byte offset where each line starts.
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    pub fn new(text: &str) -> LineIndex {
+        let mut starts = vec![0];
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'\n' => starts.push(i + 1),
+                b'\r' if bytes.get(i + 1) == Some(&b'\n') => {
+                    starts.push(i + 2);
+                    i += 1;
+                }
+                b'\r' => starts.push(i + 1),
+                _ => {}
+            }
+            i += 1;
+        }
+        LineIndex {
+            text: text.to_string(),
+            starts,
+        }
+    }
+
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    pub fn line_count(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// The text of a 0-based line, without its terminator.
+    pub fn line(&self, line: usize) -> Option<&str> {
+        let start = *self.starts.get(line)?;
+        let end = self
+            .starts
+            .get(line + 1)
+            .copied()
+            .unwrap_or(self.text.len());
+        let raw = &self.text[start..end];
+        let raw = raw.strip_suffix('\n').unwrap_or(raw);
+        Some(raw.strip_suffix('\r').unwrap_or(raw))
+    }
+
+    /// An LSP position (0-based, in `encoding` units) as sextant's. A
+    /// character past the end of its line clamps to the line's end; a line
+    /// past the end clamps to the last line.
+    pub fn to_model(&self, pos: lsp_types::Position, encoding: Encoding) -> Position {
+        let line = (pos.line as usize).min(self.line_count() - 1);
+        let text = self.line(line).unwrap_or("");
+        let mut units = 0;
+        let mut chars = 0;
+        for c in text.chars() {
+            if units >= pos.character {
+                break;
+            }
+            units += encoding.units(c);
+            chars += 1;
+        }
+        Position::new(line as u32 + 1, chars + 1)
+    }
+
+    /// sextant's position as an LSP one. `None` when the line does not
+    /// exist; a character past the end of its line is clamped to the end.
+    pub fn to_lsp(&self, pos: Position, encoding: Encoding) -> Option<lsp_types::Position> {
+        let line = (pos.line as usize).checked_sub(1)?;
+        let text = self.line(line)?;
+        let units = text
+            .chars()
+            .take(pos.character.saturating_sub(1) as usize)
+            .map(|c| encoding.units(c))
+            .sum();
+        Some(lsp_types::Position::new(line as u32, units))
+    }
+
+    pub fn range_to_model(&self, range: lsp_types::Range, encoding: Encoding) -> Range {
+        Range::new(
+            self.to_model(range.start, encoding),
+            self.to_model(range.end, encoding),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lsp(line: u32, character: u32) -> lsp_types::Position {
+        lsp_types::Position::new(line, character)
+    }
+
+    #[test]
+    fn utf16_counts_surrogate_pairs_twice() {
+        let index = LineIndex::new("let a = \"🎉\"; b\n");
+        // `b` is character 15 (1-based); in UTF-16 the emoji takes two units.
+        assert_eq!(
+            index.to_lsp(Position::new(1, 15), Encoding::Utf16),
+            Some(lsp(0, 15))
+        );
+        assert_eq!(
+            index.to_lsp(Position::new(1, 15), Encoding::Utf8),
+            Some(lsp(0, 17))
+        );
+        assert_eq!(
+            index.to_model(lsp(0, 15), Encoding::Utf16),
+            Position::new(1, 15)
+        );
+        assert_eq!(
+            index.to_model(lsp(0, 17), Encoding::Utf8),
+            Position::new(1, 15)
+        );
+    }
+
+    #[test]
+    fn crlf_and_lone_cr_end_lines() {
+        let index = LineIndex::new("a\r\nbc\rd\n");
+        assert_eq!(index.line_count(), 4);
+        assert_eq!(index.line(0), Some("a"));
+        assert_eq!(index.line(1), Some("bc"));
+        assert_eq!(index.line(2), Some("d"));
+        assert_eq!(index.line(3), Some(""));
+        assert_eq!(
+            index.to_model(lsp(0, 5), Encoding::Utf16),
+            Position::new(1, 2),
+            "clamped to the line end"
+        );
+    }
+
+    #[test]
+    fn out_of_range_lines() {
+        let index = LineIndex::new("one\ntwo");
+        assert_eq!(index.to_lsp(Position::new(3, 1), Encoding::Utf16), None);
+        assert_eq!(index.to_lsp(Position::new(0, 1), Encoding::Utf16), None);
+        assert_eq!(
+            index.to_model(lsp(9, 0), Encoding::Utf16),
+            Position::new(2, 1)
+        );
+    }
+
+    /// A small deterministic generator, so the property test needs no crate.
+    struct Lcg(u64);
+    impl Lcg {
+        fn next(&mut self, bound: usize) -> usize {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((self.0 >> 33) as usize) % bound
+        }
+    }
+
+    /// Round trips through every encoding for random lines of ASCII, tabs,
+    /// CJK, emoji, combining marks and all three line endings.
+    #[test]
+    fn round_trips_hold_for_random_text() {
+        const ALPHABET: &[&str] = &[
+            "a",
+            "Z",
+            " ",
+            "\t",
+            "日",
+            "本",
+            "🎉",
+            "👩\u{200d}💻",
+            "e\u{301}",
+            "ß",
+            "\r\n",
+            "\n",
+            "\r",
+            "x",
+        ];
+        let mut rng = Lcg(42);
+        for _ in 0..300 {
+            let text: String = (0..rng.next(40))
+                .map(|_| ALPHABET[rng.next(ALPHABET.len())])
+                .collect();
+            let index = LineIndex::new(&text);
+            for line in 0..index.line_count() {
+                let chars = index.line(line).unwrap().chars().count() as u32;
+                for character in 1..=chars + 1 {
+                    let pos = Position::new(line as u32 + 1, character);
+                    for encoding in [Encoding::Utf8, Encoding::Utf16, Encoding::Utf32] {
+                        let there = index.to_lsp(pos, encoding).unwrap();
+                        assert_eq!(
+                            index.to_model(there, encoding),
+                            pos,
+                            "{text:?} {encoding:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,346 @@
+//! Everything a language server sends us that is not a response: its
+//! requests, its notifications, and its stderr, recorded in one shared state
+//! that waiters watch.
+//!
+//! Every notification goes through one catch-all handler that parses what it
+//! knows and logs the rest: async-lsp's typed handlers stop the main loop on
+//! a notification whose params do not parse, and its default stops it on any
+//! unknown notification (`window/logMessage`, `experimental/serverStatus`,
+//! `telemetry/event` would all do that).
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::ops::ControlFlow;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
+
+use async_lsp::router::Router;
+use async_lsp::{AnyNotification, ErrorCode, ResponseError};
+use lsp_types::request::{
+    ApplyWorkspaceEdit, RegisterCapability, Request, UnregisterCapability, WorkDoneProgressCreate,
+    WorkspaceConfiguration, WorkspaceFoldersRequest,
+};
+use lsp_types::{
+    ApplyWorkspaceEditResponse, NumberOrString, ProgressParams, ProgressParamsValue,
+    PublishDiagnosticsParams, Url, WorkDoneProgress, WorkspaceFolder,
+};
+use serde_json::Value;
+use tokio::sync::watch;
+
+use crate::logbook::LogBook;
+use crate::model::LogLevel;
+
+/// stderr lines kept per server for crash reports.
+const STDERR_TAIL: usize = 20;
+
+/// What one running server has told us.
+#[derive(Debug)]
+pub struct Shared {
+    pub server: String,
+    pub logs: Arc<LogBook>,
+    settings: Value,
+    folder: WorkspaceFolder,
+    state: Mutex<State>,
+    /// Bumped on every change of `state`, so waiters can watch it.
+    changed: watch::Sender<u64>,
+    /// We asked it to shut down: its exit is expected.
+    pub closing: std::sync::atomic::AtomicBool,
+}
+
+#[derive(Debug, Default)]
+pub struct State {
+    /// Work-done progress in flight, by token.
+    pub progress: BTreeMap<String, ProgressState>,
+    /// rust-analyzer's `experimental/serverStatus`: `Some(true)` once quiescent.
+    pub quiescent: Option<bool>,
+    /// Published diagnostics by document.
+    pub diagnostics: HashMap<Url, Published>,
+    /// Counts every publishDiagnostics, to tell fresh ones from old.
+    pub publish_count: u64,
+    pub stderr_tail: VecDeque<String>,
+    /// When the last work-done progress ended (or the server started).
+    pub last_activity: Option<Instant>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ProgressState {
+    pub title: String,
+    pub message: Option<String>,
+    pub percentage: Option<u32>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Published {
+    pub version: Option<i32>,
+    /// `publish_count` when this arrived.
+    pub sequence: u64,
+    pub items: Vec<lsp_types::Diagnostic>,
+}
+
+impl Shared {
+    pub fn new(
+        server: &str,
+        logs: Arc<LogBook>,
+        settings: Value,
+        folder: WorkspaceFolder,
+    ) -> Arc<Shared> {
+        Arc::new(Shared {
+            server: server.to_string(),
+            logs,
+            settings,
+            folder,
+            state: Mutex::new(State {
+                last_activity: Some(Instant::now()),
+                ..State::default()
+            }),
+            changed: watch::channel(0).0,
+            closing: std::sync::atomic::AtomicBool::new(false),
+        })
+    }
+
+    pub fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A receiver that sees every later change.
+    pub fn watch(&self) -> watch::Receiver<u64> {
+        self.changed.subscribe()
+    }
+
+    fn update(&self, change: impl FnOnce(&mut State)) {
+        change(&mut self.state());
+        self.changed.send_modify(|n| *n += 1);
+    }
+
+    pub fn record_stderr(&self, line: &str) {
+        self.update(|state| {
+            if state.stderr_tail.len() == STDERR_TAIL {
+                state.stderr_tail.pop_front();
+            }
+            state.stderr_tail.push_back(line.to_string());
+        });
+        self.logs.record(LogLevel::Info, &self.server, line);
+    }
+
+    pub fn is_closing(&self) -> bool {
+        self.closing.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Wakes waiters without a change (the server exited).
+    pub fn poke(&self) {
+        self.changed.send_modify(|n| *n += 1);
+    }
+
+    /// The answer to `workspace/configuration`: the settings under each
+    /// item's dotted section, or all of them without one.
+    fn configuration(&self, params: lsp_types::ConfigurationParams) -> Vec<Value> {
+        params
+            .items
+            .iter()
+            .map(|item| match &item.section {
+                None => self.settings.clone(),
+                Some(section) => section
+                    .split('.')
+                    .try_fold(&self.settings, |value, key| value.get(key))
+                    .cloned()
+                    .unwrap_or(Value::Null),
+            })
+            .collect()
+    }
+
+    fn notification(&self, notification: AnyNotification) {
+        let method = notification.method.as_str();
+        let params = notification.params;
+        match method {
+            "$/progress" => match serde_json::from_value::<ProgressParams>(params) {
+                Ok(progress) => self.progress(progress),
+                Err(err) => self.malformed(method, &err),
+            },
+            "textDocument/publishDiagnostics" => {
+                match serde_json::from_value::<PublishDiagnosticsParams>(params) {
+                    Ok(published) => self.update(|state| {
+                        self.logs.record(
+                            LogLevel::Debug,
+                            &self.server,
+                            format!(
+                                "published {} diagnostics for {} (version {:?})",
+                                published.diagnostics.len(),
+                                published.uri,
+                                published.version
+                            ),
+                        );
+                        state.publish_count += 1;
+                        let sequence = state.publish_count;
+                        state.diagnostics.insert(
+                            published.uri,
+                            Published {
+                                version: published.version,
+                                sequence,
+                                items: published.diagnostics,
+                            },
+                        );
+                    }),
+                    Err(err) => self.malformed(method, &err),
+                }
+            }
+            "window/logMessage" | "window/showMessage" => {
+                match serde_json::from_value::<lsp_types::LogMessageParams>(params) {
+                    Ok(message) => {
+                        let level = match message.typ {
+                            lsp_types::MessageType::ERROR => LogLevel::Error,
+                            lsp_types::MessageType::WARNING => LogLevel::Warn,
+                            lsp_types::MessageType::INFO => LogLevel::Info,
+                            _ => LogLevel::Debug,
+                        };
+                        self.logs.record(level, &self.server, message.message);
+                    }
+                    Err(err) => self.malformed(method, &err),
+                }
+            }
+            // rust-analyzer's status; offered in the client capabilities.
+            "experimental/serverStatus" => {
+                let quiescent = params.get("quiescent").and_then(Value::as_bool);
+                if let Some(message) = params.get("message").and_then(Value::as_str) {
+                    self.logs
+                        .record(LogLevel::Debug, &self.server, format!("status: {message}"));
+                }
+                self.update(|state| {
+                    state.quiescent = quiescent;
+                    state.last_activity = Some(Instant::now());
+                });
+            }
+            "telemetry/event" | "$/logTrace" | "$/cancelRequest" => {}
+            other => self.logs.record(
+                LogLevel::Debug,
+                &self.server,
+                format!("ignored notification {other}"),
+            ),
+        }
+    }
+
+    fn progress(&self, progress: ProgressParams) {
+        let token = match progress.token {
+            NumberOrString::Number(n) => n.to_string(),
+            NumberOrString::String(s) => s,
+        };
+        let ProgressParamsValue::WorkDone(value) = progress.value;
+        match &value {
+            WorkDoneProgress::Begin(begin) => {
+                self.logs.record(
+                    LogLevel::Debug,
+                    &self.server,
+                    format!("progress {token}: {}", begin.title),
+                );
+            }
+            WorkDoneProgress::End(_) => {
+                self.logs.record(
+                    LogLevel::Debug,
+                    &self.server,
+                    format!("progress {token}: done"),
+                );
+            }
+            WorkDoneProgress::Report(_) => {}
+        }
+        self.update(|state| match value {
+            WorkDoneProgress::Begin(begin) => {
+                state.progress.insert(
+                    token,
+                    ProgressState {
+                        title: begin.title,
+                        message: begin.message,
+                        percentage: begin.percentage,
+                    },
+                );
+            }
+            WorkDoneProgress::Report(report) => {
+                if let Some(entry) = state.progress.get_mut(&token) {
+                    entry.message = report.message.or(entry.message.take());
+                    entry.percentage = report.percentage.or(entry.percentage);
+                }
+            }
+            WorkDoneProgress::End(_) => {
+                state.progress.remove(&token);
+                state.last_activity = Some(Instant::now());
+            }
+        });
+    }
+
+    fn malformed(&self, method: &str, err: &serde_json::Error) {
+        self.logs.record(
+            LogLevel::Warn,
+            &self.server,
+            format!("malformed {method} notification ignored: {err}"),
+        );
+    }
+}
+
+/// The router that answers a server's requests and records its
+/// notifications into `shared`.
+pub fn router(shared: Arc<Shared>) -> Router<Arc<Shared>> {
+    let mut router = Router::new(shared);
+    router
+        .request::<WorkspaceConfiguration, _>(|shared, params| {
+            let answer = shared.configuration(params);
+            async move { Ok(answer) }
+        })
+        .request::<WorkspaceFoldersRequest, _>(|shared, _| {
+            let folders = Some(vec![shared.folder.clone()]);
+            async move { Ok(folders) }
+        })
+        .request::<WorkDoneProgressCreate, _>(|_, _| async { Ok(()) })
+        .request::<RegisterCapability, _>(|_, _| async { Ok(()) })
+        .request::<UnregisterCapability, _>(|_, _| async { Ok(()) })
+        .request::<ApplyWorkspaceEdit, _>(|shared, _| {
+            shared.logs.record(
+                LogLevel::Info,
+                &shared.server,
+                "declined workspace/applyEdit",
+            );
+            async {
+                Ok(ApplyWorkspaceEditResponse {
+                    applied: false,
+                    failure_reason: Some(
+                        "sextant applies edits itself, through its rename and edit tools".into(),
+                    ),
+                    failed_change: None,
+                })
+            }
+        })
+        .unhandled_request(|shared, request| {
+            let method = request.method.clone();
+            // Refresh requests need no work from a client without a view.
+            let known_refresh = method.starts_with("workspace/") && method.ends_with("/refresh");
+            if !known_refresh {
+                shared.logs.record(
+                    LogLevel::Debug,
+                    &shared.server,
+                    format!("answered unknown request {method} with MethodNotFound"),
+                );
+            }
+            async move {
+                if known_refresh {
+                    Ok(Value::Null)
+                } else {
+                    Err(ResponseError::new(
+                        ErrorCode::METHOD_NOT_FOUND,
+                        format!("sextant does not handle {method}"),
+                    ))
+                }
+            }
+        })
+        .unhandled_notification(|shared, notification| {
+            shared.notification(notification);
+            ControlFlow::Continue(())
+        })
+        .unhandled_event(|_, _| ControlFlow::Continue(()));
+    router
+}
+
+/// Methods the router answers, for tests and docs.
+pub const ANSWERED_REQUESTS: &[&str] = &[
+    WorkspaceConfiguration::METHOD,
+    WorkspaceFoldersRequest::METHOD,
+    WorkDoneProgressCreate::METHOD,
+    RegisterCapability::METHOD,
+    UnregisterCapability::METHOD,
+    ApplyWorkspaceEdit::METHOD,
+];

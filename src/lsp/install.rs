@@ -1,0 +1,121 @@
+//! Finding a server's executable, and installing a built-in one into
+//! sextant's tools directory.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::config::{Install, LanguageConfig};
+
+/// Where `command` is: a path (relative to the workspace root) when it has a
+/// `/`, else the first of PATH, the workspace's `node_modules/.bin`, and the
+/// tools directory (`node_modules/.bin`, `bin`).
+pub fn locate(command: &str, workspace_root: &Path, tools_dir: &Path) -> Option<PathBuf> {
+    if command.contains('/') {
+        let path = workspace_root.join(command);
+        return is_executable(&path).then_some(path);
+    }
+    let path_dirs = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .unwrap_or_default();
+    path_dirs
+        .into_iter()
+        .chain([
+            workspace_root.join("node_modules/.bin"),
+            tools_dir.join("node_modules/.bin"),
+            tools_dir.join("bin"),
+        ])
+        .map(|dir| dir.join(command))
+        .find(|path| is_executable(path))
+}
+
+fn is_executable(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    }
+    #[cfg(not(unix))]
+    {
+        path.is_file()
+    }
+}
+
+/// What a person should run to install the server themselves.
+pub fn install_hint(language: &LanguageConfig, tools_dir: &Path) -> String {
+    match &language.install {
+        Some(Install::Npm(packages)) => format!(
+            "install it with `npm install -g {}` (or let sextant install it into {} with auto_install = true)",
+            packages.join(" "),
+            tools_dir.display()
+        ),
+        Some(Install::Rustup(component)) => {
+            format!("install it with `rustup component add {component}`")
+        }
+        None => format!(
+            "install `{}` and put it on PATH, or set `command` for [language.{}] in sextant.toml",
+            language.command, language.name
+        ),
+    }
+}
+
+/// Runs the install recipe; the error carries the tool's own output.
+pub async fn install(recipe: &Install, tools_dir: &Path) -> Result<String, String> {
+    let mut command = match recipe {
+        Install::Npm(packages) => {
+            std::fs::create_dir_all(tools_dir)
+                .map_err(|err| format!("cannot create {}: {err}", tools_dir.display()))?;
+            let mut command = tokio::process::Command::new("npm");
+            command
+                .args(["install", "--no-audit", "--no-fund", "--prefix"])
+                .arg(tools_dir)
+                .args(packages);
+            command
+        }
+        Install::Rustup(component) => {
+            let mut command = tokio::process::Command::new("rustup");
+            command.args(["component", "add", component]);
+            command
+        }
+    };
+    let shown = format!("{:?}", command.as_std());
+    command
+        .stdin(std::process::Stdio::null())
+        .kill_on_drop(true);
+    let output = tokio::time::timeout(Duration::from_secs(600), command.output())
+        .await
+        .map_err(|_| format!("{shown} took more than 10 minutes"))?
+        .map_err(|err| format!("{shown} could not run: {err}"))?;
+    if output.status.success() {
+        Ok(shown)
+    } else {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let tail: Vec<&str> = stderr.lines().rev().take(5).collect();
+        Err(format!(
+            "{shown} failed: {}",
+            tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
+        ))
+    }
+}
+
+/// The server's version line (`--version`), for `sextant doctor`.
+pub async fn version(program: &Path, args: &[String]) -> Option<String> {
+    let output = tokio::time::timeout(
+        Duration::from_secs(15),
+        tokio::process::Command::new(program)
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .kill_on_drop(true)
+            .output(),
+    )
+    .await
+    .ok()?
+    .ok()?;
+    if !output.status.success() {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&output.stdout);
+    text.lines()
+        .next()
+        .map(|l| l.trim().to_string())
+        .filter(|l| !l.is_empty())
+}

@@ -1,0 +1,97 @@
+//! The only module that speaks LSP: configuration, the supervisor that runs
+//! language servers, each server's client and documents, and the conversions
+//! between LSP's types and sextant's model.
+//!
+//! Tools ask [`Supervisor::open`] for a ready server and a synchronised
+//! document, then make typed requests whose answers come back as `model`
+//! values (see `requests`).
+
+pub mod client;
+pub mod config;
+pub mod convert;
+pub mod inbound;
+pub mod install;
+pub mod requests;
+pub mod supervisor;
+
+pub use supervisor::{Session, Supervisor};
+
+use crate::error::{ErrorCode, ToolError};
+
+/// What can go wrong between sextant and a language server.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LspError {
+    #[error(
+        "no language server is configured for {path}; add one in sextant.toml ([language.NAME] with command and extensions)"
+    )]
+    NoServer { path: String },
+    #[error("{server} is not installed; {hint}")]
+    Missing { server: String, hint: String },
+    #[error("{server} could not be started: {detail}")]
+    Spawn { server: String, detail: String },
+    #[error("{server} failed to start: {detail}{}", stderr_suffix(.stderr_tail))]
+    StartFailed {
+        server: String,
+        detail: String,
+        stderr_tail: Vec<String>,
+    },
+    #[error(
+        "{server} did not answer {method} within {seconds:.0} s; the request was cancelled. Retry, or raise request_timeout in sextant.toml"
+    )]
+    Timeout {
+        server: String,
+        method: String,
+        seconds: f64,
+    },
+    #[error("{server} crashed: {detail}; it restarts on the next request (see `logs`)")]
+    Crashed { server: String, detail: String },
+    #[error(
+        "{server} crashed {restarts} times in the last 10 minutes and is not restarted for now: {detail} (see `logs`)"
+    )]
+    GaveUp {
+        server: String,
+        restarts: usize,
+        detail: String,
+    },
+    #[error("{server} answered {method} with an error ({code}): {message}")]
+    Rpc {
+        server: String,
+        method: String,
+        code: i64,
+        message: String,
+    },
+    #[error("{server} does not support {what}")]
+    Unsupported { server: String, what: String },
+    #[error("{detail}")]
+    Io { detail: String },
+}
+
+fn stderr_suffix(tail: &[String]) -> String {
+    let lines: Vec<&str> = tail.iter().rev().take(3).map(String::as_str).collect();
+    if lines.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; its last output: {}",
+            lines.into_iter().rev().collect::<Vec<_>>().join(" | ")
+        )
+    }
+}
+
+impl From<LspError> for ToolError {
+    fn from(err: LspError) -> ToolError {
+        let code = match &err {
+            LspError::NoServer { .. } => ErrorCode::NoServer,
+            LspError::Missing { .. } => ErrorCode::ServerMissing,
+            LspError::Spawn { .. }
+            | LspError::StartFailed { .. }
+            | LspError::Crashed { .. }
+            | LspError::GaveUp { .. } => ErrorCode::ServerFailed,
+            LspError::Timeout { .. } => ErrorCode::ServerTimeout,
+            LspError::Rpc { .. } => ErrorCode::ServerError,
+            LspError::Unsupported { .. } => ErrorCode::Unsupported,
+            LspError::Io { .. } => ErrorCode::Io,
+        };
+        ToolError::new(code, err.to_string())
+    }
+}

@@ -1,0 +1,220 @@
+//! Typed requests whose answers come back as sextant's model values, with
+//! positions converted through the document's line index.
+
+use std::time::Duration;
+
+use lsp_types::request::{DocumentDiagnosticRequest, DocumentSymbolRequest};
+use lsp_types::{
+    DiagnosticSeverity, DocumentDiagnosticParams, DocumentDiagnosticReport,
+    DocumentDiagnosticReportResult, DocumentSymbolParams, DocumentSymbolResponse,
+    PartialResultParams, TextDocumentIdentifier, WorkDoneProgressParams,
+};
+
+use super::LspError;
+use super::convert::{Encoding, LineIndex};
+use super::supervisor::Session;
+use crate::model::{Diagnostic, OutlineSymbol, Severity, SymbolKind};
+
+/// The document's symbols as a tree nested by range. Flat answers
+/// (`SymbolInformation[]`) are nested by range containment, never by
+/// container name.
+pub async fn document_symbols(session: &Session) -> Result<Vec<OutlineSymbol>, LspError> {
+    let params = DocumentSymbolParams {
+        text_document: TextDocumentIdentifier {
+            uri: session.document.uri.clone(),
+        },
+        work_done_progress_params: WorkDoneProgressParams::default(),
+        partial_result_params: PartialResultParams::default(),
+    };
+    let answer = session
+        .client
+        .request_settled::<DocumentSymbolRequest>(params)
+        .await?;
+    let index = &session.document.index;
+    let encoding = session.client.encoding;
+    let mut symbols = match answer {
+        None => Vec::new(),
+        Some(DocumentSymbolResponse::Nested(nested)) => nested
+            .into_iter()
+            .map(|s| convert_nested(s, index, encoding))
+            .collect(),
+        Some(DocumentSymbolResponse::Flat(flat)) => nest_by_range(
+            flat.into_iter()
+                .map(|info| {
+                    let range = index.range_to_model(info.location.range, encoding);
+                    OutlineSymbol {
+                        name: info.name,
+                        kind: symbol_kind(info.kind),
+                        detail: None,
+                        range,
+                        selection_range: range,
+                        children: Vec::new(),
+                    }
+                })
+                .collect(),
+        ),
+    };
+    // typescript-language-server answers sorted by name, not by position.
+    sort_by_position(&mut symbols);
+    Ok(symbols)
+}
+
+fn convert_nested(
+    symbol: lsp_types::DocumentSymbol,
+    index: &LineIndex,
+    encoding: Encoding,
+) -> OutlineSymbol {
+    OutlineSymbol {
+        name: symbol.name,
+        kind: symbol_kind(symbol.kind),
+        detail: symbol.detail.filter(|d| !d.is_empty()),
+        range: index.range_to_model(symbol.range, encoding),
+        selection_range: index.range_to_model(symbol.selection_range, encoding),
+        children: symbol
+            .children
+            .unwrap_or_default()
+            .into_iter()
+            .map(|c| convert_nested(c, index, encoding))
+            .collect(),
+    }
+}
+
+fn sort_by_position(symbols: &mut [OutlineSymbol]) {
+    symbols.sort_by_key(|s| (s.selection_range.start, s.range.start));
+    for symbol in symbols {
+        sort_by_position(&mut symbol.children);
+    }
+}
+
+/// Nests a flat list: each symbol goes under the smallest earlier symbol
+/// whose range contains it.
+pub fn nest_by_range(mut flat: Vec<OutlineSymbol>) -> Vec<OutlineSymbol> {
+    // Outer ranges first: by start, then the longer one first.
+    flat.sort_by(|a, b| {
+        a.range
+            .start
+            .cmp(&b.range.start)
+            .then(b.range.end.cmp(&a.range.end))
+    });
+    let mut roots: Vec<OutlineSymbol> = Vec::new();
+    for symbol in flat {
+        insert_nested(&mut roots, symbol);
+    }
+    roots
+}
+
+fn insert_nested(siblings: &mut Vec<OutlineSymbol>, symbol: OutlineSymbol) {
+    if let Some(parent) = siblings.last_mut()
+        && parent.range.contains(&symbol.range)
+        && parent.range != symbol.range
+    {
+        insert_nested(&mut parent.children, symbol);
+        return;
+    }
+    siblings.push(symbol);
+}
+
+/// LSP's numeric kind as sextant's.
+pub fn symbol_kind(kind: lsp_types::SymbolKind) -> SymbolKind {
+    use crate::model::ALL_KINDS;
+    // LSP numbers kinds from 1 in the same order as ALL_KINDS.
+    serde_json::to_value(kind)
+        .ok()
+        .and_then(|v| v.as_u64())
+        .and_then(|n| ALL_KINDS.get((n as usize).wrapping_sub(1)).copied())
+        .unwrap_or(SymbolKind::Variable)
+}
+
+/// Pulls diagnostics (`textDocument/diagnostic`), or `None` when the server
+/// only publishes them.
+pub async fn pull_diagnostics(session: &Session) -> Result<Option<Vec<Diagnostic>>, LspError> {
+    if session.client.capabilities.diagnostic_provider.is_none() {
+        return Ok(None);
+    }
+    let params = DocumentDiagnosticParams {
+        text_document: TextDocumentIdentifier {
+            uri: session.document.uri.clone(),
+        },
+        identifier: None,
+        previous_result_id: None,
+        work_done_progress_params: WorkDoneProgressParams::default(),
+        partial_result_params: PartialResultParams::default(),
+    };
+    let answer = session
+        .client
+        .request_settled::<DocumentDiagnosticRequest>(params)
+        .await?;
+    let items = match answer {
+        DocumentDiagnosticReportResult::Report(DocumentDiagnosticReport::Full(full)) => {
+            full.full_document_diagnostic_report.items
+        }
+        // We never send a previous result id, so "unchanged" cannot happen.
+        _ => Vec::new(),
+    };
+    Ok(Some(convert_diagnostics(session, items)))
+}
+
+/// Waits (at most `timeout`) for diagnostics published for this version of
+/// the document, and returns them; `None` if none came in time.
+pub async fn published_diagnostics(
+    session: &Session,
+    timeout: Duration,
+) -> Option<Vec<Diagnostic>> {
+    let deadline = tokio::time::Instant::now() + timeout;
+    loop {
+        if let Some(items) = fresh_published(session) {
+            return Some(convert_diagnostics(session, items));
+        }
+        if tokio::time::Instant::now() >= deadline || !session.client.is_alive() {
+            return None;
+        }
+        session.client.changed_before(deadline).await;
+    }
+}
+
+/// The last publication for the document, if it describes the version the
+/// server has (same version, or published after that version was sent).
+pub fn fresh_published(session: &Session) -> Option<Vec<lsp_types::Diagnostic>> {
+    let state = session.client.shared.state();
+    let published = state.diagnostics.get(&session.document.uri)?;
+    let fresh = match published.version {
+        Some(version) => version == session.document.version,
+        None => published.sequence > session.document.sent_at,
+    };
+    fresh.then(|| published.items.clone())
+}
+
+/// The last publication for the document if it came after the text last
+/// changed: what a checker that reads the disk (cargo check) says of it.
+pub fn checker_published(session: &Session) -> Option<Vec<Diagnostic>> {
+    let items = {
+        let state = session.client.shared.state();
+        let published = state.diagnostics.get(&session.document.uri)?;
+        (published.sequence > session.document.changed_at).then(|| published.items.clone())?
+    };
+    Some(convert_diagnostics(session, items))
+}
+
+fn convert_diagnostics(session: &Session, items: Vec<lsp_types::Diagnostic>) -> Vec<Diagnostic> {
+    let index = &session.document.index;
+    let encoding = session.client.encoding;
+    items
+        .into_iter()
+        .map(|d| Diagnostic {
+            severity: match d.severity {
+                Some(DiagnosticSeverity::WARNING) => Severity::Warning,
+                Some(DiagnosticSeverity::INFORMATION) => Severity::Information,
+                Some(DiagnosticSeverity::HINT) => Severity::Hint,
+                _ => Severity::Error,
+            },
+            position: index.to_model(d.range.start, encoding),
+            end: index.to_model(d.range.end, encoding),
+            code: d.code.map(|c| match c {
+                lsp_types::NumberOrString::Number(n) => n.to_string(),
+                lsp_types::NumberOrString::String(s) => s,
+            }),
+            source: d.source,
+            message: d.message,
+        })
+        .collect()
+}

@@ -1,0 +1,453 @@
+//! The supervisor: one language server per (language, project root),
+//! started lazily on first use, restarted with backoff after a crash (within
+//! a restart budget), and shut down when sextant exits.
+//!
+//! States a server goes through, as `logs` shows them: not started ->
+//! starting -> indexing -> ready, and crashed (restarted on the next
+//! request) or failed (could not start). A missing server is installed on
+//! first use where its configuration says how, unless `auto_install = false`.
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use super::LspError;
+use super::client::{Document, LspClient, Readiness};
+use super::config::{Config, LanguageConfig};
+use super::install;
+use crate::logbook::LogBook;
+use crate::model::{LogLevel, ServerState, ServerStatus};
+use crate::progress;
+
+/// Crashes allowed within [`RESTART_WINDOW`] before giving up for a while.
+const MAX_RESTARTS: usize = 5;
+const RESTART_WINDOW: Duration = Duration::from_secs(600);
+
+/// A ready server with a document synchronised to the disk.
+#[derive(Debug, Clone)]
+pub struct Session {
+    pub client: Arc<LspClient>,
+    pub document: Document,
+    /// False when the server was still indexing after `ready_timeout`:
+    /// answers may be incomplete, and the tool should say so.
+    pub index_complete: bool,
+}
+
+pub struct Supervisor {
+    config: Config,
+    workspace_root: PathBuf,
+    logs: Arc<LogBook>,
+    slots: Mutex<Vec<Arc<Slot>>>,
+}
+
+/// One (language, root) pair and whatever runs for it.
+struct Slot {
+    language: Arc<LanguageConfig>,
+    root: PathBuf,
+    /// Held while starting or restarting, so only one start happens.
+    start: tokio::sync::Mutex<()>,
+    info: Mutex<SlotInfo>,
+}
+
+#[derive(Default)]
+struct SlotInfo {
+    client: Option<Arc<LspClient>>,
+    starting: bool,
+    restarts: u32,
+    crashes: VecDeque<Instant>,
+    /// How the last run ended and what it printed last.
+    last_crash: Option<(String, Vec<String>)>,
+    failed: Option<String>,
+    missing: Option<String>,
+    install_tried: bool,
+}
+
+impl Slot {
+    fn info(&self) -> MutexGuard<'_, SlotInfo> {
+        self.info.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl Supervisor {
+    pub fn new(config: Config, workspace_root: &Path, logs: Arc<LogBook>) -> Supervisor {
+        Supervisor {
+            config,
+            workspace_root: workspace_root.to_path_buf(),
+            logs,
+            slots: Mutex::new(Vec::new()),
+        }
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// A ready server for `path` with the document synchronised: waits for
+    /// indexing up to the language's `ready_timeout`, reporting progress.
+    pub async fn open(&self, path: &Path) -> Result<Session, LspError> {
+        let client = self.client_for(path).await?;
+        let server = client.server().to_string();
+        let index_complete = client
+            .wait_ready(client.language.ready_timeout, |readiness| {
+                if let Readiness::Indexing { title, percentage } = readiness {
+                    let message = match percentage {
+                        Some(p) => format!("{server}: {title} {p}%"),
+                        None => format!("{server}: {title}"),
+                    };
+                    progress::report(&message, percentage.map(|p| f64::from(p) / 100.0));
+                }
+            })
+            .await;
+        if !client.is_alive() {
+            return Err(LspError::Crashed {
+                server,
+                detail: client
+                    .exit_info()
+                    .map(|e| e.description)
+                    .unwrap_or_else(|| "it stopped while starting".into()),
+            });
+        }
+        let document = client.sync(path).await?;
+        Ok(Session {
+            client,
+            document,
+            index_complete,
+        })
+    }
+
+    /// The running server for `path`, started (or restarted) if needed.
+    pub async fn client_for(&self, path: &Path) -> Result<Arc<LspClient>, LspError> {
+        let language = self
+            .config
+            .language_for(path)
+            .ok_or_else(|| LspError::NoServer {
+                path: path.display().to_string(),
+            })?;
+        let root = self.project_root(path, language);
+        let slot = self.slot(language, &root);
+        let _starting = slot.start.lock().await;
+        let previous = {
+            let mut info = slot.info();
+            match &info.client {
+                Some(client) if client.is_alive() => return Ok(Arc::clone(client)),
+                _ => info.client.take(),
+            }
+        };
+        let mut reopen = Vec::new();
+        if let Some(old) = previous {
+            reopen = old.open_documents().await;
+            self.record_crash(&slot, &old)?;
+            let recent = slot.info().crashes.len() as u32;
+            let backoff = Duration::from_millis(250 * 2u64.pow(recent.saturating_sub(1).min(5)));
+            tokio::time::sleep(backoff.min(Duration::from_secs(8))).await;
+        }
+        let client = self.start(&slot).await?;
+        client.reopen(&reopen).await;
+        let mut info = slot.info();
+        if !reopen.is_empty() || info.last_crash.is_some() {
+            info.restarts += 1;
+        }
+        info.client = Some(Arc::clone(&client));
+        Ok(client)
+    }
+
+    fn record_crash(&self, slot: &Slot, old: &LspClient) -> Result<(), LspError> {
+        let exit = old
+            .exit_info()
+            .map(|e| e.description)
+            .unwrap_or_else(|| "the connection broke".into());
+        let stderr: Vec<String> = old.shared.state().stderr_tail.iter().cloned().collect();
+        self.logs.record(
+            LogLevel::Error,
+            old.server(),
+            format!("crashed ({exit}); restarting"),
+        );
+        let mut info = slot.info();
+        let now = Instant::now();
+        info.crashes.push_back(now);
+        while info
+            .crashes
+            .front()
+            .is_some_and(|t| now.duration_since(*t) > RESTART_WINDOW)
+        {
+            info.crashes.pop_front();
+        }
+        info.last_crash = Some((exit.clone(), stderr));
+        if info.crashes.len() > MAX_RESTARTS {
+            // Keep the crash on record, but do not restart for now.
+            info.crashes.pop_back();
+            return Err(LspError::GaveUp {
+                server: old.server().to_string(),
+                restarts: MAX_RESTARTS,
+                detail: exit,
+            });
+        }
+        Ok(())
+    }
+
+    async fn start(&self, slot: &Slot) -> Result<Arc<LspClient>, LspError> {
+        let language = &slot.language;
+        let server = language.server_name().to_string();
+        slot.info().starting = true;
+        let result = async {
+            let program = match self.locate(language) {
+                Some(program) => program,
+                None => {
+                    self.try_install(slot).await?;
+                    self.locate(language).ok_or_else(|| self.missing(slot))?
+                }
+            };
+            progress::report(&format!("starting {server}"), None);
+            self.logs.record(
+                LogLevel::Info,
+                &server,
+                format!("starting {} in {}", program.display(), slot.root.display()),
+            );
+            match LspClient::start(
+                Arc::clone(language),
+                &program,
+                &slot.root,
+                Arc::clone(&self.logs),
+            )
+            .await
+            {
+                Err(LspError::StartFailed { .. }) if self.can_install(slot) => {
+                    // Found but unusable, like rustup's proxy for a component
+                    // that is not installed: install, then try once more.
+                    self.try_install(slot).await?;
+                    LspClient::start(
+                        Arc::clone(language),
+                        &program,
+                        &slot.root,
+                        Arc::clone(&self.logs),
+                    )
+                    .await
+                }
+                other => other,
+            }
+        }
+        .await;
+        let mut info = slot.info();
+        info.starting = false;
+        match &result {
+            Ok(_) => {
+                info.failed = None;
+                info.missing = None;
+            }
+            Err(LspError::Missing { hint, .. }) => info.missing = Some(hint.clone()),
+            Err(err) => {
+                info.failed = Some(err.to_string());
+                self.logs.record(LogLevel::Error, &server, err.to_string());
+            }
+        }
+        result
+    }
+
+    fn locate(&self, language: &LanguageConfig) -> Option<PathBuf> {
+        install::locate(
+            &language.command,
+            &self.workspace_root,
+            &self.config.tools_dir,
+        )
+    }
+
+    fn can_install(&self, slot: &Slot) -> bool {
+        self.config.auto_install && slot.language.install.is_some() && !slot.info().install_tried
+    }
+
+    fn missing(&self, slot: &Slot) -> LspError {
+        LspError::Missing {
+            server: slot.language.server_name().to_string(),
+            hint: install::install_hint(&slot.language, &self.config.tools_dir),
+        }
+    }
+
+    /// Installs the server if its configuration says how and auto-install
+    /// is on; otherwise answers what to install.
+    async fn try_install(&self, slot: &Slot) -> Result<(), LspError> {
+        if !self.can_install(slot) {
+            return Err(self.missing(slot));
+        }
+        let recipe = slot
+            .language
+            .install
+            .clone()
+            .expect("checked by can_install");
+        slot.info().install_tried = true;
+        let server = slot.language.server_name().to_string();
+        progress::report(&format!("installing {server}"), None);
+        self.logs
+            .record(LogLevel::Info, &server, "not found: installing it");
+        match install::install(&recipe, &self.config.tools_dir).await {
+            Ok(ran) => {
+                self.logs
+                    .record(LogLevel::Info, &server, format!("installed with {ran}"));
+                Ok(())
+            }
+            Err(err) => {
+                self.logs
+                    .record(LogLevel::Error, &server, format!("install failed: {err}"));
+                Err(LspError::Missing {
+                    server,
+                    hint: format!(
+                        "installing it failed ({err}); {}",
+                        install::install_hint(&slot.language, &self.config.tools_dir)
+                    ),
+                })
+            }
+        }
+    }
+
+    /// The nearest folder above `path`, inside the workspace, holding one of
+    /// the language's root markers; else the workspace root.
+    fn project_root(&self, path: &Path, language: &LanguageConfig) -> PathBuf {
+        if path.starts_with(&self.workspace_root) {
+            for dir in path.ancestors().skip(1) {
+                if !dir.starts_with(&self.workspace_root) {
+                    break;
+                }
+                if language.root_markers.iter().any(|m| dir.join(m).exists()) {
+                    return dir.to_path_buf();
+                }
+            }
+        }
+        self.workspace_root.clone()
+    }
+
+    fn slot(&self, language: &LanguageConfig, root: &Path) -> Arc<Slot> {
+        let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(slot) = slots
+            .iter()
+            .find(|s| s.language.name == language.name && s.root == root)
+        {
+            return Arc::clone(slot);
+        }
+        let slot = Arc::new(Slot {
+            language: Arc::new(language.clone()),
+            root: root.to_path_buf(),
+            start: tokio::sync::Mutex::new(()),
+            info: Mutex::new(SlotInfo::default()),
+        });
+        slots.push(Arc::clone(&slot));
+        slot
+    }
+
+    /// Every running client.
+    pub fn clients(&self) -> Vec<Arc<LspClient>> {
+        let slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        slots
+            .iter()
+            .filter_map(|s| s.info().client.clone())
+            .filter(|c| c.is_alive())
+            .collect()
+    }
+
+    /// The status of every configured language's server(s), for `logs`.
+    pub fn statuses(&self, display: impl Fn(&Path) -> String) -> Vec<ServerStatus> {
+        let slots: Vec<Arc<Slot>> = self.slots.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let mut statuses = Vec::new();
+        for language in &self.config.languages {
+            let mine: Vec<&Arc<Slot>> = slots
+                .iter()
+                .filter(|s| s.language.name == language.name)
+                .collect();
+            if mine.is_empty() {
+                let state = match self.locate(language) {
+                    Some(_) => ServerState::NotStarted,
+                    None if self.config.auto_install && language.install.is_some() => {
+                        ServerState::NotStarted
+                    }
+                    None => ServerState::Missing {
+                        hint: install::install_hint(language, &self.config.tools_dir),
+                    },
+                };
+                statuses.push(ServerStatus {
+                    language: language.name.clone(),
+                    server: language.server_name().to_string(),
+                    root: None,
+                    command: command_line(language),
+                    state,
+                    pid: None,
+                    uptime_secs: None,
+                    restarts: 0,
+                });
+            }
+            for slot in mine {
+                let info = slot.info();
+                let running = info.client.as_ref().filter(|c| c.is_alive());
+                let state = if let Some(client) = running {
+                    match client.readiness() {
+                        Readiness::Ready => ServerState::Ready,
+                        Readiness::Indexing { title, percentage } => {
+                            ServerState::Indexing { percentage, title }
+                        }
+                    }
+                } else if info.starting {
+                    ServerState::Starting
+                } else if let Some(hint) = &info.missing {
+                    ServerState::Missing { hint: hint.clone() }
+                } else if let Some(dead) = info.client.as_ref() {
+                    ServerState::Crashed {
+                        exit: dead
+                            .exit_info()
+                            .map(|e| e.description)
+                            .unwrap_or_else(|| "the connection broke".into()),
+                        stderr_tail: dead
+                            .shared
+                            .state()
+                            .stderr_tail
+                            .iter()
+                            .rev()
+                            .take(5)
+                            .rev()
+                            .cloned()
+                            .collect(),
+                        gave_up: info.crashes.len() >= MAX_RESTARTS,
+                    }
+                } else if let Some(error) = &info.failed {
+                    match &info.last_crash {
+                        Some((exit, stderr)) => ServerState::Crashed {
+                            exit: exit.clone(),
+                            stderr_tail: stderr.iter().rev().take(5).rev().cloned().collect(),
+                            gave_up: error.contains("is not restarted"),
+                        },
+                        None => ServerState::Failed {
+                            error: error.clone(),
+                        },
+                    }
+                } else {
+                    ServerState::NotStarted
+                };
+                statuses.push(ServerStatus {
+                    language: language.name.clone(),
+                    server: language.server_name().to_string(),
+                    root: Some(display(&slot.root)),
+                    command: command_line(language),
+                    state,
+                    pid: running.and_then(|c| c.pid),
+                    uptime_secs: running.map(|c| c.started.elapsed().as_secs()),
+                    restarts: info.restarts,
+                });
+            }
+        }
+        statuses
+    }
+
+    /// Shuts every server down (shutdown, exit, then kill after `grace`),
+    /// all at once.
+    pub async fn shutdown(&self, grace: Duration) {
+        let mut stopping = tokio::task::JoinSet::new();
+        for client in self.clients() {
+            stopping.spawn(async move { client.shutdown(grace).await });
+        }
+        while stopping.join_next().await.is_some() {}
+    }
+}
+
+fn command_line(language: &LanguageConfig) -> String {
+    std::iter::once(language.command.as_str())
+        .chain(language.args.iter().map(String::as_str))
+        .collect::<Vec<_>>()
+        .join(" ")
+}

@@ -1,0 +1,193 @@
+//! Results of the tools that stand on the language servers: diagnostics,
+//! logs (server status and log lines).
+
+use serde::Serialize;
+
+use super::Position;
+
+/// How bad a diagnostic is; ordered most severe first.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+    Information,
+    Hint,
+}
+
+impl Severity {
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Error => "Error",
+            Severity::Warning => "Warning",
+            Severity::Information => "Information",
+            Severity::Hint => "Hint",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    /// Where it starts (1-based line:character).
+    pub position: Position,
+    pub end: Position,
+    /// The server's code (`2304`, `E0308`), if any.
+    pub code: Option<String>,
+    /// Who reported it (`typescript`, `rustc`, `rust-analyzer`).
+    pub source: Option<String>,
+    pub message: String,
+}
+
+/// One file's diagnostics, sorted by severity then position.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileDiagnostics {
+    pub path: String,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// What `diagnostics` found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DiagnosticsReport {
+    /// The file asked about, or `None` for the whole workspace.
+    pub scope: Option<String>,
+    /// The least severe level shown.
+    pub min_severity: Severity,
+    /// Files with something to show, in path order.
+    pub files: Vec<FileDiagnostics>,
+    /// Files checked (with nothing to show, or something).
+    pub files_checked: usize,
+    /// Things the reader must know: a server still indexing, `cargo check`
+    /// still running, files left out by a limit.
+    pub notes: Vec<String>,
+}
+
+/// A language server's state, as `logs` shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum ServerState {
+    NotStarted,
+    /// Not installed, and how to install it.
+    Missing {
+        hint: String,
+    },
+    Starting,
+    Indexing {
+        percentage: Option<u32>,
+        title: String,
+    },
+    Ready,
+    /// Exited unexpectedly; restarts on the next request (unless it gave up).
+    Crashed {
+        exit: String,
+        stderr_tail: Vec<String>,
+        gave_up: bool,
+    },
+    /// Failed to start or initialize.
+    Failed {
+        error: String,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ServerStatus {
+    pub language: String,
+    pub server: String,
+    /// The project root it serves (display form); `None` when not started.
+    pub root: Option<String>,
+    pub command: String,
+    pub state: ServerState,
+    pub pid: Option<u32>,
+    pub uptime_secs: Option<u64>,
+    pub restarts: u32,
+}
+
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum LogLevel {
+    Error,
+    Warn,
+    Info,
+    Debug,
+}
+
+impl LogLevel {
+    pub fn name(self) -> &'static str {
+        match self {
+            LogLevel::Error => "error",
+            LogLevel::Warn => "warn",
+            LogLevel::Info => "info",
+            LogLevel::Debug => "debug",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LogLine {
+    /// Milliseconds since the Unix epoch.
+    pub time_ms: u64,
+    pub level: LogLevel,
+    /// `sextant`, `tool`, or a server's name.
+    pub source: String,
+    pub message: String,
+}
+
+/// What `logs` shows: every server's status, then matching log lines.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LogsReport {
+    pub servers: Vec<ServerStatus>,
+    pub lines: Vec<LogLine>,
+    /// Lines that matched the filters but are older than the tail.
+    pub older_lines: usize,
+}
+
+/// What `sextant doctor` found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DoctorReport {
+    pub version: String,
+    pub workspace: String,
+    pub config_files: Vec<String>,
+    pub tools_dir: String,
+    pub auto_install: bool,
+    pub languages: Vec<LanguageCheck>,
+    /// Languages sextant's tree-sitter layer parses.
+    pub grammars: Vec<String>,
+    pub library_roots: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LanguageCheck {
+    pub language: String,
+    pub extensions: Vec<String>,
+    pub command: String,
+    /// Where the server was found, or `None` when missing.
+    pub found: Option<String>,
+    /// Its `--version` line, when it printed one.
+    pub version: Option<String>,
+    /// What to do when it is missing or does not run.
+    pub hint: Option<String>,
+}

@@ -1,0 +1,246 @@
+//! Text for the tools that stand on the language servers: diagnostics,
+//! logs, and `sextant doctor`.
+
+use std::fmt::Write;
+
+use super::count;
+use crate::model::{
+    DiagnosticsReport, DoctorReport, LogLine, LogsReport, ServerState, ServerStatus, Severity,
+};
+
+/// A summary block, then one block per file:
+/// `✘ @12:5 [Error][2304] Cannot find name 'x' (typescript)`.
+pub fn diagnostics(report: &DiagnosticsReport) -> Vec<String> {
+    let mut by_severity = [0usize; 4];
+    for file in &report.files {
+        for diagnostic in &file.diagnostics {
+            by_severity[diagnostic.severity as usize] += 1;
+        }
+    }
+    let names = [
+        ("error", "errors"),
+        ("warning", "warnings"),
+        ("info", "infos"),
+        ("hint", "hints"),
+    ];
+    let parts: Vec<String> = by_severity
+        .iter()
+        .zip(names)
+        .filter(|(n, _)| **n > 0)
+        .map(|(n, (one, many))| count(*n, one, many))
+        .collect();
+    let mut summary = if parts.is_empty() {
+        let what = match report.min_severity {
+            Severity::Error => "No errors",
+            Severity::Warning => "No errors or warnings",
+            _ => "No diagnostics",
+        };
+        match &report.scope {
+            Some(file) => format!("{what} in {file}"),
+            None => format!("{what} in {}", count(report.files_checked, "file", "files")),
+        }
+    } else {
+        format!(
+            "{} in {}",
+            parts.join(", "),
+            count(report.files.len(), "file", "files")
+        )
+    };
+    if report.scope.is_none() && !parts.is_empty() {
+        let _ = write!(summary, " ({} checked)", report.files_checked);
+    }
+    for note in &report.notes {
+        let _ = write!(summary, "\nNote: {note}");
+    }
+    let mut blocks = vec![summary];
+    for file in &report.files {
+        let mut counts = [0usize; 4];
+        for d in &file.diagnostics {
+            counts[d.severity as usize] += 1;
+        }
+        let parts: Vec<String> = counts
+            .iter()
+            .zip(names)
+            .filter(|(n, _)| **n > 0)
+            .map(|(n, (one, many))| count(*n, one, many))
+            .collect();
+        let mut block = format!("{} ({})", file.path, parts.join(", "));
+        for d in &file.diagnostics {
+            let icon = match d.severity {
+                Severity::Error => '✘',
+                Severity::Warning => '⚠',
+                Severity::Information => 'ℹ',
+                Severity::Hint => '·',
+            };
+            let _ = write!(block, "\n  {icon} @{} [{}]", d.position, d.severity.name());
+            if let Some(code) = &d.code {
+                let _ = write!(block, "[{code}]");
+            }
+            // Multi-line messages (rustc's notes) stay readable, indented.
+            let message = d.message.trim_end().replace('\n', "\n      ");
+            let _ = write!(block, " {message}");
+            if let Some(source) = &d.source {
+                let _ = write!(block, " ({source})");
+            }
+        }
+        blocks.push(block);
+    }
+    blocks
+}
+
+/// Server statuses first, then log lines, newest last.
+pub fn logs(report: &LogsReport) -> Vec<String> {
+    let mut status = String::from("Language servers:");
+    if report.servers.is_empty() {
+        status.push_str(" none configured");
+    }
+    for server in &report.servers {
+        let _ = write!(status, "\n  {}", server_line(server));
+    }
+    let mut lines = String::new();
+    if report.lines.is_empty() {
+        lines.push_str("No log lines match.");
+    } else {
+        if report.older_lines > 0 {
+            let _ = writeln!(
+                lines,
+                "... {} before these (raise tail to see them)",
+                count(report.older_lines, "older line", "older lines")
+            );
+        }
+        for line in &report.lines {
+            let _ = writeln!(lines, "{}", log_line(line));
+        }
+        lines.truncate(lines.trim_end().len());
+    }
+    vec![status, lines]
+}
+
+fn server_line(server: &ServerStatus) -> String {
+    let state = match &server.state {
+        ServerState::NotStarted => "not started".to_string(),
+        ServerState::Missing { hint } => format!("missing: {hint}"),
+        ServerState::Starting => "starting".to_string(),
+        ServerState::Indexing {
+            percentage: Some(p),
+            title,
+        } => format!("indexing {p}% ({title})"),
+        ServerState::Indexing {
+            percentage: None,
+            title,
+        } => format!("indexing ({title})"),
+        ServerState::Ready => "ready".to_string(),
+        ServerState::Crashed { exit, gave_up, .. } => {
+            let then = if *gave_up {
+                "not restarted for now"
+            } else {
+                "restarts on next use"
+            };
+            format!("crashed ({exit}); {then}")
+        }
+        ServerState::Failed { error } => format!("failed: {error}"),
+    };
+    let mut line = format!("{} ({}): {state}", server.server, server.language);
+    if server.restarts > 0 {
+        let _ = write!(
+            line,
+            ", restarted {}",
+            count(server.restarts as usize, "time", "times")
+        );
+    }
+    let _ = write!(line, "\n    command: {}", server.command);
+    if let Some(root) = &server.root {
+        let _ = write!(line, "; root: {root}");
+    }
+    if let Some(pid) = server.pid {
+        let _ = write!(line, "; pid {pid}");
+    }
+    if let Some(uptime) = server.uptime_secs {
+        let _ = write!(line, "; up {}", duration(uptime));
+    }
+    if let ServerState::Crashed { stderr_tail, .. } = &server.state {
+        for stderr in stderr_tail {
+            let _ = write!(line, "\n    stderr: {stderr}");
+        }
+    }
+    line
+}
+
+fn duration(secs: u64) -> String {
+    match secs {
+        0..60 => format!("{secs}s"),
+        60..3600 => format!("{}m{:02}s", secs / 60, secs % 60),
+        _ => format!("{}h{:02}m", secs / 3600, (secs % 3600) / 60),
+    }
+}
+
+/// `12:03:04.120 warn  rust-analyzer  failed to load build scripts` (UTC).
+fn log_line(line: &LogLine) -> String {
+    let ms = line.time_ms % 1000;
+    let secs = line.time_ms / 1000;
+    let (h, m, s) = ((secs / 3600) % 24, (secs / 60) % 60, secs % 60);
+    format!(
+        "{h:02}:{m:02}:{s:02}.{ms:03} {:<5} {}  {}",
+        line.level.name(),
+        line.source,
+        line.message
+    )
+}
+
+/// The doctor's report.
+pub fn doctor(report: &DoctorReport) -> String {
+    let mut out = format!(
+        "sextant {}\nWorkspace: {}\n",
+        report.version, report.workspace
+    );
+    let _ = writeln!(out, "Configuration: {}", report.config_files.join(", "));
+    let _ = writeln!(
+        out,
+        "Tools directory: {} (auto_install {})",
+        report.tools_dir,
+        if report.auto_install { "on" } else { "off" }
+    );
+    out.push_str("\nLanguages:\n");
+    for language in &report.languages {
+        let exts: Vec<String> = language
+            .extensions
+            .iter()
+            .map(|e| format!(".{e}"))
+            .collect();
+        let _ = writeln!(
+            out,
+            "  {} ({}): {}",
+            language.language,
+            exts.join(" "),
+            language.command
+        );
+        match (&language.found, &language.version) {
+            (Some(found), Some(version)) => {
+                let _ = writeln!(out, "    ok: {found} ({version})");
+            }
+            (Some(found), None) => {
+                let _ = writeln!(out, "    found but not working: {found}");
+            }
+            (None, _) => out.push_str("    missing\n"),
+        }
+        if let Some(hint) = &language.hint {
+            let _ = writeln!(out, "    fix: {hint}");
+        }
+    }
+    if !report.grammars.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nTree-sitter grammars: {}",
+            report.grammars.join(", ")
+        );
+    }
+    out.push_str("\nLibrary roots (read-only):\n");
+    if report.library_roots.is_empty() {
+        out.push_str("  none\n");
+    }
+    for root in &report.library_roots {
+        let _ = writeln!(out, "  {root}");
+    }
+    out.truncate(out.trim_end().len());
+    out
+}

@@ -1,0 +1,79 @@
+//! `logs`: what sextant and its language servers did: every server's state,
+//! then the log lines (tool calls, server stderr and log messages).
+
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::Tool;
+use crate::context::Context;
+use crate::error::ToolResult;
+use crate::model::{LogLevel, LogsReport};
+
+const DEFAULT_TAIL: usize = 50;
+
+pub struct Logs;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    /// Only this server (`rust-analyzer`) or language (`rust`), or `tool` for tool calls, `sextant` for sextant itself
+    pub server: Option<String>,
+    /// The least important level to show: error, warn, info (default), debug
+    pub level: Option<LogLevel>,
+    /// How many of the newest lines to show (default 50)
+    pub tail: Option<usize>,
+    /// Only lines containing this text (case-insensitive)
+    pub contains: Option<String>,
+}
+
+impl Tool for Logs {
+    const NAME: &'static str = "logs";
+    const DESCRIPTION: &'static str = "What sextant and its language servers did: each server's state (not started, starting, \
+indexing 40%, ready, crashed with its last stderr lines), pid and uptime; then log lines, newest last: tool calls with their \
+duration, server stderr and messages. Use it when an answer says a server is missing, indexing, crashed or timed out.";
+    const WRITES: bool = false;
+    type Params = Params;
+    type Output = LogsReport;
+
+    async fn run(ctx: Arc<Context>, params: Params) -> ToolResult<LogsReport> {
+        let level = params.level.unwrap_or(LogLevel::Info);
+        let wanted = params.server.as_deref();
+        let needle = params.contains.as_deref().map(str::to_lowercase);
+        let servers: Vec<_> = ctx
+            .lsp
+            .statuses(|p| ctx.workspace.display(p))
+            .into_iter()
+            .filter(|s| wanted.is_none_or(|w| s.server == w || s.language == w))
+            .collect();
+        let language_servers: Vec<String> = ctx
+            .lsp
+            .config()
+            .languages
+            .iter()
+            .filter(|l| l.name == wanted.unwrap_or_default())
+            .map(|l| l.server_name().to_string())
+            .collect();
+        let mut lines = ctx.logs.matching(|line| {
+            line.level <= level
+                && wanted
+                    .is_none_or(|w| line.source == w || language_servers.contains(&line.source))
+                && needle
+                    .as_deref()
+                    .is_none_or(|n| line.message.to_lowercase().contains(n))
+        });
+        let tail = params.tail.unwrap_or(DEFAULT_TAIL);
+        let older_lines = lines.len().saturating_sub(tail);
+        lines.drain(..older_lines);
+        Ok(LogsReport {
+            servers,
+            lines,
+            older_lines,
+        })
+    }
+
+    fn render(output: &LogsReport) -> Vec<String> {
+        crate::render::logs(output)
+    }
+}
