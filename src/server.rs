@@ -7,15 +7,19 @@
 
 use std::sync::Arc;
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
-    ToolAnnotations,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities,
+    ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 
 use crate::context::Context;
+use crate::error::{ErrorCode, ToolError};
+use crate::progress;
 use crate::tools::{self, ToolEntry};
 
 /// What the agent is told about sextant at initialize (kept under 2 KB).
@@ -79,10 +83,18 @@ impl ServerHandler for McpServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let args = request.arguments.unwrap_or_default();
-        let result = match tools::call(&self.ctx, &request.name, args).await {
+        let sink = progress_sink(&context);
+        let call = progress::with_sink(sink, tools::call(&self.ctx, &request.name, args));
+        // A cancelled call drops the tool's future, which cancels whatever
+        // language-server request it was waiting for.
+        let answer = tokio::select! {
+            answer = call => answer,
+            () = context.ct.cancelled() => Err(ToolError::new(ErrorCode::Io, "the call was cancelled")),
+        };
+        let result = match answer {
             Ok(answer) => match answer.json {
                 Some(json) => CallToolResult::structured(json),
                 None => CallToolResult::success(
@@ -95,12 +107,39 @@ impl ServerHandler for McpServer {
     }
 }
 
-/// Serves MCP over stdin/stdout until the client goes away.
+/// Sends the call's progress as MCP progress notifications, when the
+/// client asked for them with a progress token.
+fn progress_sink(context: &RequestContext<RoleServer>) -> progress::Sink {
+    let Some(token) = context.meta.get_progress_token() else {
+        return Arc::new(|_, _| {});
+    };
+    let peer = context.peer.clone();
+    let step = Arc::new(AtomicU64::new(0));
+    Arc::new(move |message, _fraction| {
+        // MCP wants the progress value to grow with every notification.
+        let value = step.fetch_add(1, Ordering::Relaxed) + 1;
+        let param =
+            ProgressNotificationParam::new(token.clone(), value as f64).with_message(message);
+        let peer = peer.clone();
+        tokio::spawn(async move {
+            let _ = peer.notify_progress(param).await;
+        });
+    })
+}
+
+/// Serves MCP over stdin/stdout until the client goes away or a signal
+/// ends the process; then shuts the language servers down.
 pub async fn serve_stdio(ctx: Arc<Context>) -> anyhow::Result<()> {
-    let service = McpServer::new(ctx)
+    let service = McpServer::new(Arc::clone(&ctx))
         .serve(rmcp::transport::stdio())
         .await
         .map_err(|err| anyhow::anyhow!("MCP initialisation failed: {err}"))?;
-    service.waiting().await?;
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    tokio::select! {
+        result = service.waiting() => { result?; }
+        _ = tokio::signal::ctrl_c() => {}
+        _ = terminate.recv() => {}
+    }
+    ctx.lsp.shutdown(std::time::Duration::from_secs(2)).await;
     Ok(())
 }

@@ -127,3 +127,20 @@ fn help_lists_tools_and_their_parameters() {
     );
     assert!(text.contains("  output_mode (string)\n"), "{text}");
 }
+
+#[test]
+fn doctor_reports_languages_servers_and_roots() {
+    let f = fixture("rust");
+    let out = sextant(&["doctor", "--root", f.root().to_str().unwrap()]);
+    assert!(out.status.success());
+    let root = f.root().canonicalize().unwrap().display().to_string();
+    let text = stdout(&out).replace(&root, "[root]");
+    insta::with_settings!({filters => vec![
+        (r"sextant \d+\.\d+\.\d+", "sextant [version]"),
+        (r"ok: \S+ \(.*\)", "ok: [path] ([version])"),
+        (r"Tools directory: \S+", "Tools directory: [tools]"),
+        (r"(?s)Library roots \(read-only\):.*", "Library roots (read-only): [roots]"),
+    ]}, {
+        insta::assert_snapshot!(text);
+    });
+}

@@ -46,6 +46,41 @@ fn texts(result: &CallToolResult) -> Vec<String> {
 }
 
 #[tokio::test]
+async fn a_killed_sextant_leaves_no_language_server() {
+    let f = fixture("ts");
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_sextant"));
+    command.arg("serve").arg("--root").arg(f.root());
+    let (transport, _stderr) = TokioChildProcess::builder(command)
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let sextant_pid = transport.id().unwrap();
+    let client = ().serve(transport).await.unwrap();
+    let diagnostics = call(&client, "diagnostics", json!({"file": "src/shapes.ts"})).await;
+    assert_eq!(
+        texts(&diagnostics),
+        ["No errors or warnings in src/shapes.ts"]
+    );
+    let logs =
+        texts(&call(&client, "logs", json!({"server": "typescript", "tail": 0})).await).join("\n");
+    let server_pid: i32 = logs
+        .split("; pid ")
+        .nth(1)
+        .and_then(|rest| rest.split(';').next())
+        .and_then(|pid| pid.parse().ok())
+        .unwrap_or_else(|| panic!("no pid in {logs}"));
+    unsafe { libc::kill(sextant_pid as i32, libc::SIGKILL) };
+    for _ in 0..100 {
+        let stat = std::fs::read_to_string(format!("/proc/{server_pid}/stat")).unwrap_or_default();
+        if stat.is_empty() || stat.split(") ").nth(1).is_some_and(|s| s.starts_with('Z')) {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("typescript-language-server (pid {server_pid}) outlived a killed sextant");
+}
+
+#[tokio::test]
 async fn initialize_and_list_tools() {
     let f = fixture("ts");
     let client = start(f.root(), &[]).await;
@@ -70,7 +105,9 @@ async fn initialize_and_list_tools() {
             "grep",
             "edit",
             "apply_patch",
-            "create_file"
+            "create_file",
+            "diagnostics",
+            "logs"
         ]
     );
     for tool in &tools {

@@ -83,6 +83,8 @@ pub struct LspClient {
     documents: tokio::sync::Mutex<HashMap<PathBuf, Document>>,
     exit: watch::Receiver<Option<ExitInfo>>,
     kill: Arc<Notify>,
+    /// The project's files as they were at the last completed check.
+    checked: std::sync::Mutex<Option<u64>>,
 }
 
 impl std::fmt::Debug for LspClient {
@@ -160,7 +162,11 @@ impl LspClient {
         }
         {
             let (shared, kill) = (Arc::clone(&shared), Arc::clone(&kill));
+            // async-lsp's main loop panics when every socket is gone while it
+            // still runs ("Sender is alive"): it keeps one until it ends.
+            let keep_open = socket.clone();
             tokio::spawn(async move {
+                let _keep_open = keep_open;
                 let result = main_loop
                     .run_buffered(stdout.compat(), stdin.compat_write())
                     .await;
@@ -176,6 +182,10 @@ impl LspClient {
                 }
                 // A connection that broke (garbage on stdout) leaves a
                 // process we can no longer talk to: end it.
+                shared
+                    .disconnected
+                    .store(true, std::sync::atomic::Ordering::SeqCst);
+                shared.poke();
                 kill.notify_one();
             });
         }
@@ -219,6 +229,7 @@ impl LspClient {
             documents: tokio::sync::Mutex::new(HashMap::new()),
             exit,
             kill,
+            checked: std::sync::Mutex::new(None),
         };
         client.initialize(root_uri, folder).await
     }
@@ -251,6 +262,14 @@ impl LspClient {
                 return Err(self.explain_start_failure(err).await);
             }
         };
+        self.shared.logs.record(
+            LogLevel::Debug,
+            &self.shared.server,
+            format!(
+                "capabilities: {}",
+                serde_json::to_string(&result.capabilities).unwrap_or_default()
+            ),
+        );
         self.encoding = Encoding::from_lsp(result.capabilities.position_encoding.as_ref());
         self.capabilities = result.capabilities;
         self.notify::<Initialized>(lsp_types::InitializedParams {})?;
@@ -281,9 +300,7 @@ impl LspClient {
 
     /// A failed initialize, with how the process ended and what it said.
     async fn explain_start_failure(&self, err: LspError) -> LspError {
-        let mut exit = self.exit.clone();
-        let _ = tokio::time::timeout(Duration::from_secs(2), exit.wait_for(Option::is_some)).await;
-        let exited = self.exit.borrow().clone();
+        let exited = self.wait_exit(Duration::from_secs(2)).await;
         let stderr: Vec<String> = self.shared.state().stderr_tail.iter().cloned().collect();
         let detail = match exited {
             Some(exit) => format!("it exited during initialize ({})", exit.description),
@@ -303,10 +320,22 @@ impl LspClient {
     /// The process still runs and the connection holds.
     pub fn is_alive(&self) -> bool {
         self.exit.borrow().is_none()
+            && !self
+                .shared
+                .disconnected
+                .load(std::sync::atomic::Ordering::SeqCst)
     }
 
     pub fn exit_info(&self) -> Option<ExitInfo> {
         self.exit.borrow().clone()
+    }
+
+    /// Waits (at most `timeout`) for the process to be gone and says how it
+    /// ended: a broken connection is followed by the exit a moment later.
+    pub async fn wait_exit(&self, timeout: Duration) -> Option<ExitInfo> {
+        let mut exit = self.exit.clone();
+        let _ = tokio::time::timeout(timeout, exit.wait_for(Option::is_some)).await;
+        self.exit_info()
     }
 
     /// Sends a request and waits for its answer, at most `timeout`. A request
@@ -514,6 +543,50 @@ impl LspClient {
         Ok(true)
     }
 
+    /// Whether the last completed check saw the project as it is now (by
+    /// `fingerprint`): its results are then current without a new check.
+    pub fn checked_as(&self, fingerprint: u64) -> bool {
+        *self.checked.lock().unwrap_or_else(|e| e.into_inner()) == Some(fingerprint)
+    }
+
+    /// Records that a check of the project as of `fingerprint` completed.
+    pub fn record_check(&self, fingerprint: u64) {
+        *self.checked.lock().unwrap_or_else(|e| e.into_inner()) = Some(fingerprint);
+    }
+
+    /// A fingerprint of the project's source files on disk (paths, sizes,
+    /// modification times of the files this server's language covers, and of
+    /// its root markers), .gitignore respected. Cheap next to a check.
+    pub fn project_fingerprint(root: &Path, language: &LanguageConfig) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut entries: Vec<(PathBuf, u64, Option<std::time::SystemTime>)> =
+            ignore::WalkBuilder::new(root)
+                .require_git(false)
+                .filter_entry(|e| {
+                    e.file_name() != "target"
+                        && e.file_name() != "node_modules"
+                        && e.file_name() != ".git"
+                })
+                .build()
+                .filter_map(Result::ok)
+                .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
+                .filter(|e| {
+                    let name = e.file_name().to_string_lossy();
+                    let ext = e.path().extension().and_then(|x| x.to_str()).unwrap_or("");
+                    language.extensions.iter().any(|x| x == ext)
+                        || language.root_markers.iter().any(|m| *m == name)
+                })
+                .filter_map(|e| {
+                    let meta = e.metadata().ok()?;
+                    Some((e.into_path(), meta.len(), meta.modified().ok()))
+                })
+                .collect();
+        entries.sort();
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        entries.hash(&mut hasher);
+        hasher.finish()
+    }
+
     /// Tells the server a file appeared or changed on disk outside it.
     pub fn announce(&self, uri: &Url, change: FileChangeType) -> Result<(), LspError> {
         self.notify::<DidChangeWatchedFiles>(DidChangeWatchedFilesParams {
@@ -569,17 +642,20 @@ impl LspClient {
                 percentage: None,
             };
         }
-        // A server announces its work a moment after `initialized` (and
-        // after each change); a short quiet spell means it has none.
+        // A server announces its start-up work a moment after `initialized`;
+        // a short quiet spell after that means it has none. Once it was
+        // ready, only announced work counts.
         let quiet = state
             .last_activity
             .is_none_or(|at| at.elapsed() >= Duration::from_millis(300));
-        if !quiet && state.quiescent != Some(true) {
+        if !quiet && !state.was_ready && state.quiescent != Some(true) {
             return Readiness::Indexing {
                 title: "starting".into(),
                 percentage: None,
             };
         }
+        drop(state);
+        self.shared.state().was_ready = true;
         Readiness::Ready
     }
 
@@ -645,6 +721,17 @@ impl LspClient {
 
     /// Ends the process now.
     pub fn kill(&self) {
+        self.shared
+            .closing
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        self.kill.notify_one();
+    }
+}
+
+impl Drop for LspClient {
+    /// A client nobody holds can no longer be asked anything: end its
+    /// process (which ends its connection and tasks too).
+    fn drop(&mut self) {
         self.shared
             .closing
             .store(true, std::sync::atomic::Ordering::SeqCst);

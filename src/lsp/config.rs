@@ -49,6 +49,8 @@ pub struct LanguageConfig {
     pub install: Option<Install>,
     /// Saving a file starts a checker whose results are published later.
     pub checks_on_save: bool,
+    /// Ask tsserver for diagnostics synchronously (typescript-language-server).
+    pub tsserver_diagnostics: bool,
 }
 
 impl LanguageConfig {
@@ -107,6 +109,7 @@ struct LanguageFile {
     install: Option<Install>,
     enabled: Option<bool>,
     checks_on_save: Option<bool>,
+    tsserver_diagnostics: Option<bool>,
 }
 
 impl LanguageFile {
@@ -131,6 +134,7 @@ impl LanguageFile {
             install: other.install.or(self.install),
             enabled: other.enabled.or(self.enabled),
             checks_on_save: other.checks_on_save.or(self.checks_on_save),
+            tsserver_diagnostics: other.tsserver_diagnostics.or(self.tsserver_diagnostics),
         }
     }
 }
@@ -258,6 +262,7 @@ impl Config {
                     .unwrap_or_else(|| vec!["--version".into()]),
                 install: language.install,
                 checks_on_save: language.checks_on_save.unwrap_or(false),
+                tsserver_diagnostics: language.tsserver_diagnostics.unwrap_or(false),
             });
         }
         Ok(Config {

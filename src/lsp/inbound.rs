@@ -44,6 +44,8 @@ pub struct Shared {
     changed: watch::Sender<u64>,
     /// We asked it to shut down: its exit is expected.
     pub closing: std::sync::atomic::AtomicBool,
+    /// The connection ended (the process may take a moment more to go).
+    pub disconnected: std::sync::atomic::AtomicBool,
 }
 
 #[derive(Debug, Default)]
@@ -59,6 +61,8 @@ pub struct State {
     pub stderr_tail: VecDeque<String>,
     /// When the last work-done progress ended (or the server started).
     pub last_activity: Option<Instant>,
+    /// The server has been ready once.
+    pub was_ready: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -70,6 +74,8 @@ pub struct ProgressState {
 
 #[derive(Debug, Clone)]
 pub struct Published {
+    /// When it arrived.
+    pub at: Instant,
     pub version: Option<i32>,
     /// `publish_count` when this arrived.
     pub sequence: u64,
@@ -94,6 +100,7 @@ impl Shared {
             }),
             changed: watch::channel(0).0,
             closing: std::sync::atomic::AtomicBool::new(false),
+            disconnected: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -173,6 +180,7 @@ impl Shared {
                         state.diagnostics.insert(
                             published.uri,
                             Published {
+                                at: Instant::now(),
                                 version: published.version,
                                 sequence,
                                 items: published.diagnostics,

@@ -154,34 +154,55 @@ pub async fn pull_diagnostics(session: &Session) -> Result<Option<Vec<Diagnostic
     Ok(Some(convert_diagnostics(session, items)))
 }
 
+/// How long a document's diagnostics must stay unchanged before they count
+/// as complete. typescript-language-server publishes tsserver's syntactic,
+/// semantic and suggestion diagnostics as each arrives, so its first
+/// publication after a change can be an empty, syntax-only one.
+const SETTLE: Duration = Duration::from_millis(400);
+
 /// Waits (at most `timeout`) for diagnostics published for this version of
-/// the document, and returns them; `None` if none came in time.
+/// the document, settled (no newer publication for `SETTLE`), and returns
+/// them; `None` if none came in time.
 pub async fn published_diagnostics(
     session: &Session,
     timeout: Duration,
 ) -> Option<Vec<Diagnostic>> {
     let deadline = tokio::time::Instant::now() + timeout;
     loop {
-        if let Some(items) = fresh_published(session) {
-            return Some(convert_diagnostics(session, items));
+        let now = tokio::time::Instant::now();
+        if let Some((items, at)) = fresh_published(session) {
+            let quiet_since = at.elapsed();
+            if quiet_since >= SETTLE || now >= deadline {
+                return Some(convert_diagnostics(session, items));
+            }
+            // Wait out the rest of the quiet spell; a newer publication
+            // starts it again.
+            session
+                .client
+                .changed_before(now + (SETTLE - quiet_since))
+                .await;
+            continue;
         }
-        if tokio::time::Instant::now() >= deadline || !session.client.is_alive() {
+        if now >= deadline || !session.client.is_alive() {
             return None;
         }
         session.client.changed_before(deadline).await;
     }
 }
 
-/// The last publication for the document, if it describes the version the
-/// server has (same version, or published after that version was sent).
-pub fn fresh_published(session: &Session) -> Option<Vec<lsp_types::Diagnostic>> {
+/// The last publication for the document, and when it arrived, if it
+/// describes the version the server has (same version, or published after
+/// that version was sent).
+pub fn fresh_published(
+    session: &Session,
+) -> Option<(Vec<lsp_types::Diagnostic>, std::time::Instant)> {
     let state = session.client.shared.state();
     let published = state.diagnostics.get(&session.document.uri)?;
     let fresh = match published.version {
         Some(version) => version == session.document.version,
         None => published.sequence > session.document.sent_at,
     };
-    fresh.then(|| published.items.clone())
+    fresh.then(|| (published.items.clone(), published.at))
 }
 
 /// The last publication for the document if it came after the text last
@@ -217,4 +238,82 @@ fn convert_diagnostics(session: &Session, items: Vec<lsp_types::Diagnostic>) -> 
             message: d.message,
         })
         .collect()
+}
+
+/// tsserver's own diagnostics for the document, asked for synchronously
+/// through typescript-language-server's `typescript.tsserverRequest`
+/// command: syntactic, semantic and suggestion diagnostics of the text the
+/// server has now, complete. (What typescript-language-server publishes
+/// arrives in parts, one kind at a time, with no sign of the last one.)
+pub async fn tsserver_diagnostics(session: &Session) -> Result<Vec<Diagnostic>, LspError> {
+    use lsp_types::request::ExecuteCommand;
+    let file = session.document.path.display().to_string();
+    let mut diagnostics = Vec::new();
+    for command in [
+        "syntacticDiagnosticsSync",
+        "semanticDiagnosticsSync",
+        "suggestionDiagnosticsSync",
+    ] {
+        let params = lsp_types::ExecuteCommandParams {
+            command: "typescript.tsserverRequest".into(),
+            arguments: vec![
+                serde_json::json!(command),
+                serde_json::json!({ "file": file }),
+            ],
+            work_done_progress_params: WorkDoneProgressParams::default(),
+        };
+        let answer = session
+            .client
+            .request_settled::<ExecuteCommand>(params)
+            .await?
+            .unwrap_or_default();
+        let Some(items) = answer.get("body").and_then(|b| b.as_array()) else {
+            return Err(LspError::Rpc {
+                server: session.client.server().to_string(),
+                method: format!("typescript.tsserverRequest {command}"),
+                code: 0,
+                message: format!("unusable answer: {}", truncate(&answer.to_string(), 200)),
+            });
+        };
+        diagnostics.extend(
+            items
+                .iter()
+                .filter_map(|item| tsserver_diagnostic(&session.document.index, item)),
+        );
+    }
+    Ok(diagnostics)
+}
+
+/// One tsserver diagnostic: `start`/`end` are 1-based lines and 1-based
+/// UTF-16 offsets, whatever encoding the LSP connection uses.
+fn tsserver_diagnostic(index: &LineIndex, item: &serde_json::Value) -> Option<Diagnostic> {
+    let position = |key: &str| {
+        let at = item.get(key)?;
+        let line = at.get("line")?.as_u64()?.checked_sub(1)? as u32;
+        let offset = at.get("offset")?.as_u64()?.checked_sub(1)? as u32;
+        Some(index.to_model(lsp_types::Position::new(line, offset), Encoding::Utf16))
+    };
+    let severity = match item.get("category").and_then(|c| c.as_str()) {
+        Some("warning") => Severity::Warning,
+        Some("suggestion") => Severity::Hint,
+        Some("message") => Severity::Information,
+        _ => Severity::Error,
+    };
+    Some(Diagnostic {
+        severity,
+        position: position("start")?,
+        end: position("end")?,
+        code: item
+            .get("code")
+            .map(|c| c.to_string().trim_matches('"').to_string()),
+        source: Some("typescript".into()),
+        message: item.get("text")?.as_str()?.to_string(),
+    })
+}
+
+fn truncate(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => format!("{}...", &text[..at]),
+        None => text.to_string(),
+    }
 }

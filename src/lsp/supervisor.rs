@@ -136,6 +136,7 @@ impl Supervisor {
         };
         let mut reopen = Vec::new();
         if let Some(old) = previous {
+            old.wait_exit(Duration::from_secs(1)).await;
             reopen = old.open_documents().await;
             self.record_crash(&slot, &old)?;
             let recent = slot.info().crashes.len() as u32;

@@ -159,6 +159,8 @@ pub struct LogLine {
 /// What `logs` shows: every server's status, then matching log lines.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LogsReport {
+    /// The `server` filter asked for, if any.
+    pub server_filter: Option<String>,
     pub servers: Vec<ServerStatus>,
     pub lines: Vec<LogLine>,
     /// Lines that matched the filters but are older than the tail.

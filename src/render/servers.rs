@@ -92,20 +92,29 @@ pub fn diagnostics(report: &DiagnosticsReport) -> Vec<String> {
 pub fn logs(report: &LogsReport) -> Vec<String> {
     let mut status = String::from("Language servers:");
     if report.servers.is_empty() {
-        status.push_str(" none configured");
+        match &report.server_filter {
+            Some(name) => {
+                let _ = write!(status, " none named {name}");
+            }
+            None => status.push_str(" none configured"),
+        }
     }
     for server in &report.servers {
         let _ = write!(status, "\n  {}", server_line(server));
     }
     let mut lines = String::new();
-    if report.lines.is_empty() {
+    if report.lines.is_empty() && report.older_lines == 0 {
         lines.push_str("No log lines match.");
     } else {
         if report.older_lines > 0 {
             let _ = writeln!(
                 lines,
-                "... {} before these (raise tail to see them)",
-                count(report.older_lines, "older line", "older lines")
+                "... {} not shown (raise tail to see them)",
+                count(
+                    report.older_lines,
+                    "older matching line",
+                    "older matching lines"
+                )
             );
         }
         for line in &report.lines {

@@ -12,7 +12,10 @@ use serde::Deserialize;
 use super::Tool;
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
-use crate::lsp::requests::{checker_published, published_diagnostics, pull_diagnostics};
+use crate::lsp::client::LspClient;
+use crate::lsp::requests::{
+    checker_published, published_diagnostics, pull_diagnostics, tsserver_diagnostics,
+};
 use crate::lsp::{LspError, Session};
 use crate::model::{Diagnostic, DiagnosticsReport, FileDiagnostics, Severity};
 
@@ -181,6 +184,9 @@ async fn collect(
             format!("{server} was still indexing; diagnostics may be incomplete"),
         );
     }
+    if session.client.language.tsserver_diagnostics {
+        return tsserver_diagnostics(session).await;
+    }
     let pulled = pull_diagnostics(session).await?;
     let mut diagnostics = match &pulled {
         Some(pulled) => pulled.clone(),
@@ -200,23 +206,35 @@ async fn collect(
     // the checker's results later, beside (or merged into) its own: ask for
     // a check, wait for it to start and finish (bounded), then add them.
     let client = &session.client;
-    if check && client.request_check(&session.document)? {
-        let started = tokio::time::Instant::now() + Duration::from_secs(3);
-        while client.check_running().is_none() && tokio::time::Instant::now() < started {
-            client.changed_before(started).await;
-        }
-        let deadline = tokio::time::Instant::now() + client.language.request_timeout;
-        while client.check_running().is_some() && tokio::time::Instant::now() < deadline {
-            client.changed_before(deadline).await;
-        }
-        // The publication that follows the end of the check.
-        let settle = tokio::time::Instant::now() + Duration::from_millis(300);
-        client.changed_before(settle).await;
-        if let Some(check) = client.check_running() {
-            push_once(
-                notes,
-                format!("{server}: {check} is still running; its results are not included yet"),
-            );
+    if check && client.language.checks_on_save {
+        // A check reads the disk: it is needed only if a file of the project
+        // changed since the last one completed.
+        let (root, language) = (client.root.clone(), Arc::clone(&client.language));
+        let fingerprint =
+            tokio::task::spawn_blocking(move || LspClient::project_fingerprint(&root, &language))
+                .await
+                .ok();
+        let current = fingerprint.is_some_and(|f| client.checked_as(f));
+        if !current && client.request_check(&session.document)? {
+            let started = tokio::time::Instant::now() + Duration::from_secs(3);
+            while client.check_running().is_none() && tokio::time::Instant::now() < started {
+                client.changed_before(started).await;
+            }
+            let deadline = tokio::time::Instant::now() + client.language.request_timeout;
+            while client.check_running().is_some() && tokio::time::Instant::now() < deadline {
+                client.changed_before(deadline).await;
+            }
+            // The publication that follows the end of the check.
+            let settle = tokio::time::Instant::now() + Duration::from_millis(300);
+            client.changed_before(settle).await;
+            match (client.check_running(), fingerprint) {
+                (Some(check), _) => push_once(
+                    notes,
+                    format!("{server}: {check} is still running; its results are not included yet"),
+                ),
+                (None, Some(fingerprint)) => client.record_check(fingerprint),
+                (None, None) => {}
+            }
         }
     }
     if client.language.checks_on_save

@@ -1,0 +1,154 @@
+//! A fake language server for sextant's fault tests: it provokes what real
+//! servers rarely do. It is built with the tests (`cargo test` builds
+//! examples) and never shipped.
+//!
+//! Usage: `fake_lsp MODE STATE_DIR`. Every mode answers `initialize`,
+//! `textDocument/documentSymbol` (one Function named `fake`), `shutdown` and
+//! `exit` like a real server, except:
+//! - `crash-once`: exits with code 3 on its first documentSymbol.
+//! - `hang`: never answers documentSymbol; logs each `$/cancelRequest` id.
+//! - `garbage-once`: answers its first documentSymbol with bytes that are
+//!   not JSON-RPC.
+//! - `wrong-answer`: answers documentSymbol with a result of the wrong shape.
+//! - `chatty`: sends an unknown request, an unknown notification and a
+//!   malformed `$/progress` before each answer.
+//! - `die-in-initialize`: exits with code 1 on `initialize`.
+//! - `flood-stderr`: writes 50,000 lines to stderr before answering.
+//!
+//! "once" modes keep a marker in STATE_DIR, so the restarted server behaves.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+
+use serde_json::{Value, json};
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let mode = args.next().unwrap_or_else(|| "normal".into());
+    let state = PathBuf::from(args.next().unwrap_or_else(|| ".".into()));
+    let stdin = std::io::stdin();
+    let mut input = BufReader::new(stdin.lock());
+    let mut out = std::io::stdout().lock();
+    if mode == "flood-stderr" {
+        let mut err = std::io::stderr().lock();
+        for i in 0..50_000 {
+            let _ = writeln!(err, "fake: noisy line {i}");
+        }
+    }
+    while let Some(message) = read_message(&mut input) {
+        let method = message.get("method").and_then(Value::as_str).unwrap_or("");
+        let id = message.get("id").cloned();
+        match (method, id) {
+            ("initialize", Some(id)) => {
+                if mode == "die-in-initialize" {
+                    eprintln!("fake: cannot initialize, giving up");
+                    std::process::exit(1);
+                }
+                let capabilities = json!({
+                    "textDocumentSync": 1,
+                    "documentSymbolProvider": true,
+                });
+                send(
+                    &mut out,
+                    &json!({"jsonrpc": "2.0", "id": id, "result": {"capabilities": capabilities}}),
+                );
+            }
+            ("textDocument/documentSymbol", Some(id)) => {
+                if mode == "chatty" {
+                    send(
+                        &mut out,
+                        &json!({"jsonrpc": "2.0", "id": 9000, "method": "fake/unknownRequest", "params": {}}),
+                    );
+                    send(
+                        &mut out,
+                        &json!({"jsonrpc": "2.0", "method": "fake/unknownNotification", "params": {"x": 1}}),
+                    );
+                    send(
+                        &mut out,
+                        &json!({"jsonrpc": "2.0", "method": "$/progress", "params": {"token": 1, "value": "not progress"}}),
+                    );
+                }
+                match mode.as_str() {
+                    "crash-once" if first_time(&state, "crashed") => {
+                        eprintln!("fake: crashing on purpose");
+                        std::process::exit(3);
+                    }
+                    "hang" => continue,
+                    "garbage-once" if first_time(&state, "garbled") => {
+                        let _ = out.write_all(b"Content-Length: 9\r\n\r\n{garbage!");
+                        let _ = out.flush();
+                        continue;
+                    }
+                    "wrong-answer" => {
+                        send(&mut out, &json!({"jsonrpc": "2.0", "id": id, "result": 42}));
+                    }
+                    _ => {
+                        let range = json!({"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 10}});
+                        let name = json!({"start": {"line": 0, "character": 3}, "end": {"line": 0, "character": 7}});
+                        send(
+                            &mut out,
+                            &json!({"jsonrpc": "2.0", "id": id, "result": [
+                                {"name": "fake", "kind": 12, "range": range, "selectionRange": name}
+                            ]}),
+                        );
+                    }
+                }
+            }
+            ("shutdown", Some(id)) => send(
+                &mut out,
+                &json!({"jsonrpc": "2.0", "id": id, "result": null}),
+            ),
+            ("exit", _) => std::process::exit(0),
+            ("$/cancelRequest", None) => {
+                let cancelled = message
+                    .pointer("/params/id")
+                    .cloned()
+                    .unwrap_or(Value::Null);
+                eprintln!("fake: cancelled request {cancelled}");
+            }
+            (_, Some(id)) if message.get("method").is_some() => {
+                send(
+                    &mut out,
+                    &json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "not here"}}),
+                );
+            }
+            _ => {}
+        }
+    }
+}
+
+/// True the first time (and leaves a marker so later runs see false).
+fn first_time(state: &std::path::Path, marker: &str) -> bool {
+    let path = state.join(marker);
+    if path.exists() {
+        return false;
+    }
+    let _ = std::fs::write(path, "");
+    true
+}
+
+fn read_message(input: &mut impl BufRead) -> Option<Value> {
+    let mut length = None;
+    loop {
+        let mut line = String::new();
+        if input.read_line(&mut line).ok()? == 0 {
+            return None;
+        }
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        if let Some(value) = line.strip_prefix("Content-Length: ") {
+            length = value.parse::<usize>().ok();
+        }
+    }
+    let mut body = vec![0; length?];
+    input.read_exact(&mut body).ok()?;
+    serde_json::from_slice(&body).ok()
+}
+
+fn send(out: &mut impl Write, message: &Value) {
+    let body = message.to_string();
+    let _ = write!(out, "Content-Length: {}\r\n\r\n{body}", body.len());
+    let _ = out.flush();
+}

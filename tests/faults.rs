@@ -1,0 +1,244 @@
+//! What real servers rarely do, provoked by a fake one (examples/fake_lsp.rs):
+//! crashes, hangs, garbage, wrong answers, unknown methods, death during
+//! initialize, a flood of stderr. sextant answers each with a clear error,
+//! stays up, and recovers.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde_json::json;
+use sextant::context::Context;
+use sextant::error::ToolError;
+use sextant::lsp::config::Config;
+use sextant::lsp::requests::document_symbols;
+
+fn fake_server() -> PathBuf {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            // target/debug/deps/faults-HASH -> target/debug/examples/fake_lsp
+            let exe = std::env::current_exe().unwrap();
+            let path = exe
+                .parent()
+                .unwrap()
+                .parent()
+                .unwrap()
+                .join("examples")
+                .join("fake_lsp");
+            // A whole `cargo test` builds examples; a filtered run may not.
+            let status = std::process::Command::new(env!("CARGO"))
+                .args(["build", "--quiet", "--example", "fake_lsp"])
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                .status()
+                .expect("cargo runs");
+            assert!(
+                status.success() && path.exists(),
+                "{} could not be built",
+                path.display()
+            );
+            path
+        })
+        .clone()
+}
+
+struct Workspace {
+    dir: tempfile::TempDir,
+    ctx: Arc<Context>,
+}
+
+impl Workspace {
+    fn file(&self) -> PathBuf {
+        self.dir.path().canonicalize().unwrap().join("main.fake")
+    }
+
+    /// documentSymbol through the supervisor, as a tool would make it.
+    async fn symbols(&self) -> Result<String, String> {
+        let session = self
+            .ctx
+            .lsp
+            .open(&self.file())
+            .await
+            .map_err(|e| ToolError::from(e).to_string())?;
+        let symbols = document_symbols(&session)
+            .await
+            .map_err(|e| ToolError::from(e).to_string())?;
+        Ok(symbols
+            .iter()
+            .map(|s| {
+                format!(
+                    "@{} {} - {}",
+                    s.selection_range.start,
+                    s.kind.name(),
+                    s.name
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n"))
+    }
+
+    async fn logs(&self, args: serde_json::Value) -> String {
+        common::run(&self.ctx, "logs", args).await
+    }
+}
+
+fn workspace(mode: &str, request_timeout: f64) -> Workspace {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    std::fs::create_dir(&state).unwrap();
+    std::fs::write(dir.path().join("main.fake"), "fn fake() {}\n").unwrap();
+    std::fs::write(
+        dir.path().join("sextant.toml"),
+        format!(
+            "auto_install = false\n[language.fake]\ncommand = {:?}\nargs = [{mode:?}, {:?}]\nextensions = [\"fake\"]\n\
+             request_timeout = {request_timeout}\nready_timeout = 5\n",
+            fake_server().display().to_string(),
+            state.display().to_string()
+        ),
+    )
+    .unwrap();
+    let root = dir.path();
+    let config = Config::load(root, None).unwrap();
+    let workspace = sextant::fs::workspace::Workspace::new(root, &[]).unwrap();
+    Workspace {
+        ctx: Arc::new(Context::new(workspace, config, false)),
+        dir,
+    }
+}
+
+const FAKE_SYMBOL: &str = "@1:4 Function - fake";
+
+#[tokio::test]
+async fn a_crash_mid_request_fails_that_request_and_the_next_one_restarts() {
+    let w = workspace("crash-once", 10.0);
+    let err = w.symbols().await.unwrap_err();
+    assert!(err.starts_with("error[server-failed]: fake_lsp crashed: the connection closed during textDocument/documentSymbol"), "{err}");
+    assert_eq!(w.symbols().await.unwrap(), FAKE_SYMBOL);
+    let logs = w.logs(json!({})).await;
+    assert!(
+        logs.contains("fake_lsp (fake): ready, restarted 1 time"),
+        "{logs}"
+    );
+    assert!(
+        logs.contains("fake_lsp  fake: crashing on purpose"),
+        "{logs}"
+    );
+    assert!(logs.contains("crashed (exit code 3); restarting"), "{logs}");
+}
+
+#[tokio::test]
+async fn a_request_that_never_answers_times_out_and_is_cancelled() {
+    let w = workspace("hang", 1.0);
+    let err = w.symbols().await.unwrap_err();
+    assert_eq!(
+        err,
+        "error[server-timeout]: fake_lsp did not answer textDocument/documentSymbol within 1 s; the request was cancelled. Retry, or raise request_timeout in sextant.toml"
+    );
+    // Request 0 was initialize; the documentSymbol was request 1.
+    for _ in 0..50 {
+        if w.logs(json!({"contains": "cancelled request"}))
+            .await
+            .contains("fake: cancelled request 1")
+        {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!(
+        "no $/cancelRequest for request 1 reached the server:\n{}",
+        w.logs(json!({})).await
+    );
+}
+
+#[tokio::test]
+async fn garbage_on_stdout_breaks_the_connection_and_the_server_restarts() {
+    let w = workspace("garbage-once", 10.0);
+    let err = w.symbols().await.unwrap_err();
+    assert!(err.starts_with("error[server-failed]: fake_lsp crashed: the connection closed during textDocument/documentSymbol"), "{err}");
+    assert_eq!(w.symbols().await.unwrap(), FAKE_SYMBOL);
+}
+
+#[tokio::test]
+async fn a_wrong_answer_is_an_error_for_that_request_only() {
+    let w = workspace("wrong-answer", 10.0);
+    let err = w.symbols().await.unwrap_err();
+    assert!(err.starts_with("error[server-error]: fake_lsp answered textDocument/documentSymbol with an error (0): unusable answer: deserialization failed"), "{err}");
+    let client = w.ctx.lsp.client_for(&w.file()).await.unwrap();
+    assert!(
+        client.is_alive(),
+        "a bad answer does not cost the connection"
+    );
+}
+
+#[tokio::test]
+async fn unknown_requests_and_notifications_are_answered_and_logged() {
+    let w = workspace("chatty", 10.0);
+    assert_eq!(w.symbols().await.unwrap(), FAKE_SYMBOL);
+    assert_eq!(
+        w.symbols().await.unwrap(),
+        FAKE_SYMBOL,
+        "the connection survives"
+    );
+    let logs = w.logs(json!({"level": "debug", "server": "fake"})).await;
+    assert!(
+        logs.contains("answered unknown request fake/unknownRequest with MethodNotFound"),
+        "{logs}"
+    );
+    assert!(
+        logs.contains("ignored notification fake/unknownNotification"),
+        "{logs}"
+    );
+    assert!(
+        logs.contains("malformed $/progress notification ignored"),
+        "{logs}"
+    );
+}
+
+#[tokio::test]
+async fn a_server_that_dies_in_initialize_is_reported_with_its_last_words() {
+    let w = workspace("die-in-initialize", 10.0);
+    let err = w.symbols().await.unwrap_err();
+    assert_eq!(
+        err,
+        "error[server-failed]: fake_lsp failed to start: it exited during initialize (exit code 1); its last output: fake: cannot initialize, giving up"
+    );
+    let logs = w.logs(json!({"tail": 0})).await;
+    assert!(
+        logs.contains("fake_lsp (fake): failed: fake_lsp failed to start"),
+        "{logs}"
+    );
+}
+
+#[tokio::test]
+async fn a_flood_of_stderr_costs_only_old_log_lines() {
+    let w = workspace("flood-stderr", 10.0);
+    assert_eq!(w.symbols().await.unwrap(), FAKE_SYMBOL);
+    let logs = w
+        .logs(json!({"server": "fake", "contains": "noisy line 49999"}))
+        .await;
+    assert!(logs.contains("fake_lsp  fake: noisy line 49999"), "{logs}");
+}
+
+#[tokio::test]
+async fn a_missing_server_says_what_to_install() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.py"), "x = 1\n").unwrap();
+    std::fs::write(
+        dir.path().join("sextant.toml"),
+        "[language.python]\ncommand = \"sextant-no-such-server\"\nextensions = [\"py\"]\n",
+    )
+    .unwrap();
+    let ctx = common::context(dir.path(), false);
+    let out = common::run(&ctx, "diagnostics", json!({"file": "a.py"})).await;
+    assert_eq!(
+        out,
+        "error[server-missing]: sextant-no-such-server is not installed; install `sextant-no-such-server` and put it on PATH, or set `command` for [language.python] in sextant.toml"
+    );
+    let logs = common::run(&ctx, "logs", json!({"server": "python"})).await;
+    assert!(
+        logs.contains("sextant-no-such-server (python): missing: install `sextant-no-such-server`"),
+        "{logs}"
+    );
+    let _ = Path::new(".");
+}

@@ -1,0 +1,242 @@
+//! The supervisor against the real language servers, on copies of the
+//! fixtures: start, ready, document symbols, diagnostics that follow edits on
+//! disk, restart after a crash, and shutdown that leaves no process.
+//!
+//! The servers must be installed (scripts/test.sh does it): a missing server
+//! fails these tests, it never skips them.
+
+mod common;
+
+use std::path::Path;
+use std::time::Duration;
+
+use common::{Fixture, fixture};
+use insta::assert_snapshot;
+use serde_json::json;
+use sextant::lsp::requests::document_symbols;
+use sextant::model::OutlineSymbol;
+
+/// `@line:char Kind - name` lines, indented by depth.
+fn outline(symbols: &[OutlineSymbol], depth: usize, out: &mut String) {
+    for symbol in symbols {
+        out.push_str(&format!(
+            "{}@{} {} - {}\n",
+            "  ".repeat(depth),
+            symbol.selection_range.start,
+            symbol.kind.name(),
+            symbol.name
+        ));
+        outline(&symbol.children, depth + 1, out);
+    }
+}
+
+async fn symbols_of(f: &Fixture, file: &str) -> String {
+    let session = f.ctx.lsp.open(&f.path(file)).await.expect("a ready server");
+    assert!(
+        session.index_complete,
+        "{} still indexing after its ready_timeout",
+        session.client.server()
+    );
+    let symbols = document_symbols(&session)
+        .await
+        .expect("documentSymbol answers");
+    let mut out = String::new();
+    outline(&symbols, 0, &mut out);
+    out
+}
+
+fn process_exists(pid: u32) -> bool {
+    // A zombie still has a /proc entry; its state line says Z.
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|stat| !stat.split(") ").nth(1).unwrap_or("").starts_with('Z'))
+        .unwrap_or(false)
+}
+
+async fn wait_gone(pid: u32) {
+    for _ in 0..100 {
+        if !process_exists(pid) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("process {pid} is still running");
+}
+
+fn write(f: &Fixture, file: &str, text: &str) {
+    std::fs::write(f.path(file), text).unwrap();
+}
+
+/// Kills the server behind `file`, then checks the next request restarts it
+/// with the document reopened and answers as before.
+async fn crash_and_recover(f: &Fixture, file: &str, before: &str) {
+    let client = f.ctx.lsp.client_for(&f.path(file)).await.unwrap();
+    let pid = client.pid.unwrap();
+    unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+    wait_gone(pid).await;
+    for _ in 0..100 {
+        if !client.is_alive() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(!client.is_alive());
+    assert_eq!(
+        client
+            .wait_exit(Duration::from_secs(5))
+            .await
+            .unwrap()
+            .description,
+        "killed by signal 9"
+    );
+    let logs = f.run("logs", json!({"level": "error"})).await;
+    assert!(
+        logs.contains("crashed (killed by signal 9); restarts on next use"),
+        "{logs}"
+    );
+
+    assert_eq!(
+        symbols_of(f, file).await,
+        before,
+        "the restarted server answers as before"
+    );
+    let restarted = f.ctx.lsp.client_for(&f.path(file)).await.unwrap();
+    assert_ne!(restarted.pid, Some(pid));
+    assert!(
+        restarted.open_documents().await.contains(&f.path(file)),
+        "documents are reopened"
+    );
+    let logs = f.run("logs", json!({"tail": 0})).await;
+    assert!(logs.contains(": ready, restarted 1 time\n"), "{logs}");
+}
+
+async fn shutdown_leaves_nothing(f: &Fixture) {
+    let pids: Vec<u32> = f.ctx.lsp.clients().iter().filter_map(|c| c.pid).collect();
+    assert!(!pids.is_empty());
+    f.ctx.lsp.shutdown(Duration::from_secs(5)).await;
+    for pid in pids {
+        wait_gone(pid).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typescript_server_end_to_end() {
+    let f = fixture("ts");
+    let symbols = symbols_of(&f, "src/shapes.ts").await;
+    assert_snapshot!("ts_document_symbols", symbols);
+
+    // Diagnostics: a clean file, a broken one, the workspace.
+    assert_snapshot!(
+        "ts_diagnostics_clean",
+        f.run("diagnostics", json!({"file": "src/shapes.ts"})).await
+    );
+    assert_snapshot!(
+        "ts_diagnostics_broken",
+        f.run(
+            "diagnostics",
+            json!({"file": "src/broken.ts", "severity": "hint"})
+        )
+        .await
+    );
+    assert_snapshot!(
+        "ts_diagnostics_workspace",
+        f.run("diagnostics", json!({"severity": "error"})).await
+    );
+
+    // An edit on disk adds an error; the next call sees it; fixing it clears it.
+    let original = f.read("src/index.ts");
+    write(
+        &f,
+        "src/index.ts",
+        &original.replace("registry.totalArea()", "registry.totalAreaa()"),
+    );
+    let broken = f.run("diagnostics", json!({"file": "src/index.ts"})).await;
+    assert!(broken.starts_with("1 error in 1 file"), "{broken}");
+    assert!(broken.contains("Property 'totalAreaa' does not exist on type 'Registry<Shape>'. Did you mean 'totalArea'?"), "{broken}");
+    write(&f, "src/index.ts", &original);
+    assert_eq!(
+        f.run("diagnostics", json!({"file": "src/index.ts"})).await,
+        "No errors or warnings in src/index.ts"
+    );
+
+    // An external edit between two requests: the outline follows the disk.
+    let shapes = f.read("src/shapes.ts");
+    write(
+        &f,
+        "src/shapes.ts",
+        &shapes.replace("export class Square", "export class Rectangle"),
+    );
+    let renamed = symbols_of(&f, "src/shapes.ts").await;
+    assert!(
+        renamed.contains("Class - Rectangle") && !renamed.contains("Class - Square"),
+        "{renamed}"
+    );
+    write(&f, "src/shapes.ts", &shapes);
+
+    // logs: the servers' states, then the tool calls, volatile parts masked.
+    let tool_lines = f.run("logs", json!({"server": "tool", "tail": 4})).await;
+    let all_servers = f.run("logs", json!({"tail": 0})).await;
+    insta::with_settings!({filters => vec![
+        (r"pid \d+; up \d+s", "pid [pid]; up [uptime]"),
+        (r"\d\d:\d\d:\d\d\.\d\d\d", "[time]"),
+        (r"\(\d+\.\d ms\)", "([ms])"),
+        (r"\d+ older matching lines?", "[n] older matching lines"),
+    ]}, {
+        assert_snapshot!("ts_logs", tool_lines);
+        assert_snapshot!("ts_logs_all_servers", all_servers);
+    });
+
+    crash_and_recover(&f, "src/shapes.ts", &symbols).await;
+    shutdown_leaves_nothing(&f).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rust_analyzer_end_to_end() {
+    let f = fixture("rust");
+    let symbols = symbols_of(&f, "src/lib.rs").await;
+    assert_snapshot!("rust_document_symbols", symbols);
+
+    assert_snapshot!(
+        "rust_diagnostics_clean",
+        f.run("diagnostics", json!({"file": "src/lib.rs"})).await
+    );
+    assert_snapshot!(
+        "rust_diagnostics_broken",
+        f.run("diagnostics", json!({"file": "src/broken.rs"})).await
+    );
+    assert_snapshot!(
+        "rust_diagnostics_workspace",
+        f.run("diagnostics", json!({})).await
+    );
+
+    // Fix the error on disk: it disappears (cargo check reruns); break a
+    // clean file: its error appears.
+    let broken = f.read("src/broken.rs");
+    write(
+        &f,
+        "src/broken.rs",
+        &broken.replace("    drop(taken);\n    text\n", "    taken\n"),
+    );
+    let fixed = f.run("diagnostics", json!({"file": "src/broken.rs"})).await;
+    assert!(fixed.starts_with("1 warning in 1 file"), "{fixed}");
+    assert!(!fixed.contains("E0382"), "{fixed}");
+    let text = f.read("src/text.rs");
+    write(
+        &f,
+        "src/text.rs",
+        &text.replace("format!(\"{GREETING}, {名前} 🎉\")", "42"),
+    );
+    let error = f.run("diagnostics", json!({"file": "src/text.rs"})).await;
+    assert!(error.contains("✘ @10:5 [Error][E0308]"), "{error}");
+    write(&f, "src/text.rs", &text);
+    write(&f, "src/broken.rs", &broken);
+
+    crash_and_recover(&f, "src/lib.rs", &symbols).await;
+    shutdown_leaves_nothing(&f).await;
+}
+
+#[tokio::test]
+async fn a_file_without_a_server_says_so() {
+    let f = fixture("ts");
+    assert_snapshot!(f.run("diagnostics", json!({"file": "package.json"})).await, @"error[no-server]: no language server is configured for <root>/package.json; add one in sextant.toml ([language.NAME] with command and extensions)");
+    assert!(Path::new(&f.path("package.json")).exists());
+}
