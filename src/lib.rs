@@ -14,4 +14,5 @@ pub mod model;
 pub mod progress;
 pub mod render;
 pub mod server;
+pub mod syntax;
 pub mod tools;

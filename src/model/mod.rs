@@ -8,9 +8,11 @@
 //! never have to guess.
 
 mod files;
+mod outline;
 mod servers;
 mod symbols;
 
 pub use files::*;
+pub use outline::*;
 pub use servers::*;
 pub use symbols::*;

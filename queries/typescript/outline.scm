@@ -1,0 +1,95 @@
+; The outline of a TypeScript, TSX or JavaScript file (tags-style).
+;
+; Captures (read by src/syntax/outline.rs):
+;   @symbol.<kind>  a declaration; <kind> is the LSP kind in snake_case
+;   @name           its name: the text shown and the position `@line:char`
+;                   (a pattern without @name names the symbol with
+;                   `(#set! name "...")` and points at the declaration)
+;   @opaque         a function body: nothing inside it is outlined
+; When several patterns match one declaration, the first pattern wins.
+;
+; A pattern is rooted at a node that can hold declarations (the file,
+; a class body, a namespace body: see `is_scope` in src/syntax/grammar.rs) or at a child of one:
+; the query runs only there, so it never walks function bodies, types or
+; expressions, where most of a file's nodes are. @opaque says the same in
+; the query's own terms.
+;
+; Kinds follow typescript-language-server (tsserver's navtree), so the
+; tree-sitter outline and the server's agree: enum members are Constant,
+; type aliases Variable, getters and setters Method, `const` Constant and
+; `let`/`var` Variable whatever their value, index/call/construct signatures
+; Variable named `[]`, `()` and `new()`.
+
+; ---- function bodies: never looked into ----
+(function_declaration body: (_) @opaque)
+(generator_function_declaration body: (_) @opaque)
+(function_expression body: (_) @opaque)
+(generator_function body: (_) @opaque)
+(arrow_function body: (_) @opaque)
+(method_definition body: (_) @opaque)
+(class_static_block body: (_) @opaque)
+
+; ---- functions ----
+(function_declaration name: (identifier) @name) @symbol.function
+(generator_function_declaration name: (identifier) @name) @symbol.function
+; overload signatures and `declare function`
+(function_signature name: (identifier) @name) @symbol.function
+
+; ---- classes ----
+(class_declaration name: (type_identifier) @name) @symbol.class
+(abstract_class_declaration name: (type_identifier) @name) @symbol.class
+((export_statement "default" value: (class)) @symbol.class (#set! name "default"))
+((export_statement "default" value: [(function_expression) (generator_function) (arrow_function)]) @symbol.function (#set! name "default"))
+
+(class_body
+  (method_definition name: (property_identifier) @name (#eq? @name "constructor")) @symbol.constructor)
+(class_body
+  (method_signature name: (property_identifier) @name (#eq? @name "constructor")) @symbol.constructor)
+(class_body (method_definition name: (_) @name) @symbol.method)
+(class_body (method_signature name: (_) @name) @symbol.method)
+(class_body (abstract_method_signature name: (_) @name) @symbol.method)
+(class_body (public_field_definition name: (_) @name) @symbol.property)
+(class_body (index_signature) @symbol.variable (#set! name "[]"))
+
+; parameter properties: `constructor(private readonly x: number)` declares
+; a property of the class (nesting hoists it out of the constructor)
+(method_definition
+  name: (property_identifier) @_constructor (#eq? @_constructor "constructor")
+  parameters: (formal_parameters
+    [(required_parameter [(accessibility_modifier) (override_modifier) "readonly"] pattern: (identifier) @name)
+     (optional_parameter [(accessibility_modifier) (override_modifier) "readonly"] pattern: (identifier) @name)] @symbol.property))
+
+; ---- interfaces ----
+(interface_declaration name: (type_identifier) @name) @symbol.interface
+(interface_body (property_signature name: (_) @name) @symbol.property)
+(interface_body (method_signature name: (_) @name) @symbol.method)
+(interface_body (index_signature) @symbol.variable (#set! name "[]"))
+(interface_body (call_signature) @symbol.variable (#set! name "()"))
+(interface_body (construct_signature) @symbol.variable (#set! name "new()"))
+
+; ---- type aliases ----
+(type_alias_declaration name: (type_identifier) @name) @symbol.variable
+
+; ---- enums ----
+(enum_declaration name: (identifier) @name) @symbol.enum
+(enum_body name: (_) @name @symbol.constant)
+(enum_body (enum_assignment name: (_) @name) @symbol.constant)
+
+; ---- namespaces and modules ----
+(internal_module name: (_) @name) @symbol.module
+(module name: (_) @name) @symbol.module
+(ambient_declaration "global" @name) @symbol.module
+
+; ---- variables (destructuring names each binding) ----
+(lexical_declaration kind: "const" (variable_declarator name: (identifier) @name) @symbol.constant)
+(lexical_declaration kind: "const" (variable_declarator name: (array_pattern (identifier) @name @symbol.constant)))
+(lexical_declaration kind: "const" (variable_declarator name: (object_pattern (shorthand_property_identifier_pattern) @name @symbol.constant)))
+(lexical_declaration kind: "const" (variable_declarator name: (object_pattern (pair_pattern value: (identifier) @name @symbol.constant))))
+(lexical_declaration kind: "let" (variable_declarator name: (identifier) @name) @symbol.variable)
+(lexical_declaration kind: "let" (variable_declarator name: (array_pattern (identifier) @name @symbol.variable)))
+(lexical_declaration kind: "let" (variable_declarator name: (object_pattern (shorthand_property_identifier_pattern) @name @symbol.variable)))
+(lexical_declaration kind: "let" (variable_declarator name: (object_pattern (pair_pattern value: (identifier) @name @symbol.variable))))
+(variable_declaration (variable_declarator name: (identifier) @name) @symbol.variable)
+(variable_declaration (variable_declarator name: (array_pattern (identifier) @name @symbol.variable)))
+(variable_declaration (variable_declarator name: (object_pattern (shorthand_property_identifier_pattern) @name @symbol.variable)))
+(variable_declaration (variable_declarator name: (object_pattern (pair_pattern value: (identifier) @name @symbol.variable))))

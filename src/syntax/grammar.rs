@@ -1,0 +1,388 @@
+//! The grammars and their compiled queries.
+//!
+//! Each query is embedded at build time from `queries/<language>/*.scm` and
+//! compiled once per grammar, on first use (compiling the TypeScript
+//! queries takes tens of milliseconds). Capture names are checked when a
+//! query compiles, so a misspelt capture fails [`check_queries`] (and the
+//! test that calls it) instead of silently matching nothing.
+
+use std::cell::RefCell;
+use std::sync::{LazyLock, OnceLock};
+
+use tree_sitter::{Node, Parser, Query, Tree};
+
+use super::Language;
+use crate::model::{ALL_KINDS, SymbolKind};
+
+/// A grammar's query files, (file name, source): outline, then signature.
+type QueryFiles = [(&'static str, &'static str); 2];
+
+const TYPESCRIPT_QUERIES: QueryFiles = [
+    (
+        "queries/typescript/outline.scm",
+        include_str!("../../queries/typescript/outline.scm"),
+    ),
+    (
+        "queries/typescript/signature.scm",
+        include_str!("../../queries/typescript/signature.scm"),
+    ),
+];
+const RUST_QUERIES: QueryFiles = [
+    (
+        "queries/rust/outline.scm",
+        include_str!("../../queries/rust/outline.scm"),
+    ),
+    (
+        "queries/rust/signature.scm",
+        include_str!("../../queries/rust/signature.scm"),
+    ),
+];
+
+/// What the outline walk does with a node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Visit {
+    /// Declarations sit here: run the query, then walk the children.
+    Query,
+    /// Walk the children only.
+    Enter,
+    /// Nothing to find inside.
+    Skip,
+}
+
+/// What a capture means to the code that reads a query's matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// `@symbol.<kind>`: an outline symbol of that kind.
+    Symbol(SymbolKind),
+    /// `@name`: the symbol's or declaration's name.
+    Name,
+    /// `@opaque`: a function body the outline never looks into.
+    Opaque,
+    /// `@trait`: an impl block's trait.
+    Trait,
+    /// `@negative`: the `!` of a negative impl.
+    Negative,
+    /// `@declaration`: a declaration node for signature previews.
+    Declaration,
+    /// `@body`: where a signature preview stops.
+    Body,
+    /// `@prefix`: text before an `@item` that belongs to its declaration.
+    Prefix,
+    /// `@leading`: doc comments and attributes above an `@item`.
+    Leading,
+    /// `@item`: the declaration a `@prefix` or `@leading` belongs to.
+    Item,
+    /// `@comment`: left out of previews.
+    Comment,
+    /// `@_anything`: used by predicates only.
+    Ignored,
+}
+
+/// A compiled query with the meaning of each capture and each pattern's
+/// `#set! name` property.
+///
+/// A grammar's two query files are compiled as one query (outline patterns
+/// first), so one walk of the tree serves both: walking the tree is most of
+/// a query's cost.
+pub(crate) struct CompiledQuery {
+    pub query: Query,
+    pub roles: Vec<Role>,
+    pub pattern_names: Vec<Option<String>>,
+    /// Patterns below this index come from `outline.scm`, the rest from
+    /// `signature.scm`.
+    pub outline_patterns: usize,
+}
+
+/// A grammar with its compiled queries.
+pub(crate) struct Grammar {
+    pub language: tree_sitter::Language,
+    /// Every pattern but the `@comment` ones (the outline walk has no use
+    /// for the thousands of doc comments of a `.d.ts`).
+    pub query: CompiledQuery,
+    /// Only the `@comment` patterns, compiled when first needed (a
+    /// declaration header with a comment inside).
+    comments: OnceLock<CompiledQuery>,
+    files: &'static QueryFiles,
+    /// Where the outline walk looks (see [`Grammar::visit`]).
+    scopes: fn(&Node, &str) -> Visit,
+}
+
+static TYPESCRIPT: LazyLock<Grammar> = LazyLock::new(|| {
+    Grammar::new(
+        tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+        &TYPESCRIPT_QUERIES,
+        typescript_scope,
+    )
+    .unwrap_or_else(|err| panic!("{err}"))
+});
+static TSX: LazyLock<Grammar> = LazyLock::new(|| {
+    Grammar::new(
+        tree_sitter_typescript::LANGUAGE_TSX.into(),
+        &TYPESCRIPT_QUERIES,
+        typescript_scope,
+    )
+    .unwrap_or_else(|err| panic!("{err}"))
+});
+static RUST: LazyLock<Grammar> = LazyLock::new(|| {
+    Grammar::new(tree_sitter_rust::LANGUAGE.into(), &RUST_QUERIES, rust_scope)
+        .unwrap_or_else(|err| panic!("{err}"))
+});
+
+/// TypeScript: declarations sit in the program, export and `declare`
+/// wrappers, class, interface and enum bodies, and namespace and module
+/// bodies (statement blocks, like function bodies, so the parent decides);
+/// classes, interfaces, enums and namespaces lead to their bodies.
+fn typescript_scope(node: &Node, parent_kind: &str) -> Visit {
+    match node.kind() {
+        "program"
+        | "export_statement"
+        | "ambient_declaration"
+        | "class_body"
+        | "interface_body"
+        | "enum_body" => Visit::Query,
+        "class_declaration"
+        | "abstract_class_declaration"
+        | "class"
+        | "interface_declaration"
+        | "enum_declaration"
+        | "internal_module"
+        | "module" => Visit::Enter,
+        // A namespace that is not exported parses as an expression statement.
+        "expression_statement"
+            if node
+                .named_child(0)
+                .is_some_and(|child| child.kind() == "internal_module") =>
+        {
+            Visit::Query
+        }
+        "statement_block"
+            if matches!(
+                parent_kind,
+                "internal_module" | "module" | "ambient_declaration"
+            ) =>
+        {
+            Visit::Query
+        }
+        _ => Visit::Skip,
+    }
+}
+
+/// Rust: items sit in the file and in item lists (of modules, impl blocks,
+/// traits, extern blocks), fields in field lists, variants in variant
+/// lists; the items that hold those lists lead to them.
+fn rust_scope(node: &Node, _parent_kind: &str) -> Visit {
+    match node.kind() {
+        "source_file" | "declaration_list" | "field_declaration_list" | "enum_variant_list" => {
+            Visit::Query
+        }
+        "mod_item" | "impl_item" | "trait_item" | "foreign_mod_item" | "struct_item"
+        | "union_item" | "enum_item" | "enum_variant" => Visit::Enter,
+        _ => Visit::Skip,
+    }
+}
+
+/// The grammar (with queries) of a language; JavaScript uses TSX's.
+pub(crate) fn grammar(language: Language) -> &'static Grammar {
+    match language {
+        Language::TypeScript => &TYPESCRIPT,
+        Language::Tsx | Language::JavaScript => &TSX,
+        Language::Rust => &RUST,
+    }
+}
+
+impl Grammar {
+    fn new(
+        language: tree_sitter::Language,
+        files: &'static QueryFiles,
+        scopes: fn(&Node, &str) -> Visit,
+    ) -> Result<Grammar, String> {
+        let query = compile(&language, files, false)?;
+        Ok(Grammar {
+            language,
+            query,
+            comments: OnceLock::new(),
+            files,
+            scopes,
+        })
+    }
+
+    /// The query that finds comments.
+    pub(crate) fn comments(&self) -> &CompiledQuery {
+        self.comments.get_or_init(|| {
+            compile(&self.language, self.files, true).expect("compiled once already")
+        })
+    }
+
+    /// What the outline walk does with `node`, a child of a
+    /// `parent_kind` node.
+    ///
+    /// The query runs only at the nodes where declarations sit, for matches
+    /// rooted at the node or at one of its children; the walk enters the
+    /// declarations that hold such nodes and skips everything else:
+    /// function bodies, types and expressions, which hold most of a file's
+    /// nodes (walking all of them took most of an outline's time). So a
+    /// pattern must be rooted at such a node or at a child of one; the
+    /// tests of every declaration form hold the queries to it.
+    pub(crate) fn visit(&self, node: &Node, parent_kind: &str) -> Visit {
+        (self.scopes)(node, parent_kind)
+    }
+}
+
+/// Compiles a grammar's two query files as one query, keeping either every
+/// pattern but the `@comment` ones or only those.
+fn compile(
+    language: &tree_sitter::Language,
+    files: &QueryFiles,
+    comments: bool,
+) -> Result<CompiledQuery, String> {
+    let [(outline_file, outline), (signature_file, signature)] = *files;
+    let source = format!("{outline}\n{signature}");
+    let query = Query::new(language, &source).map_err(|err| {
+        // Point into the file the error is in.
+        let outline_lines = outline.lines().count() + 1;
+        let (file, row) = if err.row < outline_lines {
+            (outline_file, err.row)
+        } else {
+            (signature_file, err.row - outline_lines)
+        };
+        format!(
+            "{file}:{}:{}: {:?} error: {}",
+            row + 1,
+            err.column + 1,
+            err.kind,
+            err.message
+        )
+    })?;
+    let roles = query
+        .capture_names()
+        .iter()
+        .map(|name| {
+            role(name).ok_or_else(|| {
+                let file = if outline.contains(&format!("@{name}")) {
+                    outline_file
+                } else {
+                    signature_file
+                };
+                format!("{file}: unknown capture @{name}")
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let pattern_names = (0..query.pattern_count())
+        .map(|pattern| {
+            query
+                .property_settings(pattern)
+                .iter()
+                .find(|p| &*p.key == "name")
+                .and_then(|p| p.value.as_deref().map(str::to_string))
+        })
+        .collect();
+    let outline_patterns = (0..query.pattern_count())
+        .take_while(|&p| query.start_byte_for_pattern(p) < outline.len())
+        .count();
+    let mut query = query;
+    for pattern in 0..query.pattern_count() {
+        let has_comment = query
+            .capture_quantifiers(pattern)
+            .iter()
+            .zip(&roles)
+            .any(|(q, role)| *role == Role::Comment && *q != tree_sitter::CaptureQuantifier::Zero);
+        if has_comment != comments {
+            query.disable_pattern(pattern);
+        }
+    }
+    Ok(CompiledQuery {
+        query,
+        roles,
+        pattern_names,
+        outline_patterns,
+    })
+}
+
+fn role(capture: &str) -> Option<Role> {
+    if capture.starts_with('_') {
+        return Some(Role::Ignored);
+    }
+    if let Some(kind) = capture.strip_prefix("symbol.") {
+        return ALL_KINDS
+            .iter()
+            .find(|k| snake_case(k.name()) == kind)
+            .map(|&k| Role::Symbol(k));
+    }
+    Some(match capture {
+        "name" => Role::Name,
+        "opaque" => Role::Opaque,
+        "trait" => Role::Trait,
+        "negative" => Role::Negative,
+        "declaration" => Role::Declaration,
+        "body" => Role::Body,
+        "prefix" => Role::Prefix,
+        "leading" => Role::Leading,
+        "item" => Role::Item,
+        "comment" => Role::Comment,
+        _ => return None,
+    })
+}
+
+/// `EnumMember` -> `enum_member`.
+fn snake_case(name: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            out.push('_');
+        }
+        out.push(c.to_ascii_lowercase());
+    }
+    out
+}
+
+/// Compiles every query against every grammar that uses it, checking
+/// capture names: `grammar: file` for each query that compiles, or every
+/// failure with its reason.
+pub fn check_queries() -> Result<Vec<String>, String> {
+    let grammars: [(&str, tree_sitter::Language, &QueryFiles); 3] = [
+        (
+            "TypeScript",
+            tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+            &TYPESCRIPT_QUERIES,
+        ),
+        (
+            "TSX",
+            tree_sitter_typescript::LANGUAGE_TSX.into(),
+            &TYPESCRIPT_QUERIES,
+        ),
+        ("Rust", tree_sitter_rust::LANGUAGE.into(), &RUST_QUERIES),
+    ];
+    let mut checked = Vec::new();
+    let mut errors = Vec::new();
+    for (grammar, language, queries) in grammars {
+        match compile(&language, queries, false) {
+            Ok(_) => checked.extend(queries.iter().map(|(file, _)| format!("{grammar}: {file}"))),
+            Err(err) => errors.push(format!("{grammar}: {err}")),
+        }
+    }
+    if errors.is_empty() {
+        Ok(checked)
+    } else {
+        Err(errors.join("\n"))
+    }
+}
+
+thread_local! {
+    /// One parser per thread (a `Parser` is cheap to re-target).
+    static PARSER: RefCell<Parser> = RefCell::new(Parser::new());
+}
+
+/// Parses `text` with the language's grammar. tree-sitter always gives a
+/// tree (with error nodes where the text does not parse).
+pub(crate) fn parse(language: Language, text: &str) -> Tree {
+    let grammar = grammar(language);
+    PARSER.with(|parser| {
+        let mut parser = parser.borrow_mut();
+        parser
+            .set_language(&grammar.language)
+            .expect("the grammars are built with a supported ABI");
+        parser
+            .parse(text, None)
+            .expect("parsing without a timeout or cancellation flag always yields a tree")
+    })
+}

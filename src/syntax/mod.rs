@@ -1,0 +1,170 @@
+//! tree-sitter: grammars, a parse cache, outlines, signature previews and
+//! code excerpts, for TypeScript, TSX, JavaScript and Rust.
+//!
+//! Everything here produces `model` values (positions in sextant's 1-based
+//! character form, `OutlineSymbol` trees, `CodeExcerpt`s); no tree-sitter
+//! type leaves this module, and nothing here knows MCP or LSP. The queries
+//! live in `queries/<language>/*.scm` and are compiled into the binary.
+//!
+//! A [`SourceFile`] is one parsed text. [`parse`] goes through the global
+//! [`cache::ParseCache`], so asking twice for the same content parses once
+//! and outlines once.
+
+pub mod cache;
+mod excerpt;
+pub mod grammar;
+mod lines;
+pub mod outline;
+pub mod signature;
+
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+
+pub use excerpt::{excerpt, line_span};
+pub use lines::LineIndex;
+pub use outline::{filter_outline, is_leaf, nest_by_range};
+pub use signature::condense;
+
+use crate::model::{CodeExcerpt, OutlineSymbol, Range};
+
+/// The languages sextant parses itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Language {
+    /// `.ts .mts .cts` (and `.d.ts`).
+    TypeScript,
+    /// `.tsx`.
+    Tsx,
+    /// `.js .jsx .mjs .cjs`, parsed with the TSX grammar: JavaScript files
+    /// often hold JSX, which the TypeScript grammar would misread as type
+    /// assertions, and plain JavaScript has no `<T>x` assertions for TSX to
+    /// misread in turn. It also spares a third grammar.
+    JavaScript,
+    /// `.rs`.
+    Rust,
+}
+
+impl Language {
+    /// The language of a file, by its extension.
+    pub fn from_path(path: &Path) -> Option<Language> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        match ext.as_str() {
+            "ts" | "mts" | "cts" => Some(Language::TypeScript),
+            "tsx" => Some(Language::Tsx),
+            "js" | "jsx" | "mjs" | "cjs" => Some(Language::JavaScript),
+            "rs" => Some(Language::Rust),
+            _ => None,
+        }
+    }
+
+    /// The tag of a fenced code block: ```` ```ts ````.
+    pub fn fence(self) -> &'static str {
+        match self {
+            Language::TypeScript => "ts",
+            Language::Tsx => "tsx",
+            Language::JavaScript => "js",
+            Language::Rust => "rust",
+        }
+    }
+
+    /// How a line comment starts, for `// ... 15 more lines`.
+    pub fn line_comment(self) -> &'static str {
+        "//"
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Language::TypeScript => "TypeScript",
+            Language::Tsx => "TSX",
+            Language::JavaScript => "JavaScript",
+            Language::Rust => "Rust",
+        }
+    }
+}
+
+/// The extensions that have a tree-sitter outline, for messages.
+pub const EXTENSIONS: &str = ".ts .tsx .mts .cts .js .jsx .mjs .cjs .rs";
+
+/// One parsed text, with what has been derived from it so far.
+pub struct SourceFile {
+    language: Language,
+    text: String,
+    tree: tree_sitter::Tree,
+    lines: LineIndex,
+    /// The outline and the declarations, from one run of the query.
+    derived: OnceLock<(Vec<OutlineSymbol>, signature::Declarations)>,
+}
+
+impl std::fmt::Debug for SourceFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SourceFile")
+            .field("language", &self.language)
+            .field("bytes", &self.text.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl SourceFile {
+    /// Parses `text` (no cache; see [`parse`]).
+    pub fn parse(language: Language, text: String) -> SourceFile {
+        let tree = grammar::parse(language, &text);
+        let lines = LineIndex::new(&text);
+        SourceFile {
+            language,
+            text,
+            tree,
+            lines,
+            derived: OnceLock::new(),
+        }
+    }
+
+    pub fn language(&self) -> Language {
+        self.language
+    }
+
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    pub fn lines(&self) -> &LineIndex {
+        &self.lines
+    }
+
+    /// The text does not parse cleanly (the outline shows what it can).
+    pub fn has_syntax_errors(&self) -> bool {
+        self.tree.root_node().has_error()
+    }
+
+    /// The outline: symbols nested by range, filtered (no literals, nothing
+    /// inside function bodies), in source order. Computed once.
+    pub fn outline(&self) -> &[OutlineSymbol] {
+        &self.derived().0
+    }
+
+    /// The condensed declaration of a symbol from any source (tree-sitter
+    /// or a language server): found by where its name starts, else by where
+    /// its range starts.
+    pub fn signature(&self, symbol: &OutlineSymbol) -> Option<String> {
+        self.declarations()
+            .signature(self, symbol.selection_range.start, symbol.range.start)
+    }
+
+    /// The lines of `range`, cut after `max_lines`.
+    pub fn excerpt(&self, range: Range, max_lines: usize) -> CodeExcerpt {
+        let (first, last) = line_span(self, range);
+        excerpt(self, first, last, max_lines)
+    }
+
+    fn declarations(&self) -> &signature::Declarations {
+        &self.derived().1
+    }
+
+    fn derived(&self) -> &(Vec<OutlineSymbol>, signature::Declarations) {
+        self.derived.get_or_init(|| outline::build(self))
+    }
+}
+
+/// Parses `text` through the global parse cache: the same content in the
+/// same language is parsed (and outlined) once.
+pub fn parse(language: Language, text: String) -> Arc<SourceFile> {
+    cache::ParseCache::global().get_or_parse(language, text)
+}

@@ -1,0 +1,399 @@
+//! Signature previews: a declaration's text up to its body, without
+//! comments, whitespace collapsed, cut at 100 characters.
+//!
+//! The matches of the language's `signature.scm` patterns index every
+//! declaration by where its name starts (and where it starts), so a symbol
+//! from tree-sitter or from a language server finds its declaration in
+//! constant time. The same matches record what widens a declaration: its
+//! prefix (`export`, `declare`, decorators: part of the preview) and its
+//! leading doc comments and attributes (part of the symbol's range only).
+//! Comments inside a declaration's header are looked up only for the rare
+//! header that holds `//` or `/*`.
+
+use std::collections::HashMap;
+
+use streaming_iterator::StreamingIterator;
+use tree_sitter::{QueryCursor, QueryMatch};
+
+use super::SourceFile;
+use super::grammar::{Role, grammar};
+use crate::model::Position;
+
+/// Longest preview, in characters, `...` included.
+pub const MAX_SIGNATURE_CHARS: usize = 100;
+
+/// How far into a declaration comments are looked for.
+const COMMENT_SEARCH_BYTES: usize = 8 * 1024;
+
+/// A declaration, as byte offsets into the text.
+#[derive(Debug, Clone, Copy)]
+struct Declaration {
+    /// Where the preview starts (the node's start, or its prefix's).
+    start: usize,
+    /// Where the preview stops: the body's start, or the node's end.
+    stop: usize,
+}
+
+/// Every declaration of a file, indexed for lookups.
+#[derive(Debug, Default)]
+pub(crate) struct Declarations {
+    declarations: Vec<Declaration>,
+    /// Name start -> declaration.
+    by_name: HashMap<usize, u32>,
+    /// Declaration start (with and without prefix) -> declaration.
+    by_start: HashMap<usize, u32>,
+    /// A node's (start, end) -> where its range really starts (prefixes and
+    /// leading doc comments and attributes included).
+    range_starts: HashMap<(usize, usize), usize>,
+}
+
+/// A match's declaration before it is indexed.
+struct Found {
+    pattern: usize,
+    name: usize,
+    node: (usize, usize),
+    body: Option<usize>,
+}
+
+/// Collects the declaration query's matches, then indexes them.
+#[derive(Default)]
+pub(crate) struct Builder {
+    found: Vec<Found>,
+    /// Item (start, end) -> the prefix nodes of it.
+    prefixes: HashMap<(usize, usize), Vec<(usize, usize)>>,
+    /// Item (start, end) -> where its leading doc comments start.
+    leading: HashMap<(usize, usize), usize>,
+}
+
+impl Builder {
+    /// Takes one match of a `signature.scm` pattern.
+    pub(crate) fn add(&mut self, m: &QueryMatch, roles: &[Role]) {
+        let mut declaration = None;
+        let mut name = None;
+        let mut body = None::<usize>;
+        let mut item = None;
+        let mut prefix = Vec::new();
+        let mut lead = None::<usize>;
+        for capture in m.captures() {
+            let node = capture.node;
+            let span = (node.start_byte(), node.end_byte());
+            match roles[capture.index as usize] {
+                Role::Declaration => declaration = Some(span),
+                Role::Name => name = Some(span.0),
+                Role::Body => body = Some(body.map_or(span.0, |b| b.min(span.0))),
+                Role::Item => item = Some(span),
+                Role::Prefix => prefix.push(span),
+                Role::Leading => lead = Some(lead.map_or(span.0, |l| l.min(span.0))),
+                _ => {}
+            }
+        }
+        if let Some(item) = item {
+            if !prefix.is_empty() {
+                self.prefixes.entry(item).or_default().extend(prefix);
+            }
+            if let Some(lead) = lead {
+                let entry = self.leading.entry(item).or_insert(lead);
+                *entry = (*entry).min(lead);
+            }
+        }
+        if let Some(node) = declaration {
+            self.found.push(Found {
+                pattern: m.pattern_index,
+                name: name.unwrap_or(node.0),
+                node,
+                body,
+            });
+        }
+    }
+
+    pub(crate) fn finish(self) -> Declarations {
+        let Builder {
+            mut found,
+            prefixes,
+            leading,
+        } = self;
+        // Where a node's preview starts: prefixes chain (a class inside
+        // `declare` inside `export`), and a prefix that wraps the node (an
+        // export statement) is followed further up.
+        let preview_start = |node: (usize, usize)| -> usize {
+            let mut start = node.0;
+            let mut current = node;
+            for _ in 0..8 {
+                let Some(list) = prefixes.get(&current) else {
+                    break;
+                };
+                let mut wrapper = None;
+                for &p in list {
+                    start = start.min(p.0);
+                    if p.0 <= current.0 && current.1 <= p.1 && p != current {
+                        wrapper = Some(p);
+                    }
+                }
+                match wrapper {
+                    Some(w) => current = w,
+                    None => break,
+                }
+            }
+            start
+        };
+
+        // The first pattern wins for one name; among matches of one pattern,
+        // the earliest body (a macro's first rule).
+        found.sort_by_key(|f| (f.name, f.pattern, f.body.unwrap_or(usize::MAX)));
+        found.dedup_by_key(|f| f.name);
+
+        let mut index = Declarations::default();
+        for f in &found {
+            let start = preview_start(f.node);
+            let id = index.declarations.len() as u32;
+            index.declarations.push(Declaration {
+                start,
+                stop: f.body.unwrap_or(f.node.1),
+            });
+            index.by_name.insert(f.name, id);
+            index.by_start.entry(start).or_insert(id);
+            index.by_start.entry(f.node.0).or_insert(id);
+        }
+        for &item in prefixes.keys() {
+            let start = preview_start(item);
+            if start < item.0 {
+                index.range_starts.insert(item, start);
+            }
+        }
+        for (item, lead) in leading {
+            let entry = index.range_starts.entry(item).or_insert(item.0);
+            *entry = (*entry).min(lead);
+        }
+        index
+    }
+}
+
+impl Declarations {
+    /// Where a node's range starts once its prefix and leading doc comments
+    /// and attributes are counted.
+    pub(crate) fn range_start(&self, node: (usize, usize)) -> usize {
+        self.range_starts.get(&node).copied().unwrap_or(node.0)
+    }
+
+    /// The preview of the declaration whose name starts at `name` (else
+    /// which starts at `start`).
+    pub(crate) fn signature(
+        &self,
+        file: &SourceFile,
+        name: Position,
+        start: Position,
+    ) -> Option<String> {
+        let text = file.text();
+        let lines = file.lines();
+        let id = lines
+            .offset(text, name)
+            .and_then(|offset| self.by_name.get(&offset))
+            .or_else(|| {
+                lines
+                    .offset(text, start)
+                    .and_then(|offset| self.by_start.get(&offset))
+            })?;
+        let Declaration { start, stop } = self.declarations[*id as usize];
+        // The preview is done long before this (unless the header is nearly
+        // all comments or whitespace): a constant's huge initializer is not
+        // searched.
+        let searched = stop.min(start + COMMENT_SEARCH_BYTES);
+        let header = &text.as_bytes()[start..searched];
+        let comments = if header.windows(2).any(|w| w == b"//" || w == b"/*") {
+            comments_between(file, start, searched)
+        } else {
+            Vec::new()
+        };
+        Some(condense_skipping(
+            text,
+            start,
+            stop,
+            &comments,
+            MAX_SIGNATURE_CHARS,
+        ))
+    }
+}
+
+/// The comments between two byte offsets, from the query's `@comment`
+/// patterns run over that stretch only.
+fn comments_between(file: &SourceFile, start: usize, stop: usize) -> Vec<(usize, usize)> {
+    let compiled = grammar(file.language).comments();
+    let mut cursor = QueryCursor::new();
+    cursor.set_byte_range(start..stop);
+    let mut matches = cursor.matches(&compiled.query, file.tree.root_node(), file.text.as_bytes());
+    let mut comments = Vec::new();
+    while let Some(m) = matches.next() {
+        for capture in m.captures() {
+            if compiled.roles[capture.index as usize] == Role::Comment {
+                comments.push((capture.node.start_byte(), capture.node.end_byte()));
+            }
+        }
+    }
+    merge(comments)
+}
+
+/// Sorts comment spans and drops any inside another.
+fn merge(mut spans: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
+    spans.sort_unstable();
+    let mut out: Vec<(usize, usize)> = Vec::with_capacity(spans.len());
+    for span in spans {
+        match out.last() {
+            Some(last) if span.0 < last.1 => {}
+            _ => out.push(span),
+        }
+    }
+    out
+}
+
+/// Condenses a declaration's text: see [`condense`]; comments (as byte
+/// spans of `text`) are left out.
+fn condense_skipping(
+    text: &str,
+    start: usize,
+    stop: usize,
+    comments: &[(usize, usize)],
+    max_chars: usize,
+) -> String {
+    // The first comment that ends after `start`.
+    let mut next = comments.partition_point(|c| c.1 <= start);
+    let mut pieces = Vec::new();
+    let mut at = start;
+    while at < stop {
+        match comments.get(next) {
+            Some(&(c_start, c_end)) if c_start < stop => {
+                if c_start > at {
+                    pieces.push(&text[at..c_start]);
+                }
+                // A comment stands for whitespace (`a/* x */b` stays apart).
+                pieces.push(" ");
+                at = at.max(c_end);
+                next += 1;
+            }
+            _ => {
+                pieces.push(&text[at..stop]);
+                break;
+            }
+        }
+    }
+    condense_pieces(pieces.into_iter(), max_chars)
+}
+
+/// A declaration's text as one line: every run of whitespace becomes one
+/// space (none just inside brackets or parentheses, and a trailing comma
+/// before a closing one goes), a trailing `{`, `;` or `,` is dropped, and a
+/// text longer than `max_chars` characters is cut to `max_chars` with
+/// `...` at the end (on a character boundary).
+pub fn condense(text: &str, max_chars: usize) -> String {
+    condense_pieces(std::iter::once(text), max_chars)
+}
+
+fn condense_pieces<'a>(pieces: impl Iterator<Item = &'a str>, max_chars: usize) -> String {
+    // Enough characters to know whether the text must be cut, with room for
+    // the trailing punctuation that is dropped.
+    let enough = max_chars + 8;
+    let mut out = String::new();
+    let mut chars = 0usize;
+    let mut space = false;
+    let mut more = false;
+    'outer: for piece in pieces {
+        for c in piece.chars() {
+            if c.is_whitespace() {
+                space = !out.is_empty();
+                continue;
+            }
+            let closing = matches!(c, ')' | ']');
+            if closing && out.ends_with(',') {
+                out.pop();
+                chars -= 1;
+            }
+            if space && !closing && !out.ends_with(['(', '[']) {
+                out.push(' ');
+                chars += 1;
+            }
+            space = false;
+            if chars >= enough {
+                more = true;
+                break 'outer;
+            }
+            out.push(c);
+            chars += 1;
+        }
+    }
+    if !more {
+        let trimmed =
+            out.trim_end_matches(|c: char| c.is_whitespace() || matches!(c, '{' | ';' | ','));
+        out.truncate(trimmed.len());
+        if out.chars().count() <= max_chars {
+            return out;
+        }
+    }
+    let keep = max_chars.saturating_sub(3);
+    let cut = out.char_indices().nth(keep).map_or(out.len(), |(i, _)| i);
+    out.truncate(cut);
+    out.truncate(out.trim_end().len());
+    out.push_str("...");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn collapses_whitespace_and_drops_trailing_punctuation() {
+        assert_eq!(
+            condense(
+                "pub fn new(\n    name: &str,\n    count: usize,\n) -> Self\n",
+                100
+            ),
+            "pub fn new(name: &str, count: usize) -> Self"
+        );
+        assert_eq!(
+            condense("fn area(&self) -> f64;", 100),
+            "fn area(&self) -> f64"
+        );
+        assert_eq!(condense("interface A {", 100), "interface A");
+        assert_eq!(condense("  x:\tnumber ,\n", 100), "x: number");
+        assert_eq!(
+            condense("f(a: [\n  number,\n  string,\n])", 100),
+            "f(a: [number, string])"
+        );
+    }
+
+    #[test]
+    fn cuts_at_the_limit_on_a_character_boundary() {
+        let long = format!("fn {}()", "x".repeat(200));
+        let cut = condense(&long, 100);
+        assert_eq!(cut.chars().count(), 100);
+        assert!(cut.ends_with("xxx..."), "{cut}");
+
+        // Multibyte characters count as one each and are never split.
+        let text = format!("const s = \"{}\"", "é".repeat(120));
+        let cut = condense(&text, 100);
+        assert_eq!(cut.chars().count(), 100);
+        assert!(cut.ends_with("éé..."), "{cut}");
+        let emoji = "🎉".repeat(150);
+        let cut = condense(&emoji, 20);
+        assert_eq!(cut, format!("{}...", "🎉".repeat(17)));
+
+        // Exactly at the limit: not cut.
+        let exact = "a".repeat(100);
+        assert_eq!(condense(&exact, 100), exact);
+        // Over the limit only before the dropped `{`: not cut either.
+        assert_eq!(condense(&format!("{exact} {{"), 100), exact);
+    }
+
+    #[test]
+    fn comments_are_left_out() {
+        let text = "fn f(\n    // the first\n    a: i32, /* b */ b: i32,\n) {}";
+        let comments = vec![
+            (text.find("//").unwrap(), text.find("\n    a").unwrap()),
+            (text.find("/*").unwrap(), text.find(" b:").unwrap()),
+        ];
+        let stop = text.find('{').unwrap();
+        assert_eq!(
+            condense_skipping(text, 0, stop, &comments, 100),
+            "fn f(a: i32, b: i32)"
+        );
+    }
+}
