@@ -6,9 +6,11 @@
 //! when they choose what goes into a result, so a renderer shows all of it.
 
 mod files;
+mod outline;
 mod servers;
 
 pub use files::{created_file, file_lines, found_files, grep, patch_report};
+pub use outline::read;
 pub use servers::{diagnostics, doctor, logs};
 
 /// Formats `n` with the singular or plural of `noun`: `1 file`, `3 files`.

@@ -27,6 +27,7 @@ pub mod edit;
 pub mod find;
 pub mod grep;
 pub mod logs;
+pub mod read;
 pub mod read_file;
 
 /// About 8,000 tokens of text: what one answer may hold before it pages.
@@ -94,6 +95,7 @@ impl ToolEntry {
 pub fn all() -> Vec<ToolEntry> {
     vec![
         ToolEntry::of::<read_file::ReadFile>(),
+        ToolEntry::of::<read::Read>(),
         ToolEntry::of::<find::Find>(),
         ToolEntry::of::<grep::Grep>(),
         ToolEntry::of::<edit::Edit>(),

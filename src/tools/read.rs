@@ -1,0 +1,617 @@
+//! `read`: the structure of one file in four preview tiers (outline only,
+//! signatures, expanded code of leaf symbols, the raw file).
+//!
+//! The outline comes from tree-sitter (`syntax`); a later source (a ready
+//! language server) fills the same `ReadOutline`, so this file chooses what
+//! goes on the page (scope, kinds, depth, offset, budget) and the renderer
+//! never knows where the symbols came from.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::{BUDGET_CHARS, Tool, blocking};
+use crate::context::Context;
+use crate::error::{ErrorCode, ToolError, ToolResult};
+use crate::fs::text::{LineWindow, cut_line, looks_binary, read_lines};
+use crate::model::{
+    ALL_KINDS, KindCount, OutlineEntry, OutlineSource, OutlineSymbol, Preview, ReadOutline,
+    ReadResult, SymbolKind,
+};
+use crate::syntax::{self, Language, SourceFile};
+
+/// Lines shown in the raw tier when no limit is given (as read_file).
+const RAW_DEFAULT_LIMIT: usize = 2000;
+/// Longer lines are cut with a marker (raw tier, as read_file).
+const RAW_MAX_LINE_CHARS: usize = 2000;
+/// A leaf's code is cut after this many lines (expanded tier).
+pub const EXCERPT_LINES: usize = 10;
+/// Longer code lines are cut with a marker (expanded tier).
+const CODE_MAX_LINE_CHARS: usize = 400;
+/// Files larger than this get no outline (read_file still pages them).
+pub const MAX_OUTLINE_BYTES: u64 = 16 * 1024 * 1024;
+
+pub struct Read;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    /// The file: relative to the workspace root, or absolute (inside the root or a library root such as the cargo registry; node_modules .d.ts files included)
+    #[serde(alias = "path")]
+    pub file: String,
+    /// none: outline only; signature (default): each symbol with its declaration; expanded: leaf symbols with their code; raw: the file, numbered like read_file
+    pub preview: Option<Preview>,
+    /// Only this symbol and what it contains, by name path: `Registry`, `McpServer.connect`, `impl Ledger/total`, `Parser::parse`
+    pub symbol: Option<String>,
+    /// Levels of nesting shown (1: top-level symbols only; default all)
+    pub max_depth: Option<usize>,
+    /// Only symbols of these kinds, e.g. ["Class", "Method"] (their containers are shown for context)
+    pub kinds: Option<Vec<String>>,
+    /// Outline tiers: symbols to skip (default 0). Raw tier: the first line, 1-based
+    pub offset: Option<usize>,
+    /// Outline tiers: most symbols (default: as many as fit). Raw tier: most lines (default 2000)
+    pub limit: Option<usize>,
+}
+
+impl Tool for Read {
+    const NAME: &'static str = "read";
+    const DESCRIPTION: &'static str = "The structure of a source file: every class, interface, function, method, field... as \
+`@line:char Kind - name` lines, nested, with a breakdown by kind. Beats reading the whole file when you need to know what a \
+file (a huge .d.ts under node_modules, a crate in the cargo registry) declares and where. preview: none (outline only), \
+signature (default: each symbol's declaration without its body), expanded (leaf symbols with their first 10 lines of code), \
+raw (the numbered file, like read_file). Narrow with symbol (a name path: `Store.lookup`, `impl Ledger/total`), kinds \
+([\"Method\"]) and max_depth; page with offset/limit. Every @line:char is where the name starts, ready to pass to other tools. \
+Outlines cover TypeScript, JavaScript (with JSX) and Rust; other files: read_file or preview raw.";
+    const WRITES: bool = false;
+    type Params = Params;
+    type Output = ReadResult;
+
+    async fn run(ctx: Arc<Context>, params: Params) -> ToolResult<ReadResult> {
+        blocking(move || read(&ctx, params)).await
+    }
+
+    fn render(output: &ReadResult) -> Vec<String> {
+        crate::render::read(output)
+    }
+}
+
+fn read(ctx: &Context, params: Params) -> ToolResult<ReadResult> {
+    let path = ctx.workspace.resolve_read(&params.file)?;
+    let shown = ctx.workspace.display(&path);
+    let preview = params.preview.unwrap_or_default();
+    if preview == Preview::Raw {
+        if params.symbol.is_some() || params.kinds.is_some() || params.max_depth.is_some() {
+            return Err(ToolError::new(
+                ErrorCode::InvalidParams,
+                "symbol, kinds and max_depth narrow the outline tiers; with preview \"raw\" page with offset (first line) and limit",
+            ));
+        }
+        let window = LineWindow {
+            offset: params.offset.unwrap_or(1).max(1),
+            limit: params.limit.unwrap_or(RAW_DEFAULT_LIMIT).max(1),
+            max_line_chars: RAW_MAX_LINE_CHARS,
+            budget_chars: BUDGET_CHARS,
+        };
+        return read_lines(&path, &shown, window).map(ReadResult::Raw);
+    }
+
+    if path.is_dir() {
+        return Err(ToolError::new(
+            ErrorCode::NotAFile,
+            format!("{shown} is a folder, not a file; use find to list its files"),
+        ));
+    }
+    let Some(language) = Language::from_path(&path) else {
+        return Err(ToolError::new(
+            ErrorCode::InvalidParams,
+            format!(
+                "{shown}: no outline for this kind of file (outlines cover {}); use read_file, or read with preview \"raw\"",
+                syntax::EXTENSIONS
+            ),
+        ));
+    };
+    let kinds = parse_kinds(params.kinds.as_deref())?;
+    if params.max_depth == Some(0) {
+        return Err(ToolError::new(
+            ErrorCode::InvalidParams,
+            "max_depth must be at least 1 (1 shows the top-level symbols only)",
+        ));
+    }
+    let file = syntax::parse(language, read_source(&path, &shown)?);
+    let mut note = "Outline from tree-sitter (no language server yet)".to_string();
+    if file.has_syntax_errors() {
+        note.push_str("; the file has syntax errors, so some symbols may be missing");
+    }
+    let request = Request {
+        preview,
+        scope: params.symbol,
+        kinds,
+        max_depth: params.max_depth,
+        offset: params.offset.unwrap_or(0),
+        limit: params.limit,
+    };
+    let page = outline_page(&file, file.outline(), &request, &shown)?;
+    Ok(ReadResult::Outline(ReadOutline {
+        path: shown,
+        preview,
+        source: OutlineSource::TreeSitter,
+        note: Some(note),
+        fence: language.fence().to_string(),
+        line_comment: language.line_comment().to_string(),
+        scope: request.scope,
+        kinds: request.kinds,
+        max_depth: request.max_depth,
+        ..page
+    }))
+}
+
+/// What the caller asked to see of an outline.
+struct Request {
+    preview: Preview,
+    scope: Option<String>,
+    kinds: Vec<SymbolKind>,
+    max_depth: Option<usize>,
+    offset: usize,
+    limit: Option<usize>,
+}
+
+/// A symbol of the selection, flattened in source order.
+struct Item<'a> {
+    symbol: &'a OutlineSymbol,
+    depth: usize,
+    parent: Option<usize>,
+    selected: bool,
+}
+
+/// Chooses the page of `outline` that `request` asks for and fits the
+/// budget. Fills everything of a `ReadOutline` but the file's identity.
+fn outline_page(
+    file: &SourceFile,
+    outline: &[OutlineSymbol],
+    request: &Request,
+    shown: &str,
+) -> ToolResult<ReadOutline> {
+    let roots = match &request.scope {
+        Some(path) => resolve_symbol(outline, path, shown, file.language())?,
+        None => outline.iter().collect(),
+    };
+    let mut items = Vec::new();
+    for root in roots {
+        flatten(root, 0, None, request, &mut items);
+    }
+    let selected: Vec<usize> = (0..items.len()).filter(|&i| items[i].selected).collect();
+    let total = selected.len();
+    if request.offset > 0 && request.offset >= total {
+        return Err(ToolError::new(
+            ErrorCode::OutOfRange,
+            format!(
+                "{shown} has {total} symbols here; offset {} is past the end",
+                request.offset
+            ),
+        ));
+    }
+
+    let mut breakdown: Vec<KindCount> = Vec::new();
+    for &i in &selected {
+        let kind = items[i].symbol.kind;
+        match breakdown.iter_mut().find(|k| k.kind == kind) {
+            Some(k) => k.count += 1,
+            None => breakdown.push(KindCount { kind, count: 1 }),
+        }
+    }
+    breakdown.sort_by(|a, b| b.count.cmp(&a.count).then(a.kind.cmp(&b.kind)));
+
+    let mut entries = Vec::new();
+    let mut emitted = vec![false; items.len()];
+    let mut used = 300; // the header and the paging line
+    let mut printed_through = 0u32; // the last code line shown
+    let mut next_offset = None;
+    let limit = request.limit.unwrap_or(usize::MAX).max(1);
+    for (n, &i) in selected.iter().enumerate().skip(request.offset) {
+        let on_page = n - request.offset;
+        if on_page == limit {
+            next_offset = Some(n);
+            break;
+        }
+        // Ancestors not on the page yet come first, as context.
+        let mut chain = Vec::new();
+        let mut up = items[i].parent;
+        while let Some(p) = up {
+            if emitted[p] {
+                break;
+            }
+            chain.push(p);
+            up = items[p].parent;
+        }
+        let mut page_entries: Vec<OutlineEntry> = chain
+            .iter()
+            .rev()
+            .map(|&p| context_entry(&items[p]))
+            .collect();
+        let (entry, through) = full_entry(file, &items[i], request.preview, printed_through);
+        page_entries.push(entry);
+        let size: usize = page_entries.iter().map(estimate).sum();
+        if on_page > 0 && used + size > BUDGET_CHARS {
+            next_offset = Some(n);
+            break;
+        }
+        used += size;
+        printed_through = through;
+        for &p in &chain {
+            emitted[p] = true;
+        }
+        emitted[i] = true;
+        entries.extend(page_entries);
+    }
+
+    Ok(ReadOutline {
+        path: String::new(),
+        preview: request.preview,
+        source: OutlineSource::TreeSitter,
+        note: None,
+        fence: String::new(),
+        line_comment: String::new(),
+        scope: None,
+        kinds: Vec::new(),
+        max_depth: None,
+        total,
+        breakdown,
+        entries,
+        offset: request.offset,
+        next_offset,
+    })
+}
+
+fn flatten<'a>(
+    symbol: &'a OutlineSymbol,
+    depth: usize,
+    parent: Option<usize>,
+    request: &Request,
+    items: &mut Vec<Item<'a>>,
+) {
+    if request.max_depth.is_some_and(|max| depth >= max) {
+        return;
+    }
+    let index = items.len();
+    items.push(Item {
+        symbol,
+        depth,
+        parent,
+        selected: request.kinds.is_empty() || request.kinds.contains(&symbol.kind),
+    });
+    for child in &symbol.children {
+        flatten(child, depth + 1, Some(index), request, items);
+    }
+}
+
+fn context_entry(item: &Item) -> OutlineEntry {
+    OutlineEntry {
+        depth: item.depth,
+        kind: item.symbol.kind,
+        name: item.symbol.name.clone(),
+        position: item.symbol.selection_range.start,
+        context: true,
+        signature: None,
+        code: None,
+    }
+}
+
+/// The entry of a selected symbol, and the last code line shown so far.
+/// A leaf's code starts after the last line already shown, so no line is
+/// printed twice; a leaf with nothing left to show gets its signature.
+fn full_entry(
+    file: &SourceFile,
+    item: &Item,
+    preview: Preview,
+    printed_through: u32,
+) -> (OutlineEntry, u32) {
+    let symbol = item.symbol;
+    let mut entry = OutlineEntry {
+        context: false,
+        ..context_entry(item)
+    };
+    let mut through = printed_through;
+    match preview {
+        Preview::Expanded if syntax::is_leaf(symbol) => {
+            let (first, last) = syntax::line_span(file, symbol.range);
+            let first = first.max(printed_through + 1);
+            if first > last {
+                // Its lines are on screen already (enum members on one
+                // line, a parameter property in its constructor's line).
+                entry.signature = file.signature(symbol);
+            } else {
+                let mut code = syntax::excerpt(file, first, last, EXCERPT_LINES);
+                for line in &mut code.lines {
+                    if let (cut, Some(full)) = cut_line(line, CODE_MAX_LINE_CHARS) {
+                        *line = format!(
+                            "{cut} [... line cut at {CODE_MAX_LINE_CHARS} of {full} characters]"
+                        );
+                    }
+                }
+                through = code.start_line + code.lines.len() as u32 - 1;
+                entry.code = Some(code);
+            }
+        }
+        Preview::Signature | Preview::Expanded => entry.signature = file.signature(symbol),
+        Preview::None | Preview::Raw => {}
+    }
+    (entry, through)
+}
+
+/// About how many characters an entry takes once rendered.
+fn estimate(entry: &OutlineEntry) -> usize {
+    let indent = entry.depth * 2 + 2;
+    let mut size = indent + entry.name.len() + 24;
+    if let Some(signature) = &entry.signature {
+        size += indent + signature.len() + 3;
+    }
+    if let Some(code) = &entry.code {
+        size += code
+            .lines
+            .iter()
+            .map(|l| indent + l.len() + 1)
+            .sum::<usize>()
+            + 3 * (indent + 12);
+    }
+    size
+}
+
+fn parse_kinds(kinds: Option<&[String]>) -> ToolResult<Vec<SymbolKind>> {
+    let mut out = Vec::new();
+    for name in kinds.unwrap_or_default() {
+        match SymbolKind::parse(name.trim()) {
+            Some(kind) if !out.contains(&kind) => out.push(kind),
+            Some(_) => {}
+            None => {
+                let names: Vec<&str> = ALL_KINDS.iter().map(|k| k.name()).collect();
+                return Err(ToolError::new(
+                    ErrorCode::InvalidParams,
+                    format!(
+                        "unknown kind '{name}' in kinds; the kinds are {}",
+                        names.join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Reads a file whole for parsing: text only, bounded in size; bytes that
+/// are not UTF-8 become U+FFFD (one character each, so columns stay right).
+fn read_source(path: &Path, shown: &str) -> ToolResult<String> {
+    let meta = std::fs::metadata(path).map_err(|err| ToolError::io(shown, &err))?;
+    if meta.is_dir() {
+        return Err(ToolError::new(
+            ErrorCode::NotAFile,
+            format!("{shown} is a folder, not a file; use find to list its files"),
+        ));
+    }
+    if meta.len() > MAX_OUTLINE_BYTES {
+        return Err(ToolError::new(
+            ErrorCode::InvalidParams,
+            format!(
+                "{shown} is {} bytes; outlines stop at {MAX_OUTLINE_BYTES} bytes; use read_file, or read with preview \"raw\"",
+                meta.len()
+            ),
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(|err| ToolError::io(shown, &err))?;
+    if looks_binary(&bytes) {
+        return Err(ToolError::new(
+            ErrorCode::BinaryFile,
+            format!(
+                "{shown} is a binary file ({} bytes); only text files can be read",
+                bytes.len()
+            ),
+        ));
+    }
+    Ok(match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(err) => String::from_utf8_lossy(err.as_bytes()).into_owned(),
+    })
+}
+
+/// The symbols a name path designates. Segments are joined by `.`, `::` or
+/// `/`, and a segment is a whole symbol name, so names holding separators
+/// (`impl fmt::Display for Ledger`, `[Symbol.iterator]`) still resolve. The
+/// path may start at any depth; a path from a root wins over deeper
+/// matches, and overloads (one name, one parent) come together.
+fn resolve_symbol<'a>(
+    outline: &'a [OutlineSymbol],
+    path: &str,
+    shown: &str,
+    language: Language,
+) -> ToolResult<Vec<&'a OutlineSymbol>> {
+    let path = path.trim();
+    let mut matches: Vec<Match<'a>> = Vec::new();
+    let mut chain = Vec::new();
+    collect_matches(outline, path, &mut chain, &mut matches);
+    if matches.iter().any(|m| m.from_root) {
+        matches.retain(|m| m.from_root);
+    }
+    let Some(first) = matches.first() else {
+        return Err(ToolError::new(
+            ErrorCode::InvalidParams,
+            format!(
+                "no symbol '{path}' in {shown}; {}",
+                candidates(outline, path, language)
+            ),
+        ));
+    };
+    let same_place = matches.iter().all(|m| {
+        let same_parent = match (m.parent, first.parent) {
+            (Some(a), Some(b)) => std::ptr::eq(a, b),
+            (None, None) => true,
+            _ => false,
+        };
+        same_parent && m.symbol.name == first.symbol.name
+    });
+    if !same_place {
+        let listed: Vec<String> = matches
+            .iter()
+            .take(20)
+            .map(|m| describe(&m.path, m.symbol, language))
+            .collect();
+        return Err(ToolError::new(
+            ErrorCode::InvalidParams,
+            format!(
+                "symbol '{path}' matches {} symbols in {shown}: {}; pass one of these name paths",
+                matches.len(),
+                listed.join(", ")
+            ),
+        ));
+    }
+    Ok(matches.into_iter().map(|m| m.symbol).collect())
+}
+
+struct Match<'a> {
+    symbol: &'a OutlineSymbol,
+    /// The names from the root down to the symbol.
+    path: Vec<&'a str>,
+    /// The symbol's parent in the outline (compared by identity: two
+    /// classes may share a name).
+    parent: Option<&'a OutlineSymbol>,
+    from_root: bool,
+}
+
+/// Tries the path from every symbol of the tree.
+fn collect_matches<'a>(
+    symbols: &'a [OutlineSymbol],
+    path: &str,
+    chain: &mut Vec<&'a OutlineSymbol>,
+    out: &mut Vec<Match<'a>>,
+) {
+    for symbol in symbols {
+        let mut ends = Vec::new();
+        match_from(symbol, path, &mut vec![symbol], &mut ends);
+        for end in ends {
+            let parent = if end.len() > 1 {
+                Some(end[end.len() - 2])
+            } else {
+                chain.last().copied()
+            };
+            let names = chain
+                .iter()
+                .chain(end.iter())
+                .map(|s| s.name.as_str())
+                .collect();
+            out.push(Match {
+                symbol: end[end.len() - 1],
+                path: names,
+                parent,
+                from_root: chain.is_empty(),
+            });
+        }
+        chain.push(symbol);
+        collect_matches(&symbol.children, path, chain, out);
+        chain.pop();
+    }
+}
+
+/// The chains below `symbol` (itself first) that spell `rest`.
+fn match_from<'a>(
+    symbol: &'a OutlineSymbol,
+    rest: &str,
+    chain: &mut Vec<&'a OutlineSymbol>,
+    out: &mut Vec<Vec<&'a OutlineSymbol>>,
+) {
+    let Some(after) = rest.strip_prefix(symbol.name.as_str()) else {
+        return;
+    };
+    if after.is_empty() {
+        out.push(chain.clone());
+        return;
+    }
+    let Some(after) = ["::", ".", "/"]
+        .iter()
+        .find_map(|sep| after.strip_prefix(sep))
+    else {
+        return;
+    };
+    for child in &symbol.children {
+        chain.push(child);
+        match_from(child, after, chain, out);
+        chain.pop();
+    }
+}
+
+/// `Store.lookup (Method @97:3)`.
+fn describe(path: &[&str], symbol: &OutlineSymbol, language: Language) -> String {
+    format!(
+        "{} ({} @{})",
+        join_path(path, language),
+        symbol.kind.name(),
+        symbol.selection_range.start
+    )
+}
+
+/// Joins names the way the language reads: `Store.lookup`,
+/// `Area::area`, and `/` after a name with spaces (`impl Area for
+/// Shape/area`).
+fn join_path(names: &[&str], language: Language) -> String {
+    let sep = if language == Language::Rust {
+        "::"
+    } else {
+        "."
+    };
+    let mut out = String::new();
+    for (i, name) in names.iter().enumerate() {
+        if i > 0 {
+            out.push_str(if names[i - 1].contains(' ') { "/" } else { sep });
+        }
+        out.push_str(name);
+    }
+    out
+}
+
+/// Suggestions for a path that matched nothing: symbols whose name holds
+/// its last segment, else the top-level symbols.
+fn candidates(outline: &[OutlineSymbol], path: &str, language: Language) -> String {
+    let last = path
+        .rsplit(['.', '/', ':'])
+        .find(|s| !s.is_empty())
+        .unwrap_or(path)
+        .to_lowercase();
+    let mut similar = Vec::new();
+    let mut chain = Vec::new();
+    similar_names(outline, &last, &mut chain, &mut similar, language);
+    if !similar.is_empty() {
+        let more = similar.len().saturating_sub(10);
+        similar.truncate(10);
+        let mut text = format!("similar names: {}", similar.join(", "));
+        if more > 0 {
+            text.push_str(&format!(" and {more} more"));
+        }
+        return text;
+    }
+    let roots: Vec<String> = outline
+        .iter()
+        .take(20)
+        .map(|s| describe(&[s.name.as_str()], s, language))
+        .collect();
+    if roots.is_empty() {
+        "the file has no symbols".to_string()
+    } else {
+        format!("the top-level symbols are {}", roots.join(", "))
+    }
+}
+
+fn similar_names<'a>(
+    symbols: &'a [OutlineSymbol],
+    needle: &str,
+    chain: &mut Vec<&'a str>,
+    out: &mut Vec<String>,
+    language: Language,
+) {
+    for symbol in symbols {
+        chain.push(&symbol.name);
+        if symbol.name.to_lowercase().contains(needle) {
+            out.push(describe(chain, symbol, language));
+        }
+        similar_names(&symbol.children, needle, chain, out, language);
+        chain.pop();
+    }
+}
