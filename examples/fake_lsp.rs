@@ -11,10 +11,14 @@
 //!   not JSON-RPC.
 //! - `wrong-answer`: answers documentSymbol with a result of the wrong shape.
 //! - `chatty`: sends an unknown request, an unknown notification and a
-//!   malformed `$/progress` before each answer.
+//!   malformed `$/progress` before each answer, and asks for the
+//!   `fake.answer` setting (`workspace/configuration`), logging the reply.
+//! - `indexing`: reports work-done progress (`Indexing`, 0%, 50%) for 1.5 s
+//!   after `initialized`; `indexing-forever` never ends it.
 //! - `die-in-initialize`: exits with code 1 on `initialize`.
 //! - `flood-stderr`: writes 50,000 lines to stderr before answering.
 //!
+//! Every mode publishes empty diagnostics for each opened document.
 //! "once" modes keep a marker in STATE_DIR, so the restarted server behaves.
 
 use std::io::{BufRead, BufReader, Write};
@@ -38,7 +42,47 @@ fn main() {
     while let Some(message) = read_message(&mut input) {
         let method = message.get("method").and_then(Value::as_str).unwrap_or("");
         let id = message.get("id").cloned();
+        if message.get("method").is_none() {
+            // A response to one of our requests.
+            if message.get("id") == Some(&json!(9001)) {
+                eprintln!(
+                    "fake: configuration = {}",
+                    message.get("result").unwrap_or(&message)
+                );
+            }
+            continue;
+        }
         match (method, id) {
+            ("initialized", None) if mode.starts_with("indexing") => {
+                send(
+                    &mut out,
+                    &json!({"jsonrpc": "2.0", "id": 9002, "method": "window/workDoneProgress/create", "params": {"token": "fake-index"}}),
+                );
+                let progress = |value: Value| json!({"jsonrpc": "2.0", "method": "$/progress", "params": {"token": "fake-index", "value": value}});
+                send(
+                    &mut out,
+                    &progress(json!({"kind": "begin", "title": "Indexing", "percentage": 0})),
+                );
+                std::thread::sleep(std::time::Duration::from_millis(300));
+                send(
+                    &mut out,
+                    &progress(json!({"kind": "report", "percentage": 50})),
+                );
+                if mode == "indexing" {
+                    std::thread::sleep(std::time::Duration::from_millis(1200));
+                    send(&mut out, &progress(json!({"kind": "end"})));
+                }
+            }
+            ("textDocument/didOpen", None) => {
+                let uri = message
+                    .pointer("/params/textDocument/uri")
+                    .cloned()
+                    .unwrap_or(Value::Null);
+                send(
+                    &mut out,
+                    &json!({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": {"uri": uri, "diagnostics": []}}),
+                );
+            }
             ("initialize", Some(id)) => {
                 if mode == "die-in-initialize" {
                     eprintln!("fake: cannot initialize, giving up");
@@ -66,6 +110,11 @@ fn main() {
                     send(
                         &mut out,
                         &json!({"jsonrpc": "2.0", "method": "$/progress", "params": {"token": 1, "value": "not progress"}}),
+                    );
+                    let items = json!([{"section": "fake.answer"}, {"section": "fake.missing"}]);
+                    send(
+                        &mut out,
+                        &json!({"jsonrpc": "2.0", "id": 9001, "method": "workspace/configuration", "params": {"items": items}}),
                     );
                 }
                 match mode.as_str() {

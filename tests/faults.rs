@@ -84,6 +84,10 @@ impl Workspace {
 }
 
 fn workspace(mode: &str, request_timeout: f64) -> Workspace {
+    workspace_with(mode, request_timeout, 5.0)
+}
+
+fn workspace_with(mode: &str, request_timeout: f64, ready_timeout: f64) -> Workspace {
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("state");
     std::fs::create_dir(&state).unwrap();
@@ -92,7 +96,7 @@ fn workspace(mode: &str, request_timeout: f64) -> Workspace {
         dir.path().join("sextant.toml"),
         format!(
             "auto_install = false\n[language.fake]\ncommand = {:?}\nargs = [{mode:?}, {:?}]\nextensions = [\"fake\"]\n\
-             request_timeout = {request_timeout}\nready_timeout = 5\n",
+             request_timeout = {request_timeout}\nready_timeout = {ready_timeout}\nsettings = {{ fake = {{ answer = 42 }} }}\n",
             fake_server().display().to_string(),
             state.display().to_string()
         ),
@@ -191,6 +195,54 @@ async fn unknown_requests_and_notifications_are_answered_and_logged() {
     );
     assert!(
         logs.contains("malformed $/progress notification ignored"),
+        "{logs}"
+    );
+    // The server logs our answer to its workspace/configuration request
+    // when it reads it, after its own answer to us: wait for the line.
+    for _ in 0..50 {
+        if w.logs(json!({"contains": "configuration"}))
+            .await
+            .contains("fake: configuration = [42,null]")
+        {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!(
+        "no answer to workspace/configuration:\n{}",
+        w.logs(json!({"contains": "fake:", "tail": 100})).await
+    );
+}
+
+#[tokio::test]
+async fn a_request_waits_for_indexing_and_reports_it() {
+    let w = workspace("indexing", 10.0);
+    let reports = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink: sextant::progress::Sink = {
+        let reports = Arc::clone(&reports);
+        Arc::new(move |message: &str, _| reports.lock().unwrap().push(message.to_string()))
+    };
+    let call = common::run(&w.ctx, "diagnostics", json!({"file": "main.fake"}));
+    let answer = sextant::progress::with_sink(sink, call).await;
+    assert_eq!(answer, "No errors or warnings in main.fake");
+    let reports = reports.lock().unwrap().clone();
+    assert!(
+        reports.contains(&"fake_lsp: Indexing 50%".to_string()),
+        "{reports:?}"
+    );
+}
+
+#[tokio::test]
+async fn an_index_that_never_finishes_gives_an_answer_that_says_so() {
+    let w = workspace_with("indexing-forever", 10.0, 1.0);
+    let answer = common::run(&w.ctx, "diagnostics", json!({"file": "main.fake"})).await;
+    assert_eq!(
+        answer,
+        "No errors or warnings in main.fake\nNote: fake_lsp was still indexing; diagnostics may be incomplete"
+    );
+    let logs = w.logs(json!({"tail": 0})).await;
+    assert!(
+        logs.contains("fake_lsp (fake): indexing 50% (Indexing)"),
         "{logs}"
     );
 }

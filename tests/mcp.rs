@@ -101,6 +101,7 @@ async fn initialize_and_list_tools() {
         names,
         [
             "read_file",
+            "read",
             "find",
             "grep",
             "edit",
@@ -143,7 +144,10 @@ async fn read_only_server_lists_no_writing_tool() {
     let client = start(f.root(), &["--read-only"]).await;
     let tools = client.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-    assert_eq!(names, ["read_file", "find", "grep", "diagnostics", "logs"]);
+    assert_eq!(
+        names,
+        ["read_file", "read", "find", "grep", "diagnostics", "logs"]
+    );
     client.cancel().await.unwrap();
 }
 
