@@ -105,10 +105,11 @@ async fn crash_and_recover(f: &Fixture, file: &str, before: &str) {
         restarted.open_documents().await.contains(&f.path(file)),
         "documents are reopened"
     );
-    // The state right after the restart may be ready or indexing again
-    // (typescript-language-server reloads the project): count restarts.
+    // Right after the restart typescript-language-server may still be
+    // reloading its project: wait for it, then the state is exact.
+    assert!(restarted.wait_ready(Duration::from_secs(30), |_| {}).await);
     let logs = f.run("logs", json!({"tail": 0})).await;
-    assert!(logs.contains(", restarted 1 time\n"), "{logs}");
+    assert!(logs.contains(": ready, restarted 1 time\n"), "{logs}");
 }
 
 async fn shutdown_leaves_nothing(f: &Fixture) {

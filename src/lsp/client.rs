@@ -171,14 +171,7 @@ impl LspClient {
                     .run_buffered(stdout.compat(), stdin.compat_write())
                     .await;
                 if let Err(err) = result {
-                    let level = if shared.is_closing() {
-                        LogLevel::Debug
-                    } else {
-                        LogLevel::Warn
-                    };
-                    shared
-                        .logs
-                        .record(level, &shared.server, format!("connection closed: {err}"));
+                    shared.record_end(format!("connection closed: {err}"));
                 }
                 // A connection that broke (garbage on stdout) leaves a
                 // process we can no longer talk to: end it.
@@ -203,14 +196,7 @@ impl LspClient {
                     Ok(status) => describe_exit(status),
                     Err(err) => format!("lost track of the process: {err}"),
                 };
-                let level = if shared.is_closing() {
-                    LogLevel::Debug
-                } else {
-                    LogLevel::Warn
-                };
-                shared
-                    .logs
-                    .record(level, &shared.server, format!("exited: {description}"));
+                shared.record_end(format!("exited: {description}"));
                 exit_tx.send_replace(Some(ExitInfo { description }));
                 shared.poke();
             });
@@ -495,12 +481,7 @@ impl LspClient {
             // The new text is what the disk holds, so it is saved: servers
             // that check on save (rust-analyzer's cargo check) run now.
             if self.wants_save_notifications() {
-                self.notify::<DidSaveTextDocument>(DidSaveTextDocumentParams {
-                    text_document: TextDocumentIdentifier {
-                        uri: document.uri.clone(),
-                    },
-                    text: None,
-                })?;
+                self.notify_saved(&document.uri)?;
             }
             return Ok(document.clone());
         }
@@ -534,12 +515,7 @@ impl LspClient {
         if !self.language.checks_on_save || !self.wants_save_notifications() {
             return Ok(false);
         }
-        self.notify::<DidSaveTextDocument>(DidSaveTextDocumentParams {
-            text_document: TextDocumentIdentifier {
-                uri: document.uri.clone(),
-            },
-            text: None,
-        })?;
+        self.notify_saved(&document.uri)?;
         Ok(true)
     }
 
@@ -585,6 +561,14 @@ impl LspClient {
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
         entries.hash(&mut hasher);
         hasher.finish()
+    }
+
+    /// `didSave` for a document whose text is what the disk holds.
+    fn notify_saved(&self, uri: &Url) -> Result<(), LspError> {
+        self.notify::<DidSaveTextDocument>(DidSaveTextDocumentParams {
+            text_document: TextDocumentIdentifier { uri: uri.clone() },
+            text: None,
+        })
     }
 
     /// Tells the server a file appeared or changed on disk outside it.
@@ -703,9 +687,7 @@ impl LspClient {
 
     /// `shutdown`, `exit`, then kill if it is still there after `grace`.
     pub async fn shutdown(&self, grace: Duration) {
-        self.shared
-            .closing
-            .store(true, std::sync::atomic::Ordering::SeqCst);
+        self.shared.mark_closing();
         if self.is_alive() {
             let _ = self.request::<Shutdown>((), grace).await;
             let _ = self.notify::<Exit>(());
@@ -721,9 +703,7 @@ impl LspClient {
 
     /// Ends the process now.
     pub fn kill(&self) {
-        self.shared
-            .closing
-            .store(true, std::sync::atomic::Ordering::SeqCst);
+        self.shared.mark_closing();
         self.kill.notify_one();
     }
 }
@@ -732,9 +712,7 @@ impl Drop for LspClient {
     /// A client nobody holds can no longer be asked anything: end its
     /// process (which ends its connection and tasks too).
     fn drop(&mut self) {
-        self.shared
-            .closing
-            .store(true, std::sync::atomic::Ordering::SeqCst);
+        self.shared.mark_closing();
         self.kill.notify_one();
     }
 }

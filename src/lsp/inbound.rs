@@ -132,6 +132,23 @@ impl Shared {
         self.closing.load(std::sync::atomic::Ordering::SeqCst)
     }
 
+    /// From now on its exit is expected.
+    pub fn mark_closing(&self) {
+        self.closing
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Logs how the connection or process ended: a warning, unless we
+    /// asked it to end.
+    pub fn record_end(&self, message: String) {
+        let level = if self.is_closing() {
+            LogLevel::Debug
+        } else {
+            LogLevel::Warn
+        };
+        self.logs.record(level, &self.server, message);
+    }
+
     /// Wakes waiters without a change (the server exited).
     pub fn poke(&self) {
         self.changed.send_modify(|n| *n += 1);
