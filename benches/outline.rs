@@ -1,7 +1,8 @@
 //! tree-sitter outlines of the largest declaration files at hand.
 //!
 //! Run it with `cargo bench --bench outline` (a release build). It times,
-//! per file: reading it, parsing it (no cache), the outline (the outline
+//! per file: reading it, parsing it (no cache; a large file in pieces, one
+//! per core), the outline (the outline
 //! and signature queries, nesting and filtering), a signature preview for
 //! every symbol, and then the same file again through the parse cache
 //! (what a second `read` of an unchanged file costs). Each timing is the
@@ -108,6 +109,10 @@ fn bench(path: &Path, language: Language, runs: usize) {
     let with_signatures = parse.0 + outline.0 + signatures.0;
     let per_second = symbols as f64 / (outline.0 + signatures.0).as_secs_f64();
     println!("  symbols                 {symbols}");
+    println!(
+        "  parsed in               {} piece(s), on as many threads",
+        file.pieces()
+    );
     println!("  read                    {}", ms(read.0));
     println!("  parse                   {}", ms(parse.0));
     println!("  outline                 {}", ms(outline.0));

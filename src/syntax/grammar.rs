@@ -9,7 +9,7 @@
 use std::cell::RefCell;
 use std::sync::{LazyLock, OnceLock};
 
-use tree_sitter::{Node, Parser, Query, Tree};
+use tree_sitter::{Node, Parser, Query, Range, Tree};
 
 use super::Language;
 use crate::model::{ALL_KINDS, SymbolKind};
@@ -372,15 +372,22 @@ thread_local! {
     static PARSER: RefCell<Parser> = RefCell::new(Parser::new());
 }
 
-/// Parses `text` with the language's grammar. tree-sitter always gives a
-/// tree (with error nodes where the text does not parse).
-pub(crate) fn parse(language: Language, text: &str) -> Tree {
+/// Parses `text` with the language's grammar, all of it or only `piece`
+/// (the tree's offsets and points are the whole text's either way).
+/// tree-sitter always gives a tree (with error nodes where the text does
+/// not parse).
+pub(crate) fn parse(language: Language, text: &str, piece: Option<Range>) -> Tree {
     let grammar = grammar(language);
     PARSER.with(|parser| {
         let mut parser = parser.borrow_mut();
         parser
             .set_language(&grammar.language)
             .expect("the grammars are built with a supported ABI");
+        // No ranges means the whole text; a parser keeps its ranges
+        // between parses, so they are always set.
+        parser
+            .set_included_ranges(piece.as_slice())
+            .expect("one range inside the text is always valid");
         parser
             .parse(text, None)
             .expect("parsing without a timeout or cancellation flag always yields a tree")

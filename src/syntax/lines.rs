@@ -48,6 +48,19 @@ impl LineIndex {
         line.strip_suffix('\r').unwrap_or(line)
     }
 
+    /// Where line `line` (0-based) starts, as a byte offset.
+    pub fn line_start(&self, line: usize) -> usize {
+        self.starts[line]
+    }
+
+    /// The 0-based row and byte column of a byte offset (tree-sitter's
+    /// point).
+    pub fn point(&self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.len);
+        let row = self.starts.partition_point(|&s| s <= offset) - 1;
+        (row, offset - self.starts[row])
+    }
+
     /// The position of a point given as a 0-based row and a byte column.
     pub fn point_position(&self, text: &str, row: usize, byte_column: usize) -> Position {
         let start = self.starts[row];
@@ -61,9 +74,8 @@ impl LineIndex {
 
     /// The position of a byte offset.
     pub fn position(&self, text: &str, offset: usize) -> Position {
-        let offset = offset.min(self.len);
-        let row = self.starts.partition_point(|&s| s <= offset) - 1;
-        self.point_position(text, row, offset - self.starts[row])
+        let (row, column) = self.point(offset);
+        self.point_position(text, row, column)
     }
 
     /// The byte offset of a position, if it lies in the text (a character

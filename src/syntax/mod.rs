@@ -6,7 +6,8 @@
 //! type leaves this module, and nothing here knows MCP or LSP. The queries
 //! live in `queries/<language>/*.scm` and are compiled into the binary.
 //!
-//! A [`SourceFile`] is one parsed text. [`parse`] goes through the global
+//! A [`SourceFile`] is one parsed text (a large one parsed in pieces on
+//! several threads, see `pieces`). [`parse`] goes through the global
 //! [`cache::ParseCache`], so asking twice for the same content parses once
 //! and outlines once.
 
@@ -15,6 +16,7 @@ mod excerpt;
 pub mod grammar;
 mod lines;
 pub mod outline;
+mod pieces;
 pub mod signature;
 
 use std::path::Path;
@@ -88,7 +90,8 @@ pub const EXTENSIONS: &str = ".ts .tsx .mts .cts .js .jsx .mjs .cjs .rs";
 pub struct SourceFile {
     language: Language,
     text: String,
-    tree: tree_sitter::Tree,
+    /// One tree, or one per piece of a large text (see `pieces`), in order.
+    trees: Vec<tree_sitter::Tree>,
     lines: LineIndex,
     /// The outline and the declarations, from one run of the query.
     derived: OnceLock<(Vec<OutlineSymbol>, signature::Declarations)>,
@@ -106,12 +109,12 @@ impl std::fmt::Debug for SourceFile {
 impl SourceFile {
     /// Parses `text` (no cache; see [`parse`]).
     pub fn parse(language: Language, text: String) -> SourceFile {
-        let tree = grammar::parse(language, &text);
         let lines = LineIndex::new(&text);
+        let trees = pieces::parse(language, &text, &lines);
         SourceFile {
             language,
             text,
-            tree,
+            trees,
             lines,
             derived: OnceLock::new(),
         }
@@ -129,9 +132,15 @@ impl SourceFile {
         &self.lines
     }
 
+    /// How many pieces the text was parsed in, each on its own thread: 1
+    /// unless the text is large (see `pieces`).
+    pub fn pieces(&self) -> usize {
+        self.trees.len()
+    }
+
     /// The text does not parse cleanly (the outline shows what it can).
     pub fn has_syntax_errors(&self) -> bool {
-        self.tree.root_node().has_error()
+        self.trees.iter().any(|tree| tree.root_node().has_error())
     }
 
     /// The outline: symbols nested by range, filtered (no literals, nothing

@@ -12,11 +12,11 @@
 use std::cmp::Reverse;
 
 use streaming_iterator::StreamingIterator;
-use tree_sitter::{QueryCursor, QueryMatch};
+use tree_sitter::{QueryCursor, QueryMatch, Tree};
 
-use super::SourceFile;
 use super::grammar::{CompiledQuery, Role, Visit, grammar};
 use super::signature::{self, Declarations};
+use super::{Language, SourceFile};
 use crate::model::{OutlineSymbol, Range, SymbolKind};
 
 /// Kinds whose symbols are never shown: literal values some servers report
@@ -157,45 +157,34 @@ enum Walk {
 }
 
 fn build_with(file: &SourceFile, walk: Walk) -> (Vec<OutlineSymbol>, Declarations) {
-    let grammar = grammar(file.language);
-    let compiled = &grammar.query;
+    let compiled = &grammar(file.language).query;
     let text = file.text.as_str();
 
-    let mut found: Vec<Match> = Vec::new();
-    let mut opaque: Vec<(usize, usize)> = Vec::new();
-    let mut declarations = signature::Builder::default();
-    // The query runs where declarations sit (see `Grammar::visit`), for
-    // matches rooted there or one level down.
-    let mut cursor = QueryCursor::new();
-    let root = file.tree.root_node();
-    let mut stack = vec![(root, grammar.visit(&root, ""))];
-    if walk == Walk::Scopes {
-        cursor.set_max_start_depth(Some(1));
-    } else {
-        stack = vec![(root, Visit::Query)];
-    }
-    let mut children = file.tree.walk();
-    while let Some((node, visit)) = stack.pop() {
-        if visit == Visit::Query {
-            let mut matches = cursor.matches(&compiled.query, node, text.as_bytes());
-            while let Some(m) = matches.next() {
-                if m.pattern_index >= compiled.outline_patterns {
-                    declarations.add(m, &compiled.roles);
-                } else {
-                    take_outline_match(m, compiled, &mut found, &mut opaque);
-                }
-            }
+    // A text parsed in pieces is searched in pieces too, on as many threads.
+    let (first, rest) = file
+        .trees
+        .split_first()
+        .expect("a parsed file has at least one tree");
+    let Searched {
+        mut found,
+        mut opaque,
+        declarations,
+    } = std::thread::scope(|scope| {
+        let others: Vec<_> = rest
+            .iter()
+            .map(|tree| scope.spawn(move || search(file.language, text, tree, walk)))
+            .collect();
+        let mut all = search(file.language, text, first, walk);
+        for other in others {
+            let part = other
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            all.found.extend(part.found);
+            all.opaque.extend(part.opaque);
+            all.declarations.merge(part.declarations);
         }
-        if walk == Walk::Everything {
-            break;
-        }
-        let kind = node.kind();
-        stack.extend(
-            node.named_children(&mut children)
-                .map(|child| (child, grammar.visit(&child, kind)))
-                .filter(|(_, visit)| *visit != Visit::Skip),
-        );
-    }
+        all
+    });
 
     // One symbol per node: the first pattern wins (`constructor` before
     // method, a fn with `self` before a plain fn).
@@ -255,6 +244,58 @@ fn build_with(file: &SourceFile, walk: Walk) -> (Vec<OutlineSymbol>, Declaration
         })
         .collect();
     (filter_outline(nest_by_range(flat)), declarations)
+}
+
+/// What the query finds in one tree.
+struct Searched {
+    found: Vec<Match>,
+    /// Function bodies, as byte spans.
+    opaque: Vec<(usize, usize)>,
+    declarations: signature::Builder,
+}
+
+/// Runs the language's query over one tree (see [`Walk`]).
+fn search(language: Language, text: &str, tree: &Tree, walk: Walk) -> Searched {
+    let grammar = grammar(language);
+    let compiled = &grammar.query;
+    let mut out = Searched {
+        found: Vec::new(),
+        opaque: Vec::new(),
+        declarations: signature::Builder::default(),
+    };
+    // The query runs where declarations sit (see `Grammar::visit`), for
+    // matches rooted there or one level down.
+    let mut cursor = QueryCursor::new();
+    let root = tree.root_node();
+    let mut stack = vec![(root, grammar.visit(&root, ""))];
+    if walk == Walk::Scopes {
+        cursor.set_max_start_depth(Some(1));
+    } else {
+        stack = vec![(root, Visit::Query)];
+    }
+    let mut children = tree.walk();
+    while let Some((node, visit)) = stack.pop() {
+        if visit == Visit::Query {
+            let mut matches = cursor.matches(&compiled.query, node, text.as_bytes());
+            while let Some(m) = matches.next() {
+                if m.pattern_index >= compiled.outline_patterns {
+                    out.declarations.add(m, &compiled.roles);
+                } else {
+                    take_outline_match(m, compiled, &mut out.found, &mut out.opaque);
+                }
+            }
+        }
+        if walk == Walk::Everything {
+            break;
+        }
+        let kind = node.kind();
+        stack.extend(
+            node.named_children(&mut children)
+                .map(|child| (child, grammar.visit(&child, kind)))
+                .filter(|(_, visit)| *visit != Visit::Skip),
+        );
+    }
+    out
 }
 
 /// Takes one match of an `outline.scm` pattern: a symbol, or a body.

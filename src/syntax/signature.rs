@@ -106,6 +106,19 @@ impl Builder {
         }
     }
 
+    /// Takes what another builder collected (from another piece of the
+    /// same text).
+    pub(crate) fn merge(&mut self, other: Builder) {
+        self.found.extend(other.found);
+        for (item, prefix) in other.prefixes {
+            self.prefixes.entry(item).or_default().extend(prefix);
+        }
+        for (item, lead) in other.leading {
+            let entry = self.leading.entry(item).or_insert(lead);
+            *entry = (*entry).min(lead);
+        }
+    }
+
     pub(crate) fn finish(self) -> Declarations {
         let Builder {
             mut found,
@@ -220,12 +233,14 @@ fn comments_between(file: &SourceFile, start: usize, stop: usize) -> Vec<(usize,
     let compiled = grammar(file.language).comments();
     let mut cursor = QueryCursor::new();
     cursor.set_byte_range(start..stop);
-    let mut matches = cursor.matches(&compiled.query, file.tree.root_node(), file.text.as_bytes());
     let mut comments = Vec::new();
-    while let Some(m) = matches.next() {
-        for capture in m.captures() {
-            if compiled.roles[capture.index as usize] == Role::Comment {
-                comments.push((capture.node.start_byte(), capture.node.end_byte()));
+    for tree in &file.trees {
+        let mut matches = cursor.matches(&compiled.query, tree.root_node(), file.text.as_bytes());
+        while let Some(m) = matches.next() {
+            for capture in m.captures() {
+                if compiled.roles[capture.index as usize] == Role::Comment {
+                    comments.push((capture.node.start_byte(), capture.node.end_byte()));
+                }
             }
         }
     }

@@ -1,0 +1,366 @@
+//! Parsing a large text in pieces, one per core.
+//!
+//! tree-sitter parses one text on one thread, about 35 MB/s for TypeScript
+//! here, so a 2 MB `.d.ts` costs 60 ms or more. A text of several hundred
+//! kilobytes is therefore cut at top-level declaration boundaries and the
+//! pieces are parsed at once, each on its own thread, by parsers limited to
+//! their piece (tree-sitter's included ranges). Every tree keeps the
+//! offsets and points of the whole text, so nothing downstream shifts a
+//! position: a symbol found in any piece is where it is in the file.
+//!
+//! A cut is only made where a top-level statement has just ended (a line
+//! that starts at column 0 and ends with `}` or `;`) and a declaration
+//! begins (a line at column 0 that opens with a declaration keyword, a
+//! comment or an attribute). Should a cut still land inside something (a
+//! template literal, a raw string, a macro), one of the pieces does not
+//! parse cleanly, and the text is parsed whole instead: the pieces are
+//! used only when every one of them is free of errors.
+
+use std::sync::OnceLock;
+
+use tree_sitter::{Point, Range, Tree};
+
+use super::{Language, LineIndex, grammar};
+
+/// Each piece holds at least this many bytes: below it, starting a thread
+/// costs more than it saves.
+const MIN_PIECE_BYTES: usize = 256 * 1024;
+
+/// At most this many pieces, whatever the core count.
+const MAX_PIECES: usize = 8;
+
+/// How many lines past the ideal cut a boundary is looked for.
+const BOUNDARY_SEARCH_LINES: usize = 4000;
+
+/// Parses `text`, in pieces on several threads when it is large enough and
+/// the pieces parse cleanly, else whole. The trees cover the text in order.
+pub(crate) fn parse(language: Language, text: &str, lines: &LineIndex) -> Vec<Tree> {
+    let wanted = (text.len() / MIN_PIECE_BYTES).min(cores()).min(MAX_PIECES);
+    parse_in(language, text, lines, wanted)
+}
+
+/// Parses `text` in up to `wanted` pieces (see [`parse`]).
+fn parse_in(language: Language, text: &str, lines: &LineIndex, wanted: usize) -> Vec<Tree> {
+    if wanted > 1 {
+        let cuts = cuts(language, text, lines, wanted);
+        if cuts.len() > 2 {
+            let trees = parse_pieces(language, text, lines, &cuts);
+            if trees.iter().all(|tree| !tree.root_node().has_error()) {
+                return trees;
+            }
+        }
+    }
+    vec![grammar::parse(language, text, None)]
+}
+
+/// The cores this process may use, asked once.
+fn cores() -> usize {
+    static CORES: OnceLock<usize> = OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// Byte offsets where the pieces start, with the text's end last: `[0, ..,
+/// len]`. Fewer pieces than wanted when no boundary is found near a cut.
+fn cuts(language: Language, text: &str, lines: &LineIndex, wanted: usize) -> Vec<usize> {
+    let mut cuts = vec![0];
+    for k in 1..wanted {
+        let ideal = text.len() / wanted * k;
+        let from = lines.point(ideal).0.max(1);
+        let previous = *cuts.last().expect("cuts start with 0");
+        if let Some(cut) = boundary_from(language, text, lines, from)
+            .filter(|&cut| cut > previous && cut < text.len())
+        {
+            cuts.push(cut);
+        }
+    }
+    cuts.push(text.len());
+    cuts
+}
+
+/// The start of the first line at or after line `from` (0-based) where one
+/// top-level declaration has ended and the next begins.
+fn boundary_from(language: Language, text: &str, lines: &LineIndex, from: usize) -> Option<usize> {
+    let last = lines.line_count().min(from + BOUNDARY_SEARCH_LINES);
+    // The last non-blank line before the candidate.
+    let mut before = (0..from)
+        .rev()
+        .map(|row| lines.line(text, row))
+        .find(|line| !line.trim().is_empty())?;
+    for row in from..last {
+        let line = lines.line(text, row);
+        if line.trim().is_empty() {
+            continue;
+        }
+        if ends_top_level_statement(before) && begins_declaration(language, line) {
+            return Some(lines.line_start(row));
+        }
+        before = line;
+    }
+    None
+}
+
+/// A line at column 0 that ends a statement or a block.
+fn ends_top_level_statement(line: &str) -> bool {
+    let starts_at_column_0 = line.chars().next().is_some_and(|c| !c.is_whitespace());
+    starts_at_column_0 && line.trim_end().ends_with(['}', ';'])
+}
+
+/// A line at column 0 that starts a declaration, a comment or an attribute.
+fn begins_declaration(language: Language, line: &str) -> bool {
+    const TYPESCRIPT: &[&str] = &[
+        "export",
+        "declare",
+        "interface",
+        "type",
+        "class",
+        "abstract",
+        "function",
+        "const",
+        "let",
+        "var",
+        "enum",
+        "namespace",
+        "module",
+        "import",
+        "async",
+    ];
+    const RUST: &[&str] = &[
+        "pub",
+        "fn",
+        "impl",
+        "struct",
+        "enum",
+        "union",
+        "trait",
+        "mod",
+        "use",
+        "const",
+        "static",
+        "type",
+        "unsafe",
+        "extern",
+        "async",
+        "macro_rules",
+    ];
+    if line.starts_with("//") || line.starts_with("/*") {
+        return true;
+    }
+    let keywords = match language {
+        Language::TypeScript | Language::Tsx | Language::JavaScript => {
+            if line.starts_with('@') {
+                return true;
+            }
+            TYPESCRIPT
+        }
+        Language::Rust => {
+            if line.starts_with("#[") {
+                return true;
+            }
+            RUST
+        }
+    };
+    keywords.iter().any(|keyword| {
+        line.strip_prefix(keyword)
+            .is_some_and(|rest| !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_'))
+    })
+}
+
+/// Parses each piece `cuts[i]..cuts[i + 1]` on its own thread (the first on
+/// this one).
+fn parse_pieces(language: Language, text: &str, lines: &LineIndex, cuts: &[usize]) -> Vec<Tree> {
+    let ranges: Vec<Range> = cuts
+        .windows(2)
+        .map(|piece| Range {
+            start_byte: piece[0],
+            end_byte: piece[1],
+            start_point: point(lines, piece[0]),
+            end_point: point(lines, piece[1]),
+        })
+        .collect();
+    std::thread::scope(|scope| {
+        let others: Vec<_> = ranges[1..]
+            .iter()
+            .map(|&range| scope.spawn(move || grammar::parse(language, text, Some(range))))
+            .collect();
+        let mut trees = vec![grammar::parse(language, text, Some(ranges[0]))];
+        // A thread that panicked (it never should) is a piece parsed again
+        // here.
+        trees.extend(
+            others
+                .into_iter()
+                .zip(&ranges[1..])
+                .map(|(handle, &range)| {
+                    handle
+                        .join()
+                        .unwrap_or_else(|_| grammar::parse(language, text, Some(range)))
+                }),
+        );
+        trees
+    })
+}
+
+fn point(lines: &LineIndex, offset: usize) -> Point {
+    let (row, column) = lines.point(offset);
+    Point { row, column }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cuts_fall_between_top_level_declarations() {
+        let text = "interface A {\n  x: number;\n}\n\nconst s = `\n}\nexport const y = 1;\n`;\n/** B */\nexport class B {\n}\ntype C = A;\n";
+        let lines = LineIndex::new(text);
+        let first = boundary_from(Language::TypeScript, text, &lines, 1).unwrap();
+        assert_eq!(&text[first..], &text[text.find("\nconst s").unwrap() + 1..]);
+        // Inside the template literal a `}` line at column 0 is followed
+        // by an `export` line: a boundary by the lines alone. That is the
+        // risk the error check of `parse` covers (see the test below).
+        let inside = boundary_from(Language::TypeScript, text, &lines, 5).unwrap();
+        assert!(text[inside..].starts_with("export const y"));
+        let after_literal = boundary_from(Language::TypeScript, text, &lines, 7).unwrap();
+        assert!(text[after_literal..].starts_with("/** B */"));
+        let last = boundary_from(Language::TypeScript, text, &lines, 10).unwrap();
+        assert!(text[last..].starts_with("type C"));
+        // No boundary after the last declaration.
+        assert_eq!(boundary_from(Language::TypeScript, text, &lines, 12), None);
+    }
+
+    #[test]
+    fn keywords_need_a_word_boundary() {
+        assert!(begins_declaration(Language::Rust, "pub(crate) fn f() {}"));
+        assert!(begins_declaration(Language::Rust, "#[derive(Debug)]"));
+        assert!(begins_declaration(Language::Rust, "macro_rules! m {"));
+        assert!(!begins_declaration(Language::Rust, "public_thing();"));
+        assert!(!begins_declaration(Language::TypeScript, "types.push(1);"));
+        assert!(!begins_declaration(
+            Language::TypeScript,
+            "  export const x = 1;"
+        ));
+        assert!(begins_declaration(Language::TypeScript, "@Component()"));
+        assert!(!ends_top_level_statement("  }"));
+        assert!(ends_top_level_statement("};"));
+        assert!(ends_top_level_statement("}\r"));
+    }
+
+    /// A text big enough to be cut, with a template literal that looks like
+    /// a boundary from inside: the pieces hold an error there, so the text
+    /// is parsed whole, and the outline is the same as a whole parse's
+    /// either way.
+    #[test]
+    fn pieces_give_the_whole_text_s_tree_or_are_not_used() {
+        let mut clean = String::new();
+        for i in 0..4000 {
+            clean.push_str(&format!(
+                "/** Doc {i}. */\nexport interface Item{i} {{\n  name: string;\n  size(unit: \"m\" | \"ft\"): number;\n}}\n\n"
+            ));
+        }
+        let lines = LineIndex::new(&clean);
+        let cuts = super::cuts(Language::TypeScript, &clean, &lines, 4);
+        assert_eq!(cuts.len(), 5, "{cuts:?}");
+        let pieces = parse_pieces(Language::TypeScript, &clean, &lines, &cuts);
+        assert!(pieces.iter().all(|t| !t.root_node().has_error()));
+        let whole = grammar::parse(Language::TypeScript, &clean, None);
+        let top_level = |trees: &[Tree]| -> Vec<(usize, usize, String)> {
+            trees
+                .iter()
+                .flat_map(|tree| {
+                    let root = tree.root_node();
+                    let mut cursor = root.walk();
+                    root.named_children(&mut cursor)
+                        .map(|n| (n.start_byte(), n.end_byte(), n.kind().to_string()))
+                        .collect::<Vec<_>>()
+                })
+                .collect()
+        };
+        assert_eq!(top_level(&pieces), top_level(std::slice::from_ref(&whole)));
+        // Points are the whole text's, not the piece's.
+        let second = pieces[1].root_node().named_child(0).unwrap();
+        assert_eq!(
+            second.start_position().row,
+            lines.point(second.start_byte()).0
+        );
+
+        // The same text with a template literal around its middle: the cut
+        // lands inside it, the pieces hold errors, and the text is parsed
+        // whole.
+        let middle = clean.len() / 2;
+        let open = clean[..middle - 2000].rfind("\n/** Doc").unwrap() + 1;
+        let close = clean[middle + 2000..].find("\n/** Doc").unwrap() + middle + 2001;
+        let mut tricky = String::new();
+        tricky.push_str(&clean[..open]);
+        tricky.push_str("export const t = `\n");
+        tricky.push_str(&clean[open..close]);
+        tricky.push_str("`;\n");
+        tricky.push_str(&clean[close..]);
+        let lines = LineIndex::new(&tricky);
+        let cuts = super::cuts(Language::TypeScript, &tricky, &lines, 2);
+        assert!(open < cuts[1] && cuts[1] < close, "{cuts:?}");
+        let pieces = parse_pieces(Language::TypeScript, &tricky, &lines, &cuts);
+        assert!(pieces.iter().any(|t| t.root_node().has_error()));
+        let trees = parse_in(Language::TypeScript, &tricky, &lines, 2);
+        assert_eq!(trees.len(), 1);
+        assert!(!trees[0].root_node().has_error());
+        let whole = grammar::parse(Language::TypeScript, &tricky, None);
+        assert_eq!(top_level(&trees), top_level(std::slice::from_ref(&whole)));
+    }
+
+    /// The outline and every signature of a text parsed in pieces are
+    /// those of the same text parsed whole: the fixtures with every
+    /// declaration form (and non-ASCII names), repeated into a large file.
+    #[test]
+    fn an_outline_from_pieces_is_the_whole_text_s_outline() {
+        use crate::model::OutlineSymbol;
+        use crate::syntax::SourceFile;
+
+        fn flatten<'a>(symbols: &'a [OutlineSymbol], out: &mut Vec<&'a OutlineSymbol>) {
+            for symbol in symbols {
+                out.push(symbol);
+                flatten(&symbol.children, out);
+            }
+        }
+        let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/syntax");
+        let sets = [
+            (Language::TypeScript, ["decls.ts", "unicode.ts"]),
+            (Language::Rust, ["decls.rs", "unicode.rs"]),
+        ];
+        for (language, files) in sets {
+            let mut text = String::new();
+            while text.len() < 3 * 100 * 1024 {
+                for file in files {
+                    text.push_str(&std::fs::read_to_string(fixtures.join(file)).unwrap());
+                    text.push('\n');
+                }
+            }
+            let lines = LineIndex::new(&text);
+            let split = SourceFile {
+                language,
+                trees: parse_in(language, &text, &lines, 3),
+                text: text.clone(),
+                lines: lines.clone(),
+                derived: OnceLock::new(),
+            };
+            assert_eq!(split.trees.len(), 3, "{language:?}: not cut in 3");
+            let whole = SourceFile {
+                language,
+                trees: vec![grammar::parse(language, &text, None)],
+                text,
+                lines,
+                derived: OnceLock::new(),
+            };
+            assert_eq!(split.outline(), whole.outline(), "{language:?}");
+            let mut symbols = Vec::new();
+            flatten(whole.outline(), &mut symbols);
+            assert!(symbols.len() > 1000, "{language:?}: {}", symbols.len());
+            for symbol in symbols {
+                assert_eq!(
+                    split.signature(symbol),
+                    whole.signature(symbol),
+                    "{language:?} {}",
+                    symbol.name
+                );
+            }
+        }
+    }
+}
