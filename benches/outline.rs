@@ -11,7 +11,8 @@
 //!
 //! The files:
 //! - TypeScript's `lib.dom.d.ts` (about 45,000 lines): `$SEXTANT_BENCH_DTS`,
-//!   else `node_modules/typescript/lib/lib.dom.d.ts` under
+//!   else `node_modules/typescript/lib/lib.dom.d.ts` under sextant's tools
+//!   folder (where `scripts/test.sh` installs typescript),
 //!   `/tmp/sextant-bench`, the current folder or `$HOME`; if none is there
 //!   it says how to get one (`npm install --prefix /tmp/sextant-bench
 //!   typescript@6`);
@@ -166,7 +167,12 @@ fn find_dts() -> Option<PathBuf> {
     if let Some(path) = std::env::var_os("SEXTANT_BENCH_DTS") {
         return Some(PathBuf::from(path)).filter(|p| p.is_file());
     }
-    let mut bases = vec![PathBuf::from("/tmp/sextant-bench"), PathBuf::from(".")];
+    // sextant's tools folder holds typescript once the tests have run.
+    let mut bases = vec![
+        sextant::lsp::config::default_tools_dir(),
+        PathBuf::from("/tmp/sextant-bench"),
+        PathBuf::from("."),
+    ];
     if let Some(home) = std::env::var_os("HOME") {
         bases.push(PathBuf::from(home));
     }

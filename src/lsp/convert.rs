@@ -4,7 +4,8 @@
 //! bytes, when negotiated); sextant shows and accepts 1-based lines and
 //! 1-based characters counted as Unicode scalar values. A [`LineIndex`] over
 //! a document's text converts both ways. Lines end at `\n`, `\r\n` or `\r`,
-//! as LSP says.
+//! as LSP says (tree-sitter's rows end at `\n` only, which is why
+//! `syntax::LineIndex` is a separate type).
 
 use lsp_types::PositionEncodingKind;
 

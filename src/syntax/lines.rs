@@ -1,6 +1,12 @@
 //! Line starts of a text, and the one place where byte offsets and byte
 //! columns (what tree-sitter counts) become sextant positions (1-based
 //! lines, 1-based characters counted as Unicode scalar values) and back.
+//!
+//! Lines end at `\n` only, as tree-sitter counts rows; `\r\n` endings
+//! leave their `\r` out of the line's text. `lsp::convert::LineIndex` is the
+//! LSP counterpart and differs on purpose: LSP also ends a line at a lone
+//! `\r`, counts characters in the server's encoding, and keeps its own copy
+//! of a document that changes under it.
 
 use crate::model::Position;
 
