@@ -5,13 +5,12 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use serde_json::json;
 use sextant::context::Context;
 use sextant::error::ToolError;
-use sextant::lsp::config::Config;
 use sextant::lsp::requests::document_symbols;
 
 fn fake_server() -> PathBuf {
@@ -81,6 +80,18 @@ impl Workspace {
     async fn logs(&self, args: serde_json::Value) -> String {
         common::run(&self.ctx, "logs", args).await
     }
+
+    /// Waits up to 2.5 s for the log lines that contain `filter` to hold
+    /// `text`; false if they never do.
+    async fn wait_for_log(&self, filter: &str, text: &str) -> bool {
+        for _ in 0..50 {
+            if self.logs(json!({"contains": filter})).await.contains(text) {
+                return true;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        false
+    }
 }
 
 fn workspace(mode: &str, request_timeout: f64) -> Workspace {
@@ -102,11 +113,8 @@ fn workspace_with(mode: &str, request_timeout: f64, ready_timeout: f64) -> Works
         ),
     )
     .unwrap();
-    let root = dir.path();
-    let config = Config::load(root, None).unwrap();
-    let workspace = sextant::fs::workspace::Workspace::new(root, &[]).unwrap();
     Workspace {
-        ctx: Arc::new(Context::new(workspace, config, false)),
+        ctx: common::context(dir.path(), false),
         dir,
     }
 }
@@ -140,16 +148,9 @@ async fn a_request_that_never_answers_times_out_and_is_cancelled() {
         "error[server-timeout]: fake_lsp did not answer textDocument/documentSymbol within 1 s; the request was cancelled. Retry, or raise request_timeout in sextant.toml"
     );
     // Request 0 was initialize; the documentSymbol was request 1.
-    for _ in 0..50 {
-        if w.logs(json!({"contains": "cancelled request"}))
-            .await
-            .contains("fake: cancelled request 1")
-        {
-            return;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    panic!(
+    assert!(
+        w.wait_for_log("cancelled request", "fake: cancelled request 1")
+            .await,
         "no $/cancelRequest for request 1 reached the server:\n{}",
         w.logs(json!({})).await
     );
@@ -199,16 +200,9 @@ async fn unknown_requests_and_notifications_are_answered_and_logged() {
     );
     // The server logs our answer to its workspace/configuration request
     // when it reads it, after its own answer to us: wait for the line.
-    for _ in 0..50 {
-        if w.logs(json!({"contains": "configuration"}))
-            .await
-            .contains("fake: configuration = [42,null]")
-        {
-            return;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    panic!(
+    assert!(
+        w.wait_for_log("configuration", "fake: configuration = [42,null]")
+            .await,
         "no answer to workspace/configuration:\n{}",
         w.logs(json!({"contains": "fake:", "tail": 100})).await
     );
@@ -292,5 +286,4 @@ async fn a_missing_server_says_what_to_install() {
         logs.contains("sextant-no-such-server (python): missing: install `sextant-no-such-server`"),
         "{logs}"
     );
-    let _ = Path::new(".");
 }

@@ -10,56 +10,22 @@ mod common;
 use std::path::Path;
 use std::time::Duration;
 
-use common::{Fixture, fixture};
+use common::{Fixture, fixture, outline_rows, process_gone, server_outline};
 use insta::assert_snapshot;
 use serde_json::json;
-use sextant::lsp::requests::document_symbols;
-use sextant::model::OutlineSymbol;
 
-/// `@line:char Kind - name` lines, indented by depth.
-fn outline(symbols: &[OutlineSymbol], depth: usize, out: &mut String) {
-    for symbol in symbols {
-        out.push_str(&format!(
-            "{}@{} {} - {}\n",
-            "  ".repeat(depth),
-            symbol.selection_range.start,
-            symbol.kind.name(),
-            symbol.name
-        ));
-        outline(&symbol.children, depth + 1, out);
-    }
-}
-
+/// The server's outline of `file`: `@line:char Kind - name` lines, indented
+/// by depth.
 async fn symbols_of(f: &Fixture, file: &str) -> String {
-    let session = f.ctx.lsp.open(&f.path(file)).await.expect("a ready server");
-    assert!(
-        session.index_complete,
-        "{} still indexing after its ready_timeout",
-        session.client.server()
-    );
-    let symbols = document_symbols(&session)
-        .await
-        .expect("documentSymbol answers");
-    let mut out = String::new();
-    outline(&symbols, 0, &mut out);
-    out
-}
-
-fn process_exists(pid: u32) -> bool {
-    // A zombie still has a /proc entry; its state line says Z.
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .map(|stat| !stat.split(") ").nth(1).unwrap_or("").starts_with('Z'))
-        .unwrap_or(false)
+    let symbols = server_outline(f, file).await;
+    outline_rows(&symbols)
+        .into_iter()
+        .map(|(row, _)| row + "\n")
+        .collect()
 }
 
 async fn wait_gone(pid: u32) {
-    for _ in 0..100 {
-        if !process_exists(pid) {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("process {pid} is still running");
+    assert!(process_gone(pid).await, "process {pid} is still running");
 }
 
 fn write(f: &Fixture, file: &str, text: &str) {

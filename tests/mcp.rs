@@ -2,60 +2,14 @@
 
 mod common;
 
-use std::path::Path;
-use std::process::Stdio;
-
 use common::fixture;
-use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock};
-use rmcp::service::RunningService;
-use rmcp::transport::TokioChildProcess;
-use rmcp::{RoleClient, ServiceExt};
+use common::mcp::{call, start, start_with_pid, texts};
 use serde_json::{Value, json};
-
-type Client = RunningService<RoleClient, ()>;
-
-async fn start(root: &Path, extra: &[&str]) -> Client {
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_sextant"));
-    command.arg("serve").arg("--root").arg(root).args(extra);
-    let (transport, _stderr) = TokioChildProcess::builder(command)
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn sextant serve");
-    ().serve(transport).await.expect("MCP initialize")
-}
-
-async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
-    let Value::Object(args) = args else {
-        panic!("arguments must be an object")
-    };
-    client
-        .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(args))
-        .await
-        .expect("tools/call answers")
-}
-
-fn texts(result: &CallToolResult) -> Vec<String> {
-    result
-        .content
-        .iter()
-        .map(|block| match block {
-            ContentBlock::Text(text) => text.text.clone(),
-            other => panic!("only text content is expected, got {other:?}"),
-        })
-        .collect()
-}
 
 #[tokio::test]
 async fn a_killed_sextant_leaves_no_language_server() {
     let f = fixture("ts");
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_sextant"));
-    command.arg("serve").arg("--root").arg(f.root());
-    let (transport, _stderr) = TokioChildProcess::builder(command)
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let sextant_pid = transport.id().unwrap();
-    let client = ().serve(transport).await.unwrap();
+    let (client, sextant_pid) = start_with_pid(f.root(), &[]).await;
     let diagnostics = call(&client, "diagnostics", json!({"file": "src/shapes.ts"})).await;
     assert_eq!(
         texts(&diagnostics),
@@ -63,21 +17,17 @@ async fn a_killed_sextant_leaves_no_language_server() {
     );
     let logs =
         texts(&call(&client, "logs", json!({"server": "typescript", "tail": 0})).await).join("\n");
-    let server_pid: i32 = logs
+    let server_pid: u32 = logs
         .split("; pid ")
         .nth(1)
         .and_then(|rest| rest.split(';').next())
         .and_then(|pid| pid.parse().ok())
         .unwrap_or_else(|| panic!("no pid in {logs}"));
     unsafe { libc::kill(sextant_pid as i32, libc::SIGKILL) };
-    for _ in 0..100 {
-        let stat = std::fs::read_to_string(format!("/proc/{server_pid}/stat")).unwrap_or_default();
-        if stat.is_empty() || stat.split(") ").nth(1).is_some_and(|s| s.starts_with('Z')) {
-            return;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    panic!("typescript-language-server (pid {server_pid}) outlived a killed sextant");
+    assert!(
+        common::process_gone(server_pid).await,
+        "typescript-language-server (pid {server_pid}) outlived a killed sextant"
+    );
 }
 
 #[tokio::test]

@@ -15,8 +15,7 @@
 
 mod common;
 
-use common::{Fixture, fixture};
-use sextant::lsp::requests::document_symbols;
+use common::{Fixture, fixture, outline_rows, server_outline};
 use sextant::model::{OutlineSymbol, Range};
 use sextant::syntax::{self, Language, filter_outline};
 
@@ -62,20 +61,14 @@ struct Row {
     range: Range,
 }
 
-fn flatten(symbols: &[OutlineSymbol], depth: usize, out: &mut Vec<Row>) {
-    for symbol in symbols {
-        out.push(Row {
-            text: format!(
-                "{}@{} {} - {}",
-                "  ".repeat(depth),
-                symbol.selection_range.start,
-                symbol.kind.name(),
-                symbol.name
-            ),
+fn flatten(symbols: &[OutlineSymbol]) -> Vec<Row> {
+    outline_rows(symbols)
+        .into_iter()
+        .map(|(text, symbol)| Row {
+            text,
             range: symbol.range,
-        });
-        flatten(&symbol.children, depth + 1, out);
-    }
+        })
+        .collect()
 }
 
 fn show(range: Range) -> String {
@@ -129,24 +122,12 @@ fn align<'a>(server: &'a [Row], tree: &'a [Row]) -> Vec<(Option<&'a Row>, Option
 /// Compares one file's outlines; `Some(report)` if they disagree other than
 /// as `KNOWN` says.
 async fn compare(f: &Fixture, file: &str) -> Option<String> {
-    let path = f.path(file);
-    let session = f.ctx.lsp.open(&path).await.expect("a ready server");
-    assert!(
-        session.index_complete,
-        "{} still indexing after its ready_timeout",
-        session.client.server()
-    );
-    let answer = document_symbols(&session)
-        .await
-        .expect("documentSymbol answers");
-    let mut server = Vec::new();
-    flatten(&filter_outline(answer), 0, &mut server);
+    let server = flatten(&filter_outline(server_outline(f, file).await));
     assert!(!server.is_empty(), "{file}: the server lists no symbols");
 
-    let language = Language::from_path(&path).expect("a language with an outline");
+    let language = Language::from_path(&f.path(file)).expect("a language with an outline");
     let parsed = syntax::parse(language, f.read(file));
-    let mut tree = Vec::new();
-    flatten(parsed.outline(), 0, &mut tree);
+    let tree = flatten(parsed.outline());
 
     let mut rows = Vec::new();
     let mut ranges = Vec::new();

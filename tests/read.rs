@@ -3,9 +3,8 @@
 
 mod common;
 
-use std::process::Stdio;
-
 use common::fixture;
+use common::mcp::{call, start, texts};
 use insta::assert_snapshot;
 use serde_json::{Value, json};
 
@@ -528,18 +527,8 @@ async fn json_format_is_the_typed_result() {
 
 #[tokio::test]
 async fn read_over_mcp_answers_in_text_blocks() {
-    use rmcp::ServiceExt;
-    use rmcp::model::{CallToolRequestParams, ContentBlock};
-    use rmcp::transport::TokioChildProcess;
-
     let f = fixture("ts");
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_sextant"));
-    command.arg("serve").arg("--root").arg(f.root());
-    let (transport, _stderr) = TokioChildProcess::builder(command)
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn sextant serve");
-    let client = ().serve(transport).await.expect("MCP initialize");
+    let client = start(f.root(), &[]).await;
     let tools = client.list_all_tools().await.unwrap();
     let read = tools
         .iter()
@@ -549,26 +538,16 @@ async fn read_over_mcp_answers_in_text_blocks() {
         read.annotations.as_ref().and_then(|a| a.read_only_hint),
         Some(true)
     );
-    let args = json!({"file": "src/shapes.ts", "symbol": "Circle"});
-    let Value::Object(args) = args else {
-        unreachable!()
-    };
-    let result = client
-        .call_tool(CallToolRequestParams::new("read".to_string()).with_arguments(args))
-        .await
-        .expect("tools/call answers");
+    let result = call(
+        &client,
+        "read",
+        json!({"file": "src/shapes.ts", "symbol": "Circle"}),
+    )
+    .await;
     assert_eq!(result.is_error, Some(false));
     assert!(result.structured_content.is_none());
-    let blocks: Vec<String> = result
-        .content
-        .iter()
-        .map(|block| match block {
-            ContentBlock::Text(text) => text.text.clone(),
-            other => panic!("only text content is expected, got {other:?}"),
-        })
-        .collect();
     assert_eq!(
-        blocks,
+        texts(&result),
         [
             "Found 4 symbols under Circle in file: src/shapes.ts\nSymbol breakdown: 1 class, 1 method, 1 property, 1 constructor\nOutline from tree-sitter (no language server yet)",
             "@18:14 Class - Circle\n  `export class Circle extends Base`\n  @19:3 Constructor - constructor\n    `constructor(private radius: number)`\n  @19:23 Property - radius\n    `private radius: number`\n  @23:3 Method - area\n    `area(): number`",

@@ -1,6 +1,10 @@
-//! Shared test helpers: fixture copies in temporary folders, and calling a
-//! tool the way the MCP edge does.
+//! Shared test helpers: fixture copies in temporary folders, calling a tool
+//! the way the MCP edge does, a language server's outline of a fixture file,
+//! and waiting for a process to exit. `mcp` drives the built binary over
+//! stdio with rmcp's client.
 #![allow(dead_code)]
+
+pub mod mcp;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -10,6 +14,8 @@ use serde_json::Value;
 use sextant::context::Context;
 use sextant::fs::workspace::Workspace;
 use sextant::lsp::config::Config;
+use sextant::lsp::requests::document_symbols;
+use sextant::model::OutlineSymbol;
 use sextant::tools;
 
 /// A copy of `fixtures/<name>` in a temporary folder (dropped with it).
@@ -98,4 +104,62 @@ pub async fn run(ctx: &Arc<Context>, tool: &str, args: Value) -> String {
         },
         Err(err) => err.to_string(),
     }
+}
+
+/// The language server's documentSymbol answer for `file`, as it comes (no
+/// filter). The server must be ready and done indexing.
+pub async fn server_outline(f: &Fixture, file: &str) -> Vec<OutlineSymbol> {
+    let session = f.ctx.lsp.open(&f.path(file)).await.expect("a ready server");
+    assert!(
+        session.index_complete,
+        "{} still indexing after its ready_timeout",
+        session.client.server()
+    );
+    document_symbols(&session)
+        .await
+        .expect("documentSymbol answers")
+}
+
+/// An outline flattened in order: one `@line:char Kind - name` row per
+/// symbol (the name's position), two spaces of indent per level, each with
+/// its symbol.
+pub fn outline_rows(symbols: &[OutlineSymbol]) -> Vec<(String, &OutlineSymbol)> {
+    fn walk<'a>(
+        symbols: &'a [OutlineSymbol],
+        depth: usize,
+        out: &mut Vec<(String, &'a OutlineSymbol)>,
+    ) {
+        for symbol in symbols {
+            let row = format!(
+                "{}@{} {} - {}",
+                "  ".repeat(depth),
+                symbol.selection_range.start,
+                symbol.kind.name(),
+                symbol.name
+            );
+            out.push((row, symbol));
+            walk(&symbol.children, depth + 1, out);
+        }
+    }
+    let mut out = Vec::new();
+    walk(symbols, 0, &mut out);
+    out
+}
+
+/// Whether process `pid` exists; a zombie (state Z) counts as gone.
+pub fn process_exists(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|stat| !stat.split(") ").nth(1).unwrap_or("").starts_with('Z'))
+        .unwrap_or(false)
+}
+
+/// Waits up to 5 s for process `pid` to be gone; false if it is still there.
+pub async fn process_gone(pid: u32) -> bool {
+    for _ in 0..100 {
+        if !process_exists(pid) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    false
 }

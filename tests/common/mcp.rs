@@ -1,0 +1,55 @@
+//! The built binary as an MCP server: `sextant serve` spawned as a child
+//! process, rmcp's client connected over its stdio, and tool calls made the
+//! way an agent's client makes them.
+
+use std::path::Path;
+use std::process::Stdio;
+
+use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock};
+use rmcp::service::RunningService;
+use rmcp::transport::TokioChildProcess;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::Value;
+
+pub type Client = RunningService<RoleClient, ()>;
+
+/// `sextant serve --root ROOT EXTRA...`, initialized.
+pub async fn start(root: &Path, extra: &[&str]) -> Client {
+    start_with_pid(root, extra).await.0
+}
+
+/// Like `start`, with the server process's pid.
+pub async fn start_with_pid(root: &Path, extra: &[&str]) -> (Client, u32) {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_sextant"));
+    command.arg("serve").arg("--root").arg(root).args(extra);
+    let (transport, _stderr) = TokioChildProcess::builder(command)
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn sextant serve");
+    let pid = transport.id().expect("sextant serve has a pid");
+    let client = ().serve(transport).await.expect("MCP initialize");
+    (client, pid)
+}
+
+/// `tools/call`; `args` must be a JSON object.
+pub async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
+    let Value::Object(args) = args else {
+        panic!("arguments must be an object")
+    };
+    client
+        .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(args))
+        .await
+        .expect("tools/call answers")
+}
+
+/// The result's content blocks, which must all be text.
+pub fn texts(result: &CallToolResult) -> Vec<String> {
+    result
+        .content
+        .iter()
+        .map(|block| match block {
+            ContentBlock::Text(text) => text.text.clone(),
+            other => panic!("only text content is expected, got {other:?}"),
+        })
+        .collect()
+}
