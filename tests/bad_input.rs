@@ -81,6 +81,10 @@ async fn binary_files_are_refused_and_skipped() {
         grep.starts_with("Found 3 files containing Circle (1 binary file skipped)"),
         "{grep}"
     );
+    assert_snapshot!(
+        f.run("grep", json!({"pattern": "IHDR"})).await,
+        @"No matches for IHDR (1 binary file skipped)"
+    );
 }
 
 #[tokio::test]

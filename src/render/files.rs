@@ -87,18 +87,11 @@ pub fn grep(result: &GrepResult) -> Vec<String> {
         "matching line",
         "matching lines",
     );
-    if result.total_entries == 0 {
-        let _ = write!(out, "No matches for {}", result.pattern);
-        if result.binary_files_skipped > 0 {
-            let _ = write!(
-                out,
-                " ({} skipped)",
-                count(result.binary_files_skipped, "binary file", "binary files")
-            );
-        }
-        return vec![out];
-    }
+    let found = result.total_entries > 0;
     match result.mode {
+        _ if !found => {
+            let _ = write!(out, "No matches for {}", result.pattern);
+        }
         GrepMode::FilesWithMatches => {
             let _ = write!(out, "Found {files} containing {}", result.pattern);
         }
@@ -112,6 +105,9 @@ pub fn grep(result: &GrepResult) -> Vec<String> {
             " ({} skipped)",
             count(result.binary_files_skipped, "binary file", "binary files")
         );
+    }
+    if !found {
+        return vec![out];
     }
     out.push('\n');
 
