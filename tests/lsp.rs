@@ -199,6 +199,39 @@ async fn rust_analyzer_end_to_end() {
     write(&f, "src/text.rs", &text);
     write(&f, "src/broken.rs", &broken);
 
+    // Files the server never opened, created and deleted on disk: it hears
+    // of them (rust-analyzer leaves watching to the client), so its own
+    // analysis follows. A new folder with its file written at once, then a
+    // module that uses it.
+    let lib = f.read("src/lib.rs");
+    std::fs::create_dir(f.path("src/extra")).unwrap();
+    write(
+        &f,
+        "src/extra/mod.rs",
+        "pub fn extra() -> i64 {\n    1\n}\n",
+    );
+    write(
+        &f,
+        "src/lib.rs",
+        &format!("{lib}\npub mod extra;\n\npub fn uses() -> i64 {{\n    extra::extra()\n}}\n"),
+    );
+    // An agent's write and its next request are a model turn apart; the
+    // file events reach sextant's watcher thread within that by far. Here
+    // the request would follow within microseconds.
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(
+        f.run("diagnostics", json!({"file": "src/lib.rs"})).await,
+        "No errors or warnings in src/lib.rs"
+    );
+    std::fs::remove_dir_all(f.path("src/extra")).unwrap();
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let gone = f.run("diagnostics", json!({"file": "src/lib.rs"})).await;
+    assert!(
+        gone.contains("[Error][E0583] unresolved module, can't find module file: extra.rs, or extra/mod.rs (rust-analyzer)"),
+        "{gone}"
+    );
+    write(&f, "src/lib.rs", &lib);
+
     crash_and_recover(&f, "src/lib.rs", &symbols).await;
     shutdown_leaves_nothing(&f).await;
 }

@@ -33,6 +33,7 @@ use super::LspError;
 use super::config::LanguageConfig;
 use super::convert::{Encoding, LineIndex};
 use super::inbound::{self, Shared};
+use super::watch::{ChangeKind, FileChange};
 use crate::logbook::LogBook;
 use crate::model::LogLevel;
 
@@ -571,7 +572,30 @@ impl LspClient {
         })
     }
 
-    /// Tells the server a file appeared or changed on disk outside it.
+    /// Tells the server of the files created, changed or deleted on disk
+    /// that its registered watchers cover (none unless it registered some).
+    pub fn announce_changes(&self, changes: &[FileChange]) -> Result<(), LspError> {
+        let events: Vec<FileEvent> = changes
+            .iter()
+            .filter(|change| self.shared.watches(change))
+            .filter_map(|change| {
+                let uri = Url::from_file_path(&change.path).ok()?;
+                let typ = match change.kind {
+                    ChangeKind::Created => FileChangeType::CREATED,
+                    ChangeKind::Changed => FileChangeType::CHANGED,
+                    ChangeKind::Deleted => FileChangeType::DELETED,
+                };
+                Some(FileEvent { uri, typ })
+            })
+            .collect();
+        if events.is_empty() {
+            return Ok(());
+        }
+        self.notify::<DidChangeWatchedFiles>(DidChangeWatchedFilesParams { changes: events })
+    }
+
+    /// Tells the server a file appeared, changed or went on disk, whatever
+    /// it registered (a synchronised document found deleted).
     pub fn announce(&self, uri: &Url, change: FileChangeType) -> Result<(), LspError> {
         self.notify::<DidChangeWatchedFiles>(DidChangeWatchedFilesParams {
             changes: vec![FileEvent {

@@ -15,17 +15,20 @@ use std::time::Instant;
 
 use async_lsp::router::Router;
 use async_lsp::{AnyNotification, ErrorCode, ResponseError};
+use lsp_types::notification::{DidChangeWatchedFiles, Notification};
 use lsp_types::request::{
     ApplyWorkspaceEdit, RegisterCapability, Request, UnregisterCapability, WorkDoneProgressCreate,
     WorkspaceConfiguration, WorkspaceFoldersRequest,
 };
 use lsp_types::{
-    ApplyWorkspaceEditResponse, NumberOrString, ProgressParams, ProgressParamsValue,
-    PublishDiagnosticsParams, Url, WorkDoneProgress, WorkspaceFolder,
+    ApplyWorkspaceEditResponse, DidChangeWatchedFilesRegistrationOptions, NumberOrString,
+    ProgressParams, ProgressParamsValue, PublishDiagnosticsParams, Url, WorkDoneProgress,
+    WorkspaceFolder,
 };
 use serde_json::Value;
 use tokio::sync::watch;
 
+use super::watch::{FileChange, WatchedGlob};
 use crate::logbook::LogBook;
 use crate::model::LogLevel;
 
@@ -63,6 +66,8 @@ pub struct State {
     pub last_activity: Option<Instant>,
     /// The server has been ready once.
     pub was_ready: bool,
+    /// The file watchers it registered, by registration id.
+    pub watchers: Vec<(String, Vec<WatchedGlob>)>,
 }
 
 #[derive(Debug, Clone)]
@@ -156,6 +161,58 @@ impl Shared {
 
     /// The answer to `workspace/configuration`: the settings under each
     /// item's dotted section, or all of them without one.
+    /// Keeps the file watchers a server registers; other capabilities need
+    /// nothing from a client without a view.
+    fn register(&self, params: lsp_types::RegistrationParams) {
+        let root = self.folder.uri.to_file_path().unwrap_or_default();
+        for registration in params.registrations {
+            if registration.method != DidChangeWatchedFiles::METHOD {
+                continue;
+            }
+            let options = registration
+                .register_options
+                .map(serde_json::from_value::<DidChangeWatchedFilesRegistrationOptions>);
+            let watchers = match options {
+                Some(Ok(options)) => options.watchers,
+                Some(Err(err)) => {
+                    self.malformed(DidChangeWatchedFiles::METHOD, &err);
+                    continue;
+                }
+                None => Vec::new(),
+            };
+            let mut globs = Vec::new();
+            for watcher in &watchers {
+                match WatchedGlob::new(watcher, &root) {
+                    Ok(glob) => globs.push(glob),
+                    Err(err) => self.logs.record(LogLevel::Warn, &self.server, err),
+                }
+            }
+            self.logs.record(
+                LogLevel::Debug,
+                &self.server,
+                format!("watches files: {} globs", globs.len()),
+            );
+            self.update(|state| state.watchers.push((registration.id, globs)));
+        }
+    }
+
+    fn unregister(&self, params: lsp_types::UnregistrationParams) {
+        self.update(|state| {
+            state
+                .watchers
+                .retain(|(id, _)| !params.unregisterations.iter().any(|gone| &gone.id == id))
+        });
+    }
+
+    /// Whether the server asked to hear of `change`.
+    pub fn watches(&self, change: &FileChange) -> bool {
+        self.state()
+            .watchers
+            .iter()
+            .flat_map(|(_, globs)| globs)
+            .any(|glob| glob.covers(change))
+    }
+
     fn configuration(&self, params: lsp_types::ConfigurationParams) -> Vec<Value> {
         params
             .items
@@ -312,8 +369,14 @@ pub fn router(shared: Arc<Shared>) -> Router<Arc<Shared>> {
             async move { Ok(folders) }
         })
         .request::<WorkDoneProgressCreate, _>(|_, _| async { Ok(()) })
-        .request::<RegisterCapability, _>(|_, _| async { Ok(()) })
-        .request::<UnregisterCapability, _>(|_, _| async { Ok(()) })
+        .request::<RegisterCapability, _>(|shared, params| {
+            shared.register(params);
+            async { Ok(()) }
+        })
+        .request::<UnregisterCapability, _>(|shared, params| {
+            shared.unregister(params);
+            async { Ok(()) }
+        })
         .request::<ApplyWorkspaceEdit, _>(|shared, _| {
             shared.logs.record(
                 LogLevel::Info,

@@ -13,6 +13,7 @@ pub mod inbound;
 pub mod install;
 pub mod requests;
 pub mod supervisor;
+pub mod watch;
 
 pub use supervisor::{Session, Supervisor};
 

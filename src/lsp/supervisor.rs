@@ -9,13 +9,14 @@
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use super::LspError;
 use super::client::{Document, LspClient, Readiness};
 use super::config::{Config, LanguageConfig};
 use super::install;
+use super::watch::{Deliver, FileWatcher};
 use crate::logbook::LogBook;
 use crate::model::{LogLevel, ServerState, ServerStatus};
 use crate::progress;
@@ -38,7 +39,10 @@ pub struct Supervisor {
     config: Config,
     workspace_root: PathBuf,
     logs: Arc<LogBook>,
-    slots: Mutex<Vec<Arc<Slot>>>,
+    slots: Arc<Mutex<Vec<Arc<Slot>>>>,
+    /// Tells the servers of files changed on disk; started with the first
+    /// server (`None` inside if it could not start).
+    watcher: OnceLock<Option<FileWatcher>>,
 }
 
 /// One (language, root) pair and whatever runs for it.
@@ -75,7 +79,8 @@ impl Supervisor {
             config,
             workspace_root: workspace_root.to_path_buf(),
             logs,
-            slots: Mutex::new(Vec::new()),
+            slots: Arc::new(Mutex::new(Vec::new())),
+            watcher: OnceLock::new(),
         }
     }
 
@@ -107,6 +112,10 @@ impl Supervisor {
                     .map(|e| e.description)
                     .unwrap_or_else(|| "it stopped while starting".into()),
             });
+        }
+        // Files written just before this request reach the server first.
+        if let Some(watcher) = self.watcher.get().and_then(Option::as_ref) {
+            watcher.flush_now().await;
         }
         let document = client.sync(path).await?;
         Ok(Session {
@@ -144,6 +153,7 @@ impl Supervisor {
             tokio::time::sleep(backoff.min(Duration::from_secs(8))).await;
         }
         let client = self.start(&slot).await?;
+        self.watch_files();
         client.reopen(&reopen).await;
         let mut info = slot.info();
         if !reopen.is_empty() || info.last_crash.is_some() {
@@ -336,12 +346,37 @@ impl Supervisor {
 
     /// Every running client.
     pub fn clients(&self) -> Vec<Arc<LspClient>> {
-        let slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
-        slots
-            .iter()
-            .filter_map(|s| s.info().client.clone())
-            .filter(|c| c.is_alive())
-            .collect()
+        running_clients(&self.slots)
+    }
+
+    /// Starts the file watcher once: from then on every running server
+    /// hears of the files created, changed or deleted that it watches.
+    fn watch_files(&self) {
+        self.watcher.get_or_init(|| {
+            let slots = Arc::downgrade(&self.slots);
+            let logs = Arc::clone(&self.logs);
+            let deliver: Deliver = Box::new(move |changes| {
+                let Some(slots) = slots.upgrade() else {
+                    return;
+                };
+                for client in running_clients(&slots) {
+                    if let Err(err) = client.announce_changes(changes) {
+                        logs.record(LogLevel::Debug, client.server(), err.to_string());
+                    }
+                }
+            });
+            match FileWatcher::start(&self.workspace_root, Arc::clone(&self.logs), deliver) {
+                Ok(watcher) => Some(watcher),
+                Err(err) => {
+                    self.logs.record(
+                        LogLevel::Warn,
+                        "sextant",
+                        format!("{err}; servers see files they have not opened as they were when they started"),
+                    );
+                    None
+                }
+            }
+        });
     }
 
     /// The status of every configured language's server(s), for `logs`.
@@ -444,6 +479,15 @@ impl Supervisor {
         }
         while stopping.join_next().await.is_some() {}
     }
+}
+
+fn running_clients(slots: &Mutex<Vec<Arc<Slot>>>) -> Vec<Arc<LspClient>> {
+    let slots = slots.lock().unwrap_or_else(|e| e.into_inner());
+    slots
+        .iter()
+        .filter_map(|s| s.info().client.clone())
+        .filter(|c| c.is_alive())
+        .collect()
 }
 
 fn command_line(language: &LanguageConfig) -> String {

@@ -1,0 +1,584 @@
+//! Files created, changed and deleted on disk, for the language servers
+//! that asked to hear of them (`workspace/didChangeWatchedFiles`, which a
+//! server registers with globs once it runs).
+//!
+//! A server that leaves file watching to its client (rust-analyzer does)
+//! never learns of a file it has not opened otherwise: a new module stays
+//! "unresolved" and a deleted one keeps answering. Opened documents are
+//! synchronised before every request (see `LspClient::sync`); everything
+//! else goes through here.
+//!
+//! One [`FileWatcher`] per workspace, started with its first server. It
+//! watches every folder a walk of the workspace reaches (.gitignore and
+//! hidden folders left out, so `target/`, `node_modules/` and `.git/` cost
+//! nothing), one watch per folder, and adds folders as they appear. Events
+//! are gathered per path and turned into one change each by looking at the
+//! disk when they are handed out: after a short pause, or at once when a
+//! request is about to go to a server ([`FileWatcher::flush`]), so a server
+//! hears of a file written before the request first. (The kernel queues a
+//! file's events as it is written, and notify's thread reads them within
+//! microseconds, a few milliseconds on a loaded machine: always before an
+//! agent's next request, which is a model turn away.)
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::time::Duration;
+
+use globset::{GlobBuilder, GlobMatcher};
+use lsp_types::{FileSystemWatcher, GlobPattern, OneOf, WatchKind};
+use notify::event::{CreateKind, EventKind, ModifyKind, RemoveKind, RenameMode};
+use notify::{RecommendedWatcher, RecursiveMode, Watcher};
+
+use crate::logbook::LogBook;
+use crate::model::LogLevel;
+
+/// Folders watched at most (each takes one inotify watch).
+const MAX_WATCHED_FOLDERS: usize = 20_000;
+
+/// How long events gather before they are handed out on their own.
+const BATCH_PAUSE: Duration = Duration::from_millis(50);
+
+/// What happened to a path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChangeKind {
+    Created,
+    Changed,
+    Deleted,
+}
+
+/// One path's change, as the disk shows it when handed out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileChange {
+    pub path: PathBuf,
+    pub kind: ChangeKind,
+    /// A deleted folder: reported as itself, as LSP clients do, since the
+    /// files it held are gone without events of their own.
+    pub folder: bool,
+}
+
+/// Where the changes go: every running server of the workspace.
+pub type Deliver = Box<dyn Fn(&[FileChange]) + Send + Sync>;
+
+/// Watches a workspace until dropped.
+pub struct FileWatcher {
+    inner: Arc<Inner>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+struct Inner {
+    root: PathBuf,
+    logs: Arc<LogBook>,
+    deliver: Deliver,
+    watcher: Mutex<Option<RecommendedWatcher>>,
+    /// Folders watched so far; no more are added once it is full.
+    watched: Mutex<usize>,
+    pending: Mutex<Pending>,
+    /// Held while changes are handed out, so they go out in order.
+    flushing: Mutex<()>,
+    wake: tokio::sync::Notify,
+}
+
+/// Events gathered since the last hand-out, per path, in arrival order.
+#[derive(Default)]
+struct Pending {
+    order: Vec<PathBuf>,
+    seen: HashMap<PathBuf, Seen>,
+    /// Folders that appeared: watched, and their files reported, on the
+    /// next hand-out.
+    new_folders: Vec<PathBuf>,
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+struct Seen {
+    /// The path came into being during the batch (created, or moved here).
+    created: bool,
+    /// The path was a folder when it went away.
+    folder_removed: bool,
+}
+
+impl FileWatcher {
+    /// Starts watching `root`: the folders are walked and watched in the
+    /// background; changes go to `deliver`. Must run inside a tokio runtime.
+    pub fn start(root: &Path, logs: Arc<LogBook>, deliver: Deliver) -> Result<FileWatcher, String> {
+        let inner = Arc::new(Inner {
+            root: root.to_path_buf(),
+            logs,
+            deliver,
+            watcher: Mutex::new(None),
+            watched: Mutex::new(0),
+            pending: Mutex::new(Pending::default()),
+            flushing: Mutex::new(()),
+            wake: tokio::sync::Notify::new(),
+        });
+        // The callback runs on notify's own thread; it must not keep the
+        // watcher (which owns it) alive.
+        let weak: Weak<Inner> = Arc::downgrade(&inner);
+        let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+            let Some(inner) = weak.upgrade() else {
+                return;
+            };
+            match event {
+                Ok(event) => inner.record(event),
+                Err(err) => inner.warn(format!("file watching: {err}")),
+            }
+        })
+        .map_err(|err| format!("cannot watch files: {err}"))?;
+        *lock(&inner.watcher) = Some(watcher);
+
+        let walker = Arc::clone(&inner);
+        tokio::task::spawn_blocking(move || {
+            let root = walker.root.clone();
+            walker.watch_tree(&root);
+        });
+        let batcher = Arc::clone(&inner);
+        let task = tokio::spawn(async move {
+            loop {
+                batcher.wake.notified().await;
+                tokio::time::sleep(BATCH_PAUSE).await;
+                let inner = Arc::clone(&batcher);
+                // Looking at the disk and walking new folders is blocking work.
+                let _ = tokio::task::spawn_blocking(move || inner.flush()).await;
+            }
+        });
+        Ok(FileWatcher { inner, task })
+    }
+
+    /// Hands out every change seen so far, now (after a hand-out already
+    /// under way).
+    pub fn flush(&self) {
+        self.inner.flush();
+    }
+
+    /// [`FileWatcher::flush`] off the async threads.
+    pub async fn flush_now(&self) {
+        let inner = Arc::clone(&self.inner);
+        let _ = tokio::task::spawn_blocking(move || inner.flush()).await;
+    }
+
+    /// Folders watched.
+    pub fn watched_folders(&self) -> usize {
+        *lock(&self.inner.watched)
+    }
+}
+
+impl Drop for FileWatcher {
+    fn drop(&mut self) {
+        self.task.abort();
+        lock(&self.inner.watcher).take();
+    }
+}
+
+impl Inner {
+    /// Takes one event from notify.
+    fn record(&self, event: notify::Event) {
+        let mut pending = lock(&self.pending);
+        let paths = &event.paths;
+        match event.kind {
+            EventKind::Access(_) | EventKind::Modify(ModifyKind::Metadata(_)) => return,
+            EventKind::Create(kind) => {
+                for path in paths {
+                    pending.note(path).created = true;
+                    if kind == CreateKind::Folder || (kind != CreateKind::File && path.is_dir()) {
+                        pending.new_folders.push(path.clone());
+                    }
+                }
+            }
+            EventKind::Modify(ModifyKind::Name(mode)) => {
+                for (i, path) in paths.iter().enumerate() {
+                    // `Both` lists the old path, then the new one.
+                    let arrived = match mode {
+                        RenameMode::To => true,
+                        RenameMode::Both => i == 1,
+                        _ => false,
+                    };
+                    pending.note(path).created |= arrived;
+                    if arrived && path.is_dir() {
+                        pending.new_folders.push(path.clone());
+                    }
+                }
+            }
+            EventKind::Remove(kind) => {
+                for path in paths {
+                    pending.note(path).folder_removed |= kind == RemoveKind::Folder;
+                }
+            }
+            EventKind::Modify(_) | EventKind::Any | EventKind::Other => {
+                for path in paths {
+                    pending.note(path);
+                }
+            }
+        }
+        drop(pending);
+        self.wake.notify_one();
+    }
+
+    /// Hands out what is pending: new folders are watched first (and their
+    /// files reported, since they may have been written before the watch),
+    /// then each path becomes one change by what the disk holds now.
+    fn flush(&self) {
+        let _order = lock(&self.flushing);
+        let pending = std::mem::take(&mut *lock(&self.pending));
+        let Pending {
+            mut order,
+            mut seen,
+            new_folders,
+        } = pending;
+        for folder in new_folders {
+            if folder.is_dir() && !is_left_out(&folder) {
+                for file in self.watch_tree(&folder) {
+                    if !seen.contains_key(&file) {
+                        order.push(file.clone());
+                    }
+                    seen.entry(file).or_default().created = true;
+                }
+            }
+        }
+        let changes: Vec<FileChange> = order
+            .into_iter()
+            .filter_map(|path| {
+                let seen = seen.get(&path).copied().unwrap_or_default();
+                let kind = match std::fs::symlink_metadata(&path) {
+                    // A folder's own events say nothing a server needs: its
+                    // files have theirs.
+                    Ok(meta) if meta.is_dir() => return None,
+                    Ok(_) if seen.created => ChangeKind::Created,
+                    Ok(_) => ChangeKind::Changed,
+                    // Came and went within the batch (an editor's temporary
+                    // file): nothing to tell.
+                    Err(_) if seen.created => return None,
+                    Err(_) => ChangeKind::Deleted,
+                };
+                Some(FileChange {
+                    path,
+                    kind,
+                    folder: seen.folder_removed,
+                })
+            })
+            .collect();
+        if !changes.is_empty() {
+            (self.deliver)(&changes);
+        }
+    }
+
+    /// Watches `folder` and the folders under it that are not left out;
+    /// returns the files found there.
+    fn watch_tree(&self, folder: &Path) -> Vec<PathBuf> {
+        let mut files = Vec::new();
+        let walk = ignore::WalkBuilder::new(folder)
+            // .gitignore counts outside git repositories too, like every
+            // other walk of sextant's.
+            .require_git(false)
+            .filter_entry(|entry| entry.file_name() != ".git")
+            .build();
+        for entry in walk.flatten() {
+            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+            if !is_dir {
+                files.push(entry.into_path());
+                continue;
+            }
+            let mut watched = lock(&self.watched);
+            if *watched >= MAX_WATCHED_FOLDERS {
+                if *watched == MAX_WATCHED_FOLDERS {
+                    *watched += 1;
+                    self.warn(format!(
+                        "file watching stopped at {MAX_WATCHED_FOLDERS} folders; files elsewhere are seen by the servers only when a tool opens them"
+                    ));
+                }
+                continue;
+            }
+            let mut watcher = lock(&self.watcher);
+            let Some(watcher) = watcher.as_mut() else {
+                return files;
+            };
+            match watcher.watch(entry.path(), RecursiveMode::NonRecursive) {
+                Ok(()) => *watched += 1,
+                Err(err) => {
+                    // Out of inotify watches: say so once, then stop trying.
+                    *watched = MAX_WATCHED_FOLDERS + 1;
+                    self.warn(format!(
+                        "file watching stopped after {} folders: {err}",
+                        *watched - 1
+                    ));
+                }
+            }
+        }
+        files
+    }
+
+    fn warn(&self, message: String) {
+        self.logs.record(LogLevel::Warn, "sextant", message);
+    }
+}
+
+impl Pending {
+    fn note(&mut self, path: &Path) -> &mut Seen {
+        if !self.seen.contains_key(path) {
+            self.order.push(path.to_path_buf());
+        }
+        self.seen.entry(path.to_path_buf()).or_default()
+    }
+}
+
+/// A folder the watch leaves out: hidden, or excluded by an ignore file
+/// (looked up the way a walk of its parent would).
+fn is_left_out(folder: &Path) -> bool {
+    let Some(parent) = folder.parent() else {
+        return false;
+    };
+    let listed = ignore::WalkBuilder::new(parent)
+        .require_git(false)
+        .max_depth(Some(1))
+        .build()
+        .flatten()
+        .any(|entry| entry.depth() == 1 && entry.path() == folder);
+    !listed
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    // Every update under these locks leaves consistent data.
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// One registered watcher: a glob (relative to a base folder, or absolute)
+/// and the kinds of change it wants.
+#[derive(Debug, Clone)]
+pub struct WatchedGlob {
+    /// Paths are matched relative to this folder; `None` for an absolute
+    /// glob, matched against the whole path.
+    base: Option<PathBuf>,
+    matcher: GlobMatcher,
+    kinds: WatchKind,
+}
+
+impl WatchedGlob {
+    /// A server's watcher; `root` is the base of a plain glob that is not
+    /// absolute. `None` for a glob that does not compile or a base that is
+    /// not a file URI (logged by the caller).
+    pub fn new(watcher: &FileSystemWatcher, root: &Path) -> Result<WatchedGlob, String> {
+        let (base, pattern) = match &watcher.glob_pattern {
+            GlobPattern::String(pattern) if Path::new(pattern).is_absolute() => {
+                (None, pattern.as_str())
+            }
+            GlobPattern::String(pattern) => (Some(root.to_path_buf()), pattern.as_str()),
+            GlobPattern::Relative(relative) => {
+                let uri = match &relative.base_uri {
+                    OneOf::Left(folder) => &folder.uri,
+                    OneOf::Right(uri) => uri,
+                };
+                let base = uri
+                    .to_file_path()
+                    .map_err(|()| format!("watcher base {uri} is not a file URI"))?;
+                (Some(base), relative.pattern.as_str())
+            }
+        };
+        let matcher = GlobBuilder::new(pattern)
+            // LSP globs: `*` stays within a path segment, `**` crosses them.
+            .literal_separator(true)
+            .build()
+            .map_err(|err| format!("watcher glob {pattern:?}: {err}"))?
+            .compile_matcher();
+        Ok(WatchedGlob {
+            base,
+            matcher,
+            kinds: watcher.kind.unwrap_or(WatchKind::all()),
+        })
+    }
+
+    /// Whether the server wants to hear of `change`. A deleted folder is
+    /// wanted by every watcher of deletions whose base holds it: its files
+    /// may match.
+    pub fn covers(&self, change: &FileChange) -> bool {
+        let kind = match change.kind {
+            ChangeKind::Created => WatchKind::Create,
+            ChangeKind::Changed => WatchKind::Change,
+            ChangeKind::Deleted => WatchKind::Delete,
+        };
+        if !self.kinds.contains(kind) {
+            return false;
+        }
+        let path = match &self.base {
+            Some(base) => match change.path.strip_prefix(base) {
+                Ok(relative) => relative,
+                Err(_) => return false,
+            },
+            None => change.path.as_path(),
+        };
+        change.folder || self.matcher.is_match(path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lsp_types::{RelativePattern, Url};
+
+    fn watcher(pattern: GlobPattern, kind: Option<WatchKind>) -> FileSystemWatcher {
+        FileSystemWatcher {
+            glob_pattern: pattern,
+            kind,
+        }
+    }
+
+    fn change(path: &str, kind: ChangeKind) -> FileChange {
+        FileChange {
+            path: PathBuf::from(path),
+            kind,
+            folder: false,
+        }
+    }
+
+    #[test]
+    fn globs_match_as_lsp_says() {
+        let root = Path::new("/w");
+        let relative =
+            WatchedGlob::new(&watcher(GlobPattern::String("**/*.rs".into()), None), root).unwrap();
+        assert!(relative.covers(&change("/w/src/a.rs", ChangeKind::Created)));
+        assert!(relative.covers(&change("/w/a.rs", ChangeKind::Deleted)));
+        assert!(!relative.covers(&change("/w/src/a.ts", ChangeKind::Changed)));
+        assert!(!relative.covers(&change("/elsewhere/a.rs", ChangeKind::Changed)));
+
+        // `*` stays within a segment.
+        let top =
+            WatchedGlob::new(&watcher(GlobPattern::String("*.toml".into()), None), root).unwrap();
+        assert!(top.covers(&change("/w/Cargo.toml", ChangeKind::Changed)));
+        assert!(!top.covers(&change("/w/crates/x/Cargo.toml", ChangeKind::Changed)));
+
+        // rust-analyzer's absolute globs, without relative pattern support.
+        let absolute = WatchedGlob::new(
+            &watcher(
+                GlobPattern::String("/w/**/{Cargo.toml,Cargo.lock}".into()),
+                None,
+            ),
+            Path::new("/other"),
+        )
+        .unwrap();
+        assert!(absolute.covers(&change("/w/crates/x/Cargo.toml", ChangeKind::Changed)));
+        assert!(!absolute.covers(&change("/w/crates/x/lib.rs", ChangeKind::Changed)));
+
+        // A relative pattern with its own base, wanting creations only.
+        let based = WatchedGlob::new(
+            &watcher(
+                GlobPattern::Relative(RelativePattern {
+                    base_uri: OneOf::Right(Url::from_file_path("/w/data").unwrap()),
+                    pattern: "**".into(),
+                }),
+                Some(WatchKind::Create),
+            ),
+            root,
+        )
+        .unwrap();
+        assert!(based.covers(&change("/w/data/x/y.bin", ChangeKind::Created)));
+        assert!(!based.covers(&change("/w/data/x/y.bin", ChangeKind::Changed)));
+        assert!(!based.covers(&change("/w/src/y.bin", ChangeKind::Created)));
+
+        // A deleted folder goes to watchers of deletions under their base.
+        let folder = FileChange {
+            folder: true,
+            ..change("/w/src/nested", ChangeKind::Deleted)
+        };
+        assert!(relative.covers(&folder));
+        assert!(!based.covers(&folder));
+
+        assert!(WatchedGlob::new(&watcher(GlobPattern::String("a[".into()), None), root).is_err());
+    }
+
+    /// Real events on a real folder: a file written, changed, renamed and
+    /// deleted, a new folder with a file written at once, and an ignored
+    /// folder that stays unwatched.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn changes_on_disk_arrive_as_one_change_per_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::write(root.join(".gitignore"), "ignored/\n").unwrap();
+        std::fs::create_dir(root.join("ignored")).unwrap();
+        std::fs::write(root.join("old.txt"), "old").unwrap();
+        let (send, mut received) = tokio::sync::mpsc::unbounded_channel::<Vec<FileChange>>();
+        let watcher = FileWatcher::start(
+            &root,
+            Arc::new(LogBook::default()),
+            Box::new(move |changes| {
+                let _ = send.send(changes.to_vec());
+            }),
+        )
+        .unwrap();
+        // The first walk runs in the background: wait for its watches.
+        for _ in 0..100 {
+            if watcher.watched_folders() == 1 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert_eq!(watcher.watched_folders(), 1, "the root only");
+
+        let mut all = Vec::new();
+        let mut next = async |all: &mut Vec<FileChange>| {
+            watcher.flush();
+            // Whatever the batcher handed out already, too.
+            tokio::time::sleep(BATCH_PAUSE * 3).await;
+            while let Ok(batch) = received.try_recv() {
+                all.extend(batch);
+            }
+            std::mem::take(all)
+        };
+        let rel = |changes: Vec<FileChange>| -> Vec<(String, ChangeKind, bool)> {
+            changes
+                .into_iter()
+                .map(|c| {
+                    let path = c.path.strip_prefix(&root).unwrap().display().to_string();
+                    (path, c.kind, c.folder)
+                })
+                .collect()
+        };
+
+        std::fs::write(root.join("a.rs"), "fn a() {}").unwrap();
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert_eq!(
+            rel(next(&mut all).await),
+            [("a.rs".into(), ChangeKind::Created, false)]
+        );
+        std::fs::write(root.join("a.rs"), "fn a() { 1; }").unwrap();
+        std::fs::write(root.join("ignored/x.rs"), "").unwrap();
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert_eq!(
+            rel(next(&mut all).await),
+            [("a.rs".into(), ChangeKind::Changed, false)]
+        );
+        std::fs::rename(root.join("old.txt"), root.join("new.txt")).unwrap();
+        std::fs::remove_file(root.join("a.rs")).unwrap();
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert_eq!(
+            rel(next(&mut all).await),
+            [
+                ("old.txt".into(), ChangeKind::Deleted, false),
+                ("new.txt".into(), ChangeKind::Created, false),
+                ("a.rs".into(), ChangeKind::Deleted, false),
+            ]
+        );
+        // A folder and its file at once: the file is reported although it
+        // was written before the folder's watch existed.
+        std::fs::create_dir_all(root.join("src/nested")).unwrap();
+        std::fs::write(root.join("src/nested/mod.rs"), "").unwrap();
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert_eq!(
+            rel(next(&mut all).await),
+            [("src/nested/mod.rs".into(), ChangeKind::Created, false)]
+        );
+        assert_eq!(watcher.watched_folders(), 3, "root, src, src/nested");
+        // Now watched: a change inside is seen.
+        std::fs::write(root.join("src/nested/mod.rs"), "pub fn f() {}").unwrap();
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert_eq!(
+            rel(next(&mut all).await),
+            [("src/nested/mod.rs".into(), ChangeKind::Changed, false)]
+        );
+        std::fs::remove_dir_all(root.join("src/nested")).unwrap();
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        let gone = rel(next(&mut all).await);
+        assert!(
+            gone.contains(&("src/nested/mod.rs".into(), ChangeKind::Deleted, false))
+                && gone.contains(&("src/nested".into(), ChangeKind::Deleted, true)),
+            "{gone:?}"
+        );
+    }
+}
