@@ -242,13 +242,23 @@ async fn collect(
     {
         match pulled {
             // Pulled diagnostics are the server's own; published ones are
-            // the checker's.
-            Some(_) => diagnostics.extend(checked),
+            // the checker's. Both often find the same error (E0583 from
+            // rust-analyzer and from rustc): the checker's, the compiler's
+            // word, is kept.
+            Some(_) => {
+                diagnostics.retain(|own| !checked.iter().any(|c| same_finding(c, own)));
+                diagnostics.extend(checked);
+            }
             // One publication holds both.
             None => diagnostics = checked,
         }
     }
     Ok(diagnostics)
+}
+
+/// Two reports of one error: the same code at the same place.
+fn same_finding(a: &Diagnostic, b: &Diagnostic) -> bool {
+    a.code.is_some() && a.code == b.code && a.position == b.position
 }
 
 fn push_once(notes: &mut Vec<String>, note: String) {
