@@ -16,7 +16,7 @@ use tree_sitter::{QueryCursor, QueryMatch, Tree};
 
 use super::grammar::{CompiledQuery, Role, Visit, grammar};
 use super::signature::{self, Declarations};
-use super::{Language, SourceFile};
+use super::{Language, SourceFile, pieces};
 use crate::model::{OutlineSymbol, Range, SymbolKind};
 
 /// Kinds whose symbols are never shown: literal values some servers report
@@ -161,30 +161,19 @@ fn build_with(file: &SourceFile, walk: Walk) -> (Vec<OutlineSymbol>, Declaration
     let text = file.text.as_str();
 
     // A text parsed in pieces is searched in pieces too, on as many threads.
-    let (first, rest) = file
-        .trees
-        .split_first()
-        .expect("a parsed file has at least one tree");
+    let mut parts =
+        pieces::in_parallel(&file.trees, |tree| search(file.language, text, tree, walk))
+            .into_iter();
     let Searched {
         mut found,
         mut opaque,
-        declarations,
-    } = std::thread::scope(|scope| {
-        let others: Vec<_> = rest
-            .iter()
-            .map(|tree| scope.spawn(move || search(file.language, text, tree, walk)))
-            .collect();
-        let mut all = search(file.language, text, first, walk);
-        for other in others {
-            let part = other
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            all.found.extend(part.found);
-            all.opaque.extend(part.opaque);
-            all.declarations.merge(part.declarations);
-        }
-        all
-    });
+        mut declarations,
+    } = parts.next().expect("a parsed file has at least one tree");
+    for part in parts {
+        found.extend(part.found);
+        opaque.extend(part.opaque);
+        declarations.merge(part.declarations);
+    }
 
     // One symbol per node: the first pattern wins (`constructor` before
     // method, a fn with `self` before a plain fn).

@@ -91,7 +91,7 @@ fn boundary_from(language: Language, text: &str, lines: &LineIndex, from: usize)
         if line.trim().is_empty() {
             continue;
         }
-        if ends_top_level_statement(before) && begins_declaration(language, line) {
+        if ends_top_level_statement(before) && declaration_follows(language, text, lines, row) {
             return Some(lines.line_start(row));
         }
         before = line;
@@ -99,13 +99,48 @@ fn boundary_from(language: Language, text: &str, lines: &LineIndex, from: usize)
     None
 }
 
-/// A line at column 0 that ends a statement or a block.
+/// A code line at column 0 that ends a statement or a block (a comment or
+/// attribute line never does: `/// assert_eq!(f(), 3);` is inside a doc
+/// block).
 fn ends_top_level_statement(line: &str) -> bool {
     let starts_at_column_0 = line.chars().next().is_some_and(|c| !c.is_whitespace());
-    starts_at_column_0 && line.trim_end().ends_with(['}', ';'])
+    starts_at_column_0 && !is_comment_or_attribute(line) && line.trim_end().ends_with(['}', ';'])
 }
 
-/// A line at column 0 that starts a declaration, a comment or an attribute.
+fn is_comment_or_attribute(line: &str) -> bool {
+    let line = line.trim_start();
+    ["//", "/*", "*", "#", "@"]
+        .iter()
+        .any(|start| line.starts_with(start))
+}
+
+/// Line `row` begins a declaration, after any comments: the first code
+/// line from there starts at column 0 with a declaration keyword or an
+/// attribute. (A comment followed by `(x).y = 1` is no boundary: without a
+/// `;`, TypeScript reads that line as a call on what came before.)
+fn declaration_follows(language: Language, text: &str, lines: &LineIndex, row: usize) -> bool {
+    let last = lines.line_count().min(row + BOUNDARY_SEARCH_LINES);
+    let mut in_block_comment = false;
+    for row in row..last {
+        let line = lines.line(text, row);
+        let trimmed = line.trim_start();
+        if in_block_comment {
+            in_block_comment = !trimmed.contains("*/");
+            continue;
+        }
+        if trimmed.is_empty() || trimmed.starts_with("//") {
+            continue;
+        }
+        if let Some(rest) = trimmed.strip_prefix("/*") {
+            in_block_comment = !rest.contains("*/");
+            continue;
+        }
+        return begins_declaration(language, line);
+    }
+    false
+}
+
+/// A line at column 0 that starts a declaration or an attribute.
 fn begins_declaration(language: Language, line: &str) -> bool {
     const TYPESCRIPT: &[&str] = &[
         "export",
@@ -142,9 +177,6 @@ fn begins_declaration(language: Language, line: &str) -> bool {
         "async",
         "macro_rules",
     ];
-    if line.starts_with("//") || line.starts_with("/*") {
-        return true;
-    }
     let keywords = match language {
         Language::TypeScript | Language::Tsx | Language::JavaScript => {
             if line.starts_with('@') {
@@ -177,25 +209,35 @@ fn parse_pieces(language: Language, text: &str, lines: &LineIndex, cuts: &[usize
             end_point: point(lines, piece[1]),
         })
         .collect();
+    in_parallel(&ranges, |&range| {
+        grammar::parse(language, text, Some(range))
+    })
+}
+
+/// `work` on each item, the first on this thread and each other on its
+/// own, the results in order. Work whose thread could not start (a process
+/// limit) or panicked is done again here, so a panic that is not the
+/// thread's fault still reaches the caller.
+pub(crate) fn in_parallel<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let Some((first, rest)) = items.split_first() else {
+        return Vec::new();
+    };
+    let work = &work;
     std::thread::scope(|scope| {
-        let others: Vec<_> = ranges[1..]
+        let others: Vec<_> = rest
             .iter()
-            .map(|&range| scope.spawn(move || grammar::parse(language, text, Some(range))))
+            .map(|item| {
+                std::thread::Builder::new()
+                    .spawn_scoped(scope, move || work(item))
+                    .ok()
+            })
             .collect();
-        let mut trees = vec![grammar::parse(language, text, Some(ranges[0]))];
-        // A thread that panicked (it never should) is a piece parsed again
-        // here.
-        trees.extend(
-            others
-                .into_iter()
-                .zip(&ranges[1..])
-                .map(|(handle, &range)| {
-                    handle
-                        .join()
-                        .unwrap_or_else(|_| grammar::parse(language, text, Some(range)))
-                }),
-        );
-        trees
+        let mut results = vec![work(first)];
+        for (handle, item) in others.into_iter().zip(rest) {
+            let done = handle.and_then(|handle| handle.join().ok());
+            results.push(done.unwrap_or_else(|| work(item)));
+        }
+        results
     })
 }
 
@@ -225,6 +267,21 @@ mod tests {
         assert!(text[last..].starts_with("type C"));
         // No boundary after the last declaration.
         assert_eq!(boundary_from(Language::TypeScript, text, &lines, 12), None);
+
+        // A comment goes with the declaration after it, and only a
+        // declaration: `(x).y` after a `}` continues the statement before.
+        let text = "export const g = function () {\n}\n// note\n(globalThis).g = g;\n/* doc\n   more */\nexport const h = 1;\n";
+        let lines = LineIndex::new(text);
+        let cut = boundary_from(Language::TypeScript, text, &lines, 1).unwrap();
+        assert!(text[cut..].starts_with("/* doc"), "{:?}", &text[cut..]);
+
+        // A doc block's lines end in `;` often; they end no statement.
+        let text = "pub fn a() {}\n/// ```\n/// assert_eq!(b(), 3);\n/// ```\npub fn b() -> i32 {\n    3\n}\nfn c() {}\n";
+        let lines = LineIndex::new(text);
+        let cut = boundary_from(Language::Rust, text, &lines, 2).unwrap();
+        assert!(text[cut..].starts_with("fn c"), "{:?}", &text[cut..]);
+        let cut = boundary_from(Language::Rust, text, &lines, 1).unwrap();
+        assert!(text[cut..].starts_with("/// ```"), "{:?}", &text[cut..]);
     }
 
     #[test]
@@ -239,7 +296,10 @@ mod tests {
             "  export const x = 1;"
         ));
         assert!(begins_declaration(Language::TypeScript, "@Component()"));
+        assert!(!begins_declaration(Language::TypeScript, "// export"));
         assert!(!ends_top_level_statement("  }"));
+        assert!(!ends_top_level_statement("/// f();"));
+        assert!(!ends_top_level_statement("#[cfg(test)];"));
         assert!(ends_top_level_statement("};"));
         assert!(ends_top_level_statement("}\r"));
     }
