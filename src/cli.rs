@@ -224,6 +224,8 @@ pub async fn run_tool(name: &str, matches: &ArgMatches) -> anyhow::Result<ExitCo
         .map(|w| w.cloned().collect())
         .unwrap_or_default();
     let ctx = context(matches, false)?;
+    // One request, then exit: no file changes to tell a server of.
+    ctx.lsp.set_file_watching(false);
     let json = matches.get_one::<String>("json").map(String::as_str);
     let answer = match parse_params(&tool, json, &words) {
         Ok(args) => tools::call(&ctx, name, args).await,

@@ -159,8 +159,6 @@ impl Shared {
         self.changed.send_modify(|n| *n += 1);
     }
 
-    /// The answer to `workspace/configuration`: the settings under each
-    /// item's dotted section, or all of them without one.
     /// Keeps the file watchers a server registers; other capabilities need
     /// nothing from a client without a view.
     fn register(&self, params: lsp_types::RegistrationParams) {
@@ -213,6 +211,8 @@ impl Shared {
             .any(|glob| glob.covers(change))
     }
 
+    /// The answer to `workspace/configuration`: the settings under each
+    /// item's dotted section, or all of them without one.
     fn configuration(&self, params: lsp_types::ConfigurationParams) -> Vec<Value> {
         params
             .items

@@ -9,6 +9,7 @@
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -43,6 +44,9 @@ pub struct Supervisor {
     /// Tells the servers of files changed on disk; started with the first
     /// server (`None` inside if it could not start).
     watcher: OnceLock<Option<FileWatcher>>,
+    /// Off for a one-off tool run: nothing changes between its start and
+    /// its one request.
+    file_watching: AtomicBool,
 }
 
 /// One (language, root) pair and whatever runs for it.
@@ -81,7 +85,14 @@ impl Supervisor {
             logs,
             slots: Arc::new(Mutex::new(Vec::new())),
             watcher: OnceLock::new(),
+            file_watching: AtomicBool::new(true),
         }
+    }
+
+    /// Whether servers started from now on get a file watcher (on by
+    /// default).
+    pub fn set_file_watching(&self, on: bool) {
+        self.file_watching.store(on, Ordering::Relaxed);
     }
 
     pub fn config(&self) -> &Config {
@@ -352,6 +363,9 @@ impl Supervisor {
     /// Starts the file watcher once: from then on every running server
     /// hears of the files created, changed or deleted that it watches.
     fn watch_files(&self) {
+        if !self.file_watching.load(Ordering::Relaxed) {
+            return;
+        }
         self.watcher.get_or_init(|| {
             let slots = Arc::downgrade(&self.slots);
             let logs = Arc::clone(&self.logs);
@@ -473,6 +487,9 @@ impl Supervisor {
     /// Shuts every server down (shutdown, exit, then kill after `grace`),
     /// all at once.
     pub async fn shutdown(&self, grace: Duration) {
+        if let Some(Some(watcher)) = self.watcher.get() {
+            watcher.stop();
+        }
         let mut stopping = tokio::task::JoinSet::new();
         for client in self.clients() {
             stopping.spawn(async move { client.shutdown(grace).await });

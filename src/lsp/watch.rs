@@ -20,14 +20,14 @@
 //! microseconds, a few milliseconds on a loaded machine: always before an
 //! agent's next request, which is a model turn away.)
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
 use globset::{GlobBuilder, GlobMatcher};
 use lsp_types::{FileSystemWatcher, GlobPattern, OneOf, WatchKind};
-use notify::event::{CreateKind, EventKind, ModifyKind, RemoveKind, RenameMode};
+use notify::event::{CreateKind, EventKind, ModifyKind, RenameMode};
 use notify::{RecommendedWatcher, RecursiveMode, Watcher};
 
 use crate::logbook::LogBook;
@@ -60,7 +60,7 @@ pub struct FileChange {
 /// Where the changes go: every running server of the workspace.
 pub type Deliver = Box<dyn Fn(&[FileChange]) + Send + Sync>;
 
-/// Watches a workspace until dropped.
+/// Watches a workspace until dropped or stopped.
 pub struct FileWatcher {
     inner: Arc<Inner>,
     task: tokio::task::JoinHandle<()>,
@@ -71,12 +71,19 @@ struct Inner {
     logs: Arc<LogBook>,
     deliver: Deliver,
     watcher: Mutex<Option<RecommendedWatcher>>,
-    /// Folders watched so far; no more are added once it is full.
-    watched: Mutex<usize>,
+    /// The folders watched, and whether watching stopped at a limit.
+    folders: Mutex<Folders>,
     pending: Mutex<Pending>,
     /// Held while changes are handed out, so they go out in order.
     flushing: Mutex<()>,
     wake: tokio::sync::Notify,
+}
+
+#[derive(Default)]
+struct Folders {
+    watched: HashSet<PathBuf>,
+    /// No more folders are added: the limit, or the system's, was reached.
+    full: bool,
 }
 
 /// Events gathered since the last hand-out, per path, in arrival order.
@@ -87,14 +94,19 @@ struct Pending {
     /// Folders that appeared: watched, and their files reported, on the
     /// next hand-out.
     new_folders: Vec<PathBuf>,
+    /// Events were lost (the kernel's queue overflowed): every file is
+    /// reported as changed on the next hand-out.
+    rescan: bool,
 }
 
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Clone, Copy)]
 struct Seen {
-    /// The path came into being during the batch (created, or moved here).
-    created: bool,
-    /// The path was a folder when it went away.
-    folder_removed: bool,
+    /// The path was there before the batch's first event (which was a
+    /// change, a removal or a move away), so if it is there at the end it
+    /// changed, and if not it was deleted.
+    existed: bool,
+    /// The path was a watched folder when it went away.
+    folder: bool,
 }
 
 impl FileWatcher {
@@ -106,7 +118,7 @@ impl FileWatcher {
             logs,
             deliver,
             watcher: Mutex::new(None),
-            watched: Mutex::new(0),
+            folders: Mutex::new(Folders::default()),
             pending: Mutex::new(Pending::default()),
             flushing: Mutex::new(()),
             wake: tokio::sync::Notify::new(),
@@ -129,7 +141,7 @@ impl FileWatcher {
         let walker = Arc::clone(&inner);
         tokio::task::spawn_blocking(move || {
             let root = walker.root.clone();
-            walker.watch_tree(&root);
+            walker.watch_tree(&root, &mut |_| {});
         });
         let batcher = Arc::clone(&inner);
         let task = tokio::spawn(async move {
@@ -158,14 +170,19 @@ impl FileWatcher {
 
     /// Folders watched.
     pub fn watched_folders(&self) -> usize {
-        *lock(&self.inner.watched)
+        lock(&self.inner.folders).watched.len()
+    }
+
+    /// Stops watching: nothing is handed out any more.
+    pub fn stop(&self) {
+        self.task.abort();
+        lock(&self.inner.watcher).take();
     }
 }
 
 impl Drop for FileWatcher {
     fn drop(&mut self) {
-        self.task.abort();
-        lock(&self.inner.watcher).take();
+        self.stop();
     }
 }
 
@@ -173,12 +190,15 @@ impl Inner {
     /// Takes one event from notify.
     fn record(&self, event: notify::Event) {
         let mut pending = lock(&self.pending);
+        if event.need_rescan() {
+            pending.rescan = true;
+        }
         let paths = &event.paths;
         match event.kind {
             EventKind::Access(_) | EventKind::Modify(ModifyKind::Metadata(_)) => return,
             EventKind::Create(kind) => {
                 for path in paths {
-                    pending.note(path).created = true;
+                    pending.note(path, false);
                     if kind == CreateKind::Folder || (kind != CreateKind::File && path.is_dir()) {
                         pending.new_folders.push(path.clone());
                     }
@@ -192,20 +212,15 @@ impl Inner {
                         RenameMode::Both => i == 1,
                         _ => false,
                     };
-                    pending.note(path).created |= arrived;
+                    pending.note(path, !arrived);
                     if arrived && path.is_dir() {
                         pending.new_folders.push(path.clone());
                     }
                 }
             }
-            EventKind::Remove(kind) => {
+            EventKind::Modify(_) | EventKind::Remove(_) | EventKind::Any | EventKind::Other => {
                 for path in paths {
-                    pending.note(path).folder_removed |= kind == RemoveKind::Folder;
-                }
-            }
-            EventKind::Modify(_) | EventKind::Any | EventKind::Other => {
-                for path in paths {
-                    pending.note(path);
+                    pending.note(path, true);
                 }
             }
         }
@@ -218,41 +233,68 @@ impl Inner {
     /// then each path becomes one change by what the disk holds now.
     fn flush(&self) {
         let _order = lock(&self.flushing);
-        let pending = std::mem::take(&mut *lock(&self.pending));
         let Pending {
             mut order,
             mut seen,
-            new_folders,
-        } = pending;
-        for folder in new_folders {
-            if folder.is_dir() && !is_left_out(&folder) {
-                for file in self.watch_tree(&folder) {
-                    if !seen.contains_key(&file) {
-                        order.push(file.clone());
+            mut new_folders,
+            rescan,
+        } = std::mem::take(&mut *lock(&self.pending));
+        if rescan {
+            self.warn(
+                "file events were lost (the system's queue overflowed); every file is reported as changed"
+                    .into(),
+            );
+            new_folders = vec![self.root.clone()];
+        }
+        // A watched folder that is gone (deleted, or moved away) goes out as
+        // a folder: its files had no events of their own.
+        {
+            let mut folders = lock(&self.folders);
+            for path in &order {
+                if folders.watched.contains(path) && !path.is_dir() {
+                    folders.watched.retain(|f| !f.starts_with(path));
+                    if let Some(seen) = seen.get_mut(path) {
+                        seen.folder = true;
                     }
-                    seen.entry(file).or_default().created = true;
                 }
             }
+        }
+        new_folders.sort();
+        new_folders.dedup();
+        let mut listings = HashMap::new();
+        for folder in new_folders {
+            if !folder.is_dir() || (folder != self.root && is_left_out(&folder, &mut listings)) {
+                continue;
+            }
+            self.watch_tree(&folder, &mut |file| {
+                seen.entry(file.to_path_buf()).or_insert_with(|| {
+                    order.push(file.to_path_buf());
+                    Seen {
+                        existed: rescan,
+                        folder: false,
+                    }
+                });
+            });
         }
         let changes: Vec<FileChange> = order
             .into_iter()
             .filter_map(|path| {
-                let seen = seen.get(&path).copied().unwrap_or_default();
+                let seen = seen.get(&path).copied()?;
                 let kind = match std::fs::symlink_metadata(&path) {
                     // A folder's own events say nothing a server needs: its
                     // files have theirs.
                     Ok(meta) if meta.is_dir() => return None,
-                    Ok(_) if seen.created => ChangeKind::Created,
-                    Ok(_) => ChangeKind::Changed,
+                    Ok(_) if seen.existed => ChangeKind::Changed,
+                    Ok(_) => ChangeKind::Created,
+                    Err(_) if seen.existed => ChangeKind::Deleted,
                     // Came and went within the batch (an editor's temporary
                     // file): nothing to tell.
-                    Err(_) if seen.created => return None,
-                    Err(_) => ChangeKind::Deleted,
+                    Err(_) => return None,
                 };
                 Some(FileChange {
                     path,
                     kind,
-                    folder: seen.folder_removed,
+                    folder: seen.folder && kind == ChangeKind::Deleted,
                 })
             })
             .collect();
@@ -261,10 +303,9 @@ impl Inner {
         }
     }
 
-    /// Watches `folder` and the folders under it that are not left out;
-    /// returns the files found there.
-    fn watch_tree(&self, folder: &Path) -> Vec<PathBuf> {
-        let mut files = Vec::new();
+    /// Watches `folder` and the folders under it that are not left out,
+    /// and calls `file` with each file found there.
+    fn watch_tree(&self, folder: &Path, file: &mut dyn FnMut(&Path)) {
         let walk = ignore::WalkBuilder::new(folder)
             // .gitignore counts outside git repositories too, like every
             // other walk of sextant's.
@@ -272,38 +313,48 @@ impl Inner {
             .filter_entry(|entry| entry.file_name() != ".git")
             .build();
         for entry in walk.flatten() {
-            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-            if !is_dir {
-                files.push(entry.into_path());
+            if !entry.file_type().is_some_and(|t| t.is_dir()) {
+                file(entry.path());
                 continue;
             }
-            let mut watched = lock(&self.watched);
-            if *watched >= MAX_WATCHED_FOLDERS {
-                if *watched == MAX_WATCHED_FOLDERS {
-                    *watched += 1;
-                    self.warn(format!(
-                        "file watching stopped at {MAX_WATCHED_FOLDERS} folders; files elsewhere are seen by the servers only when a tool opens them"
-                    ));
-                }
-                continue;
-            }
-            let mut watcher = lock(&self.watcher);
-            let Some(watcher) = watcher.as_mut() else {
-                return files;
-            };
-            match watcher.watch(entry.path(), RecursiveMode::NonRecursive) {
-                Ok(()) => *watched += 1,
-                Err(err) => {
-                    // Out of inotify watches: say so once, then stop trying.
-                    *watched = MAX_WATCHED_FOLDERS + 1;
-                    self.warn(format!(
-                        "file watching stopped after {} folders: {err}",
-                        *watched - 1
-                    ));
-                }
-            }
+            self.watch_folder(entry.path());
         }
-        files
+    }
+
+    fn watch_folder(&self, path: &Path) {
+        let mut folders = lock(&self.folders);
+        if folders.full || folders.watched.contains(path) {
+            return;
+        }
+        if folders.watched.len() >= MAX_WATCHED_FOLDERS {
+            folders.full = true;
+            self.warn(format!(
+                "file watching stopped at {MAX_WATCHED_FOLDERS} folders; files elsewhere are seen by the servers only when a tool opens them"
+            ));
+            return;
+        }
+        let mut watcher = lock(&self.watcher);
+        let Some(watcher) = watcher.as_mut() else {
+            return;
+        };
+        match watcher.watch(path, RecursiveMode::NonRecursive) {
+            Ok(()) => {
+                folders.watched.insert(path.to_path_buf());
+            }
+            Err(err) if matches!(err.kind, notify::ErrorKind::MaxFilesWatch) => {
+                folders.full = true;
+                self.warn(format!(
+                    "file watching stopped at {} folders: {err}; raise fs.inotify.max_user_watches to watch more",
+                    folders.watched.len()
+                ));
+            }
+            // Gone between the walk and the watch, or unreadable: skipped.
+            Err(err) => self.logs.record(
+                LogLevel::Debug,
+                "sextant",
+                format!("not watching {}: {err}", path.display()),
+            ),
+        }
     }
 
     fn warn(&self, message: String) {
@@ -312,27 +363,40 @@ impl Inner {
 }
 
 impl Pending {
-    fn note(&mut self, path: &Path) -> &mut Seen {
+    /// Notes an event for `path`; `existed` says whether the path was there
+    /// before this event, which counts only for the batch's first event.
+    fn note(&mut self, path: &Path, existed: bool) {
         if !self.seen.contains_key(path) {
             self.order.push(path.to_path_buf());
+            self.seen.insert(
+                path.to_path_buf(),
+                Seen {
+                    existed,
+                    folder: false,
+                },
+            );
         }
-        self.seen.entry(path.to_path_buf()).or_default()
     }
 }
 
 /// A folder the watch leaves out: hidden, or excluded by an ignore file
-/// (looked up the way a walk of its parent would).
-fn is_left_out(folder: &Path) -> bool {
+/// (looked up the way a walk of its parent would; each parent is listed
+/// once per hand-out).
+fn is_left_out(folder: &Path, listings: &mut HashMap<PathBuf, HashSet<PathBuf>>) -> bool {
     let Some(parent) = folder.parent() else {
         return false;
     };
-    let listed = ignore::WalkBuilder::new(parent)
-        .require_git(false)
-        .max_depth(Some(1))
-        .build()
-        .flatten()
-        .any(|entry| entry.depth() == 1 && entry.path() == folder);
-    !listed
+    let listed = listings.entry(parent.to_path_buf()).or_insert_with(|| {
+        ignore::WalkBuilder::new(parent)
+            .require_git(false)
+            .max_depth(Some(1))
+            .build()
+            .flatten()
+            .filter(|entry| entry.depth() == 1)
+            .map(|entry| entry.into_path())
+            .collect()
+    });
+    !listed.contains(folder)
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -572,13 +636,40 @@ mod tests {
             rel(next(&mut all).await),
             [("src/nested/mod.rs".into(), ChangeKind::Changed, false)]
         );
-        std::fs::remove_dir_all(root.join("src/nested")).unwrap();
+        // A folder moved: the old one goes as a folder (its files had no
+        // events), the new one's files arrive, and the watches follow.
+        std::fs::rename(root.join("src/nested"), root.join("src/moved")).unwrap();
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert_eq!(
+            rel(next(&mut all).await),
+            [
+                ("src/nested".into(), ChangeKind::Deleted, true),
+                ("src/moved/mod.rs".into(), ChangeKind::Created, false),
+            ]
+        );
+        assert_eq!(watcher.watched_folders(), 3, "root, src, src/moved");
+        std::fs::remove_dir_all(root.join("src/moved")).unwrap();
         tokio::time::sleep(Duration::from_millis(20)).await;
         let gone = rel(next(&mut all).await);
         assert!(
-            gone.contains(&("src/nested/mod.rs".into(), ChangeKind::Deleted, false))
-                && gone.contains(&("src/nested".into(), ChangeKind::Deleted, true)),
+            gone.contains(&("src/moved/mod.rs".into(), ChangeKind::Deleted, false))
+                && gone.contains(&("src/moved".into(), ChangeKind::Deleted, true)),
             "{gone:?}"
+        );
+        assert_eq!(watcher.watched_folders(), 2, "root, src");
+
+        // A file that was there, deleted, written again and deleted within
+        // one batch: deleted.
+        std::fs::write(root.join("b.rs"), "").unwrap();
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        next(&mut all).await;
+        std::fs::remove_file(root.join("b.rs")).unwrap();
+        std::fs::write(root.join("b.rs"), "again").unwrap();
+        std::fs::remove_file(root.join("b.rs")).unwrap();
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert_eq!(
+            rel(next(&mut all).await),
+            [("b.rs".into(), ChangeKind::Deleted, false)]
         );
     }
 }
