@@ -34,13 +34,19 @@ pub fn command() -> Command {
         )
         .subcommand(
             Command::new("serve")
-                .about("Run the MCP server over stdio")
+                .about("Run the MCP server over stdio (or streamable HTTP with --http)")
                 .args(workspace_args())
                 .arg(
                     Arg::new("read-only")
                         .long("read-only")
                         .action(ArgAction::SetTrue)
                         .help("Leave every writing tool out of tools/list"),
+                )
+                .arg(
+                    Arg::new("http")
+                        .long("http")
+                        .value_name("ADDR")
+                        .help("Serve streamable HTTP at http://ADDR/mcp instead of stdio (ADDR like 127.0.0.1:8765; port 0 picks one and the log line says which)"),
                 ),
         );
     for tool in tools::all() {

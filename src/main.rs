@@ -30,8 +30,16 @@ fn main() -> ExitCode {
         match matches.subcommand() {
             Some(("serve", sub)) => {
                 let ctx = cli::context(sub, sub.get_flag("read-only"))?;
-                tracing::info!(root = %ctx.workspace.root().display(), "serving MCP over stdio");
-                sextant::server::serve_stdio(ctx).await?;
+                match sub.get_one::<String>("http") {
+                    Some(addr) => {
+                        tracing::info!(root = %ctx.workspace.root().display(), "serving MCP over HTTP");
+                        sextant::server::serve_http(ctx, addr).await?;
+                    }
+                    None => {
+                        tracing::info!(root = %ctx.workspace.root().display(), "serving MCP over stdio");
+                        sextant::server::serve_stdio(ctx).await?;
+                    }
+                }
                 Ok(ExitCode::SUCCESS)
             }
             Some(("doctor", sub)) => {

@@ -15,6 +15,8 @@ use rmcp::model::{
     ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 
 use crate::context::Context;
@@ -25,9 +27,14 @@ use crate::tools::{self, ToolEntry};
 /// What the agent is told about sextant at initialize (kept under 2 KB).
 pub const INSTRUCTIONS: &str = "\
 sextant gives plain-text, line-numbered views of this workspace and of library sources \
-(cargo registry crates), plus safe edits.
+(cargo registry crates, node_modules), code structure from tree-sitter, diagnostics from \
+real language servers, plus safe edits.
 
 When to use which tool:
+- read: a source file's outline (classes, functions, methods...) with signatures; \
+symbol=Class.method narrows it, preview=expanded shows leaf code. Prefer it to reading a whole file.
+- diagnostics: errors and warnings of a file (or the workspace) as on disk now.
+- logs: what the language servers are doing (indexing, crashed) and recent tool calls.
 - read_file: a file with line numbers, paged (offset/limit); the last line says how to continue.
 - find: files by glob (**/*.ts), newest first, .gitignore respected.
 - grep: ripgrep's engine; output_mode files_with_matches (default), content (path:line:text, -A/-B/-C), count.
@@ -134,12 +141,52 @@ pub async fn serve_stdio(ctx: Arc<Context>) -> anyhow::Result<()> {
         .serve(rmcp::transport::stdio())
         .await
         .map_err(|err| anyhow::anyhow!("MCP initialisation failed: {err}"))?;
-    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     tokio::select! {
         result = service.waiting() => { result?; }
-        _ = tokio::signal::ctrl_c() => {}
-        _ = terminate.recv() => {}
+        result = stop_signal() => { result?; }
     }
     ctx.lsp.shutdown(std::time::Duration::from_secs(2)).await;
+    Ok(())
+}
+
+/// Serves MCP over streamable HTTP at `http://ADDR/mcp` until SIGINT or
+/// SIGTERM. Every client session gets its own MCP server over the one
+/// workspace, so they share the language servers. Only loopback `Host`
+/// headers are accepted (rmcp's default), which keeps web pages from
+/// reaching a local sextant through DNS rebinding.
+pub async fn serve_http(ctx: Arc<Context>, addr: &str) -> anyhow::Result<()> {
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|err| anyhow::anyhow!("cannot listen on {addr}: {err}"))?;
+    let local = listener.local_addr()?;
+    let sessions = Arc::clone(&ctx);
+    let service = StreamableHttpService::new(
+        move || Ok(McpServer::new(Arc::clone(&sessions))),
+        Arc::new(LocalSessionManager::default()),
+        StreamableHttpServerConfig::default(),
+    );
+    let router = axum::Router::new().nest_service("/mcp", service);
+    // The address with the port chosen (`127.0.0.1:0` asks for any).
+    tracing::info!("serving MCP over streamable HTTP at http://{local}/mcp");
+    let (stopped_tx, stopped_rx) = tokio::sync::oneshot::channel();
+    axum::serve(listener, router)
+        .with_graceful_shutdown(async move {
+            let _ = stopped_tx.send(stop_signal().await);
+        })
+        .await?;
+    ctx.lsp.shutdown(std::time::Duration::from_secs(2)).await;
+    match stopped_rx.await {
+        Ok(result) => result,
+        Err(_) => Ok(()),
+    }
+}
+
+/// Waits for SIGINT or SIGTERM.
+async fn stop_signal() -> anyhow::Result<()> {
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    tokio::select! {
+        result = tokio::signal::ctrl_c() => result?,
+        _ = terminate.recv() => {}
+    }
     Ok(())
 }

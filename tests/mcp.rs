@@ -1,4 +1,5 @@
-//! The built binary driven over stdio by a real MCP client (rmcp's).
+//! The built binary driven by a real MCP client (rmcp's), over stdio and
+//! over streamable HTTP.
 
 mod common;
 
@@ -61,6 +62,13 @@ async fn initialize_and_list_tools() {
             "logs"
         ]
     );
+    // The instructions say when to use each tool, so none is left out.
+    for name in &names {
+        assert!(
+            instructions.contains(&format!("\n- {name}: ")),
+            "the instructions do not mention {name}:\n{instructions}"
+        );
+    }
     for tool in &tools {
         let annotations = tool.annotations.as_ref().expect("annotations");
         let writes = ["edit", "apply_patch", "create_file"].contains(&tool.name.as_ref());
@@ -232,4 +240,118 @@ async fn errors_are_tool_results_and_the_server_stays_up() {
         ["     1\t{\npackage.json · lines 1-1 of 6; pass offset=2 for more"]
     );
     client.cancel().await.unwrap();
+}
+
+/// `serve --http`: the same tools over streamable HTTP, two client
+/// sessions sharing one workspace (and its language server), a foreign
+/// `Host` refused, and SIGTERM ending it with the language server shut down.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn streamable_http_serves_the_same_tools() {
+    use rmcp::ServiceExt;
+    use rmcp::transport::StreamableHttpClientTransport;
+    use tokio::io::AsyncBufReadExt;
+
+    let f = fixture("ts");
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_sextant"))
+        .args(["serve", "--http", "127.0.0.1:0", "--root"])
+        .arg(f.root())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn sextant serve --http");
+    // Port 0 asks for any port: the log line says which.
+    let mut stderr = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let url = loop {
+        let line = stderr
+            .next_line()
+            .await
+            .unwrap()
+            .expect("sextant logs its address before anything else ends");
+        if let Some(at) = line.find("http://") {
+            break line[at..].trim().to_string();
+        }
+    };
+    assert!(url.ends_with("/mcp"), "{url}");
+    tokio::spawn(async move { while let Ok(Some(_)) = stderr.next_line().await {} });
+
+    let first =
+        ().serve(StreamableHttpClientTransport::from_uri(url.clone()))
+            .await
+            .expect("MCP initialize over HTTP");
+    let second =
+        ().serve(StreamableHttpClientTransport::from_uri(url.clone()))
+            .await
+            .expect("a second session");
+    let tools: Vec<String> = first
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    assert!(
+        tools.contains(&"read".to_string()) && tools.contains(&"diagnostics".to_string()),
+        "{tools:?}"
+    );
+    let read = call(
+        &first,
+        "read",
+        json!({"file": "src/shapes.ts", "symbol": "Circle"}),
+    )
+    .await;
+    assert_eq!(read.is_error, Some(false));
+    assert!(
+        texts(&read)[0].starts_with("Found 4 symbols under Circle"),
+        "{:?}",
+        texts(&read)
+    );
+    for client in [&first, &second] {
+        let diagnostics = call(client, "diagnostics", json!({"file": "src/shapes.ts"})).await;
+        assert_eq!(
+            texts(&diagnostics),
+            ["No errors or warnings in src/shapes.ts"]
+        );
+    }
+    // Both sessions used one server.
+    let logs =
+        texts(&call(&second, "logs", json!({"server": "typescript", "tail": 0})).await).join("\n");
+    assert!(logs.contains(": ready\n"), "{logs}");
+    let server_pid: u32 = logs
+        .split("; pid ")
+        .nth(1)
+        .and_then(|rest| rest.split(';').next())
+        .and_then(|pid| pid.parse().ok())
+        .unwrap_or_else(|| panic!("no pid in {logs}"));
+
+    // A request naming another host (DNS rebinding) is refused.
+    let (host, path) = url.trim_start_matches("http://").split_once('/').unwrap();
+    let mut stream = tokio::net::TcpStream::connect(host).await.unwrap();
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let request = format!(
+        "POST /{path} HTTP/1.1\r\nHost: evil.example.com\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    tokio::io::AsyncWriteExt::write_all(&mut stream, request.as_bytes())
+        .await
+        .unwrap();
+    let mut answer = String::new();
+    tokio::io::AsyncReadExt::read_to_string(&mut stream, &mut answer)
+        .await
+        .unwrap();
+    assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
+
+    drop(first);
+    drop(second);
+    unsafe { libc::kill(child.id().unwrap() as i32, libc::SIGTERM) };
+    let status = tokio::time::timeout(std::time::Duration::from_secs(10), child.wait())
+        .await
+        .expect("sextant ends on SIGTERM")
+        .unwrap();
+    assert!(status.success(), "{status}");
+    assert!(
+        common::process_gone(server_pid).await,
+        "typescript-language-server (pid {server_pid}) outlived sextant"
+    );
 }
