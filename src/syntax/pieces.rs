@@ -14,7 +14,12 @@
 //! comment or an attribute). Should a cut still land inside something (a
 //! template literal, a raw string, a macro), one of the pieces does not
 //! parse cleanly, and the text is parsed whole instead: the pieces are
-//! used only when every one of them is free of errors.
+//! used only when every one of them is free of errors. (Where the error
+//! shows tells nothing: tree-sitter recovers from a template literal left
+//! open at a cut by skipping its opening and parsing its contents as code,
+//! so the error sits where the literal began, far from the cut. A large
+//! file with a syntax error therefore costs a parse in pieces and a whole
+//! one.)
 
 use std::sync::OnceLock;
 
