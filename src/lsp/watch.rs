@@ -68,6 +68,8 @@ pub struct FileWatcher {
 
 struct Inner {
     root: PathBuf,
+    /// Folders watched at most ([`MAX_WATCHED_FOLDERS`] but in tests).
+    max_folders: usize,
     logs: Arc<LogBook>,
     deliver: Deliver,
     watcher: Mutex<Option<RecommendedWatcher>>,
@@ -113,8 +115,18 @@ impl FileWatcher {
     /// Starts watching `root`: the folders are walked and watched in the
     /// background; changes go to `deliver`. Must run inside a tokio runtime.
     pub fn start(root: &Path, logs: Arc<LogBook>, deliver: Deliver) -> Result<FileWatcher, String> {
+        Self::start_with_limit(root, logs, deliver, MAX_WATCHED_FOLDERS)
+    }
+
+    fn start_with_limit(
+        root: &Path,
+        logs: Arc<LogBook>,
+        deliver: Deliver,
+        max_folders: usize,
+    ) -> Result<FileWatcher, String> {
         let inner = Arc::new(Inner {
             root: root.to_path_buf(),
+            max_folders,
             logs,
             deliver,
             watcher: Mutex::new(None),
@@ -317,25 +329,34 @@ impl Inner {
                 file(entry.path());
                 continue;
             }
-            self.watch_folder(entry.path());
+            // Once full, the rest of a huge tree (a home folder) is not
+            // walked for nothing.
+            if !self.watch_folder(entry.path()) {
+                return;
+            }
         }
     }
 
-    fn watch_folder(&self, path: &Path) {
+    /// Watches one folder; false once no more folders can be watched.
+    fn watch_folder(&self, path: &Path) -> bool {
         let mut folders = lock(&self.folders);
-        if folders.full || folders.watched.contains(path) {
-            return;
+        if folders.full {
+            return false;
         }
-        if folders.watched.len() >= MAX_WATCHED_FOLDERS {
+        if folders.watched.contains(path) {
+            return true;
+        }
+        if folders.watched.len() >= self.max_folders {
             folders.full = true;
             self.warn(format!(
-                "file watching stopped at {MAX_WATCHED_FOLDERS} folders; files elsewhere are seen by the servers only when a tool opens them"
+                "file watching stopped at {} folders; files elsewhere are seen by the servers only when a tool opens them",
+                self.max_folders
             ));
-            return;
+            return false;
         }
         let mut watcher = lock(&self.watcher);
         let Some(watcher) = watcher.as_mut() else {
-            return;
+            return false;
         };
         match watcher.watch(path, RecursiveMode::NonRecursive) {
             Ok(()) => {
@@ -355,6 +376,7 @@ impl Inner {
                 format!("not watching {}: {err}", path.display()),
             ),
         }
+        !folders.full
     }
 
     fn warn(&self, message: String) {
@@ -670,6 +692,43 @@ mod tests {
         assert_eq!(
             rel(next(&mut all).await),
             [("b.rs".into(), ChangeKind::Deleted, false)]
+        );
+    }
+
+    /// A tree with more folders than the limit: watching stops there, says
+    /// so once, and the rest of the tree is not walked.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn watching_stops_at_the_folder_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        for i in 0..6 {
+            std::fs::create_dir_all(dir.path().join(format!("d{i}/inner"))).unwrap();
+        }
+        let logs = Arc::new(LogBook::default());
+        let watcher =
+            FileWatcher::start_with_limit(dir.path(), Arc::clone(&logs), Box::new(|_| {}), 4)
+                .unwrap();
+        for _ in 0..100 {
+            if lock(&watcher.inner.folders).full {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert_eq!(watcher.watched_folders(), 4);
+        // A folder created now is not watched either.
+        std::fs::create_dir(dir.path().join("late")).unwrap();
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        watcher.flush();
+        assert_eq!(watcher.watched_folders(), 4);
+        let warnings: Vec<String> = logs
+            .matching(|l| l.message.contains("file watching stopped"))
+            .into_iter()
+            .map(|l| l.message)
+            .collect();
+        assert_eq!(
+            warnings,
+            [
+                "file watching stopped at 4 folders; files elsewhere are seen by the servers only when a tool opens them"
+            ]
         );
     }
 }
