@@ -56,6 +56,23 @@ fn a_tool_run_prints_the_agent_text() {
 }
 
 #[test]
+fn a_one_off_run_watches_no_files() {
+    let f = fixture("ts");
+    let root = f.root().to_str().unwrap();
+    let out = sextant(&["logs", "--root", root, "tail=0"]);
+    insta::assert_snapshot!(stdout(&out), @r"
+    Language servers:
+      rust-analyzer (rust): not started
+        command: rust-analyzer
+      typescript-language-server (typescript): not started
+        command: typescript-language-server --stdio
+    File watching: off (one-off run)
+
+    No log lines match.
+    ");
+}
+
+#[test]
 fn json_arguments_and_json_format() {
     let f = fixture("ts");
     let root = f.root().to_str().unwrap();

@@ -19,7 +19,7 @@ use super::config::{Config, LanguageConfig};
 use super::install;
 use super::watch::{Deliver, FileWatcher};
 use crate::logbook::LogBook;
-use crate::model::{LogLevel, ServerState, ServerStatus};
+use crate::model::{LogLevel, ServerState, ServerStatus, WatchStatus};
 use crate::progress;
 
 /// Crashes allowed within [`RESTART_WINDOW`] before giving up for a while.
@@ -42,8 +42,8 @@ pub struct Supervisor {
     logs: Arc<LogBook>,
     slots: Arc<Mutex<Vec<Arc<Slot>>>>,
     /// Tells the servers of files changed on disk; started with the first
-    /// server (`None` inside if it could not start).
-    watcher: OnceLock<Option<FileWatcher>>,
+    /// server (the reason inside if it could not start).
+    watcher: OnceLock<Result<FileWatcher, String>>,
     /// Off for a one-off tool run: nothing changes between its start and
     /// its one request.
     file_watching: AtomicBool,
@@ -125,7 +125,7 @@ impl Supervisor {
             });
         }
         // Files written just before this request reach the server first.
-        if let Some(watcher) = self.watcher.get().and_then(Option::as_ref) {
+        if let Some(Ok(watcher)) = self.watcher.get() {
             watcher.flush_now().await;
         }
         let document = client.sync(path).await?;
@@ -379,18 +379,31 @@ impl Supervisor {
                     }
                 }
             });
-            match FileWatcher::start(&self.workspace_root, Arc::clone(&self.logs), deliver) {
-                Ok(watcher) => Some(watcher),
-                Err(err) => {
-                    self.logs.record(
-                        LogLevel::Warn,
-                        "sextant",
-                        format!("{err}; servers see files they have not opened as they were when they started"),
-                    );
-                    None
-                }
+            let watcher = FileWatcher::start(&self.workspace_root, Arc::clone(&self.logs), deliver);
+            if let Err(err) = &watcher {
+                self.logs.record(
+                    LogLevel::Warn,
+                    "sextant",
+                    format!("{err}; servers see files they have not opened as they were when they started"),
+                );
             }
+            watcher
         });
+    }
+
+    /// How file watching stands, for `logs`.
+    pub fn watch_status(&self) -> WatchStatus {
+        match self.watcher.get() {
+            Some(Ok(watcher)) => WatchStatus::Watching {
+                folders: watcher.watched_folders(),
+                full: watcher.is_full(),
+            },
+            Some(Err(error)) => WatchStatus::Failed {
+                error: error.clone(),
+            },
+            None if !self.file_watching.load(Ordering::Relaxed) => WatchStatus::Off,
+            None => WatchStatus::NotStarted,
+        }
     }
 
     /// The status of every configured language's server(s), for `logs`.
@@ -487,7 +500,7 @@ impl Supervisor {
     /// Shuts every server down (shutdown, exit, then kill after `grace`),
     /// all at once.
     pub async fn shutdown(&self, grace: Duration) {
-        if let Some(Some(watcher)) = self.watcher.get() {
+        if let Some(Ok(watcher)) = self.watcher.get() {
             watcher.stop();
         }
         let mut stopping = tokio::task::JoinSet::new();

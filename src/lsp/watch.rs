@@ -185,6 +185,11 @@ impl FileWatcher {
         lock(&self.inner.folders).watched.len()
     }
 
+    /// Whether watching stopped at the folder limit (or the system's).
+    pub fn is_full(&self) -> bool {
+        lock(&self.inner.folders).full
+    }
+
     /// Stops watching: nothing is handed out any more.
     pub fn stop(&self) {
         self.task.abort();

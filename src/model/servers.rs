@@ -165,6 +165,26 @@ pub struct LogsReport {
     pub lines: Vec<LogLine>,
     /// Lines that matched the filters but are older than the tail.
     pub older_lines: usize,
+    /// File watching for the servers; `None` when a `server` filter is set.
+    pub watching: Option<WatchStatus>,
+}
+
+/// How file watching for the language servers stands.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum WatchStatus {
+    /// It starts with the first language server.
+    NotStarted,
+    /// Off: a one-off command-line run.
+    Off,
+    Watching {
+        folders: usize,
+        /// Stopped at the folder limit: other folders are not watched.
+        full: bool,
+    },
+    Failed {
+        error: String,
+    },
 }
 
 /// What `sextant doctor` found.

@@ -6,6 +6,7 @@ use std::fmt::Write;
 use super::count;
 use crate::model::{
     DiagnosticsReport, DoctorReport, LogLine, LogsReport, ServerState, ServerStatus, Severity,
+    WatchStatus,
 };
 
 /// A summary block, then one block per file:
@@ -102,6 +103,9 @@ pub fn logs(report: &LogsReport) -> Vec<String> {
     for server in &report.servers {
         let _ = write!(status, "\n  {}", server_line(server));
     }
+    if let Some(watching) = &report.watching {
+        let _ = write!(status, "\nFile watching: {}", watch_line(watching));
+    }
     let mut lines = String::new();
     if report.lines.is_empty() && report.older_lines == 0 {
         lines.push_str("No log lines match.");
@@ -123,6 +127,26 @@ pub fn logs(report: &LogsReport) -> Vec<String> {
         lines.truncate(lines.trim_end().len());
     }
     vec![status, lines]
+}
+
+fn watch_line(status: &WatchStatus) -> String {
+    match status {
+        WatchStatus::NotStarted => "starts with the first language server".to_string(),
+        WatchStatus::Off => "off (one-off run)".to_string(),
+        WatchStatus::Watching { folders, full } => {
+            let folders = count(*folders, "folder", "folders");
+            if *full {
+                format!(
+                    "{folders}, at the limit: files in other folders reach the servers only when a tool opens them"
+                )
+            } else {
+                folders
+            }
+        }
+        WatchStatus::Failed { error } => format!(
+            "unavailable ({error}): servers see files they have not opened as they were when they started"
+        ),
+    }
 }
 
 fn server_line(server: &ServerStatus) -> String {

@@ -67,6 +67,7 @@ duration, server stderr and messages. Use it when an answer says a server is mis
         let older_lines = lines.len().saturating_sub(tail);
         lines.drain(..older_lines);
         Ok(LogsReport {
+            watching: params.server.is_none().then(|| ctx.lsp.watch_status()),
             server_filter: params.server.clone(),
             servers,
             lines,
