@@ -6,8 +6,8 @@
 //! messages is written to stdout; logs go to stderr.
 
 use std::sync::Arc;
-
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
@@ -18,6 +18,7 @@ use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use tokio_util::sync::CancellationToken;
 
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError};
@@ -93,7 +94,7 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let args = request.arguments.unwrap_or_default();
-        let sink = progress_sink(&context);
+        let (sink, forwarder) = progress_sink(&context);
         let call = progress::with_sink(sink, tools::call(&self.ctx, &request.name, args));
         // A cancelled call drops the tool's future, which cancels whatever
         // language-server request it was waiting for.
@@ -101,6 +102,11 @@ impl ServerHandler for McpServer {
             answer = call => answer,
             () = context.ct.cancelled() => Err(ToolError::new(ErrorCode::Io, "the call was cancelled")),
         };
+        // The call's progress goes out before its answer (the sink went
+        // with the call, so the forwarder ends once it has sent the rest).
+        if let Some(forwarder) = forwarder {
+            let _ = tokio::time::timeout(Duration::from_secs(1), forwarder).await;
+        }
         let result = match answer {
             Ok(answer) => match answer.json {
                 Some(json) => CallToolResult::structured(json),
@@ -115,39 +121,50 @@ impl ServerHandler for McpServer {
 }
 
 /// Sends the call's progress as MCP progress notifications, when the
-/// client asked for them with a progress token.
-fn progress_sink(context: &RequestContext<RoleServer>) -> progress::Sink {
+/// client asked for them with a progress token: through one task per call,
+/// so they arrive in order; the task ends when the sink is dropped.
+fn progress_sink(
+    context: &RequestContext<RoleServer>,
+) -> (progress::Sink, Option<tokio::task::JoinHandle<()>>) {
     let Some(token) = context.meta.get_progress_token() else {
-        return Arc::new(|_, _| {});
+        return (Arc::new(|_, _| {}), None);
     };
+    let (send, mut queue) = tokio::sync::mpsc::unbounded_channel::<ProgressNotificationParam>();
     let peer = context.peer.clone();
-    let step = Arc::new(AtomicU64::new(0));
-    Arc::new(move |message, _fraction| {
+    let forwarder = tokio::spawn(async move {
+        while let Some(param) = queue.recv().await {
+            let _ = peer.notify_progress(param).await;
+        }
+    });
+    let step = AtomicU64::new(0);
+    let sink: progress::Sink = Arc::new(move |message, _fraction| {
         // MCP wants the progress value to grow with every notification.
         let value = step.fetch_add(1, Ordering::Relaxed) + 1;
-        let param =
-            ProgressNotificationParam::new(token.clone(), value as f64).with_message(message);
-        let peer = peer.clone();
-        tokio::spawn(async move {
-            let _ = peer.notify_progress(param).await;
-        });
-    })
+        let _ = send.send(
+            ProgressNotificationParam::new(token.clone(), value as f64).with_message(message),
+        );
+    });
+    (sink, Some(forwarder))
 }
 
 /// Serves MCP over stdin/stdout until the client goes away or a signal
 /// ends the process; then shuts the language servers down.
 pub async fn serve_stdio(ctx: Arc<Context>) -> anyhow::Result<()> {
+    let stop = StopSignals::register()?;
     let service = McpServer::new(Arc::clone(&ctx))
         .serve(rmcp::transport::stdio())
         .await
         .map_err(|err| anyhow::anyhow!("MCP initialisation failed: {err}"))?;
     tokio::select! {
         result = service.waiting() => { result?; }
-        result = stop_signal() => { result?; }
+        () = stop.wait() => {}
     }
-    ctx.lsp.shutdown(std::time::Duration::from_secs(2)).await;
+    ctx.lsp.shutdown(Duration::from_secs(2)).await;
     Ok(())
 }
+
+/// How long open connections get to finish after SIGINT or SIGTERM.
+const HTTP_GRACE: Duration = Duration::from_secs(5);
 
 /// Serves MCP over streamable HTTP at `http://ADDR/mcp` until SIGINT or
 /// SIGTERM. Every client session gets its own MCP server over the one
@@ -155,38 +172,67 @@ pub async fn serve_stdio(ctx: Arc<Context>) -> anyhow::Result<()> {
 /// headers are accepted (rmcp's default), which keeps web pages from
 /// reaching a local sextant through DNS rebinding.
 pub async fn serve_http(ctx: Arc<Context>, addr: &str) -> anyhow::Result<()> {
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .map_err(|err| anyhow::anyhow!("cannot listen on {addr}: {err}"))?;
+    let stop = StopSignals::register()?;
+    let listener = tokio::net::TcpListener::bind(addr).await.map_err(|err| {
+        anyhow::anyhow!("cannot listen on {addr}: {err} (ADDR is HOST:PORT, like 127.0.0.1:8765)")
+    })?;
     let local = listener.local_addr()?;
+    // Cancelling this ends every session, and with them the SSE streams
+    // that clients keep open: a graceful shutdown waits for those forever.
+    let sessions_end = CancellationToken::new();
     let sessions = Arc::clone(&ctx);
     let service = StreamableHttpService::new(
         move || Ok(McpServer::new(Arc::clone(&sessions))),
         Arc::new(LocalSessionManager::default()),
-        StreamableHttpServerConfig::default(),
+        StreamableHttpServerConfig::default().with_cancellation_token(sessions_end.clone()),
     );
     let router = axum::Router::new().nest_service("/mcp", service);
     // The address with the port chosen (`127.0.0.1:0` asks for any).
     tracing::info!("serving MCP over streamable HTTP at http://{local}/mcp");
-    let (stopped_tx, stopped_rx) = tokio::sync::oneshot::channel();
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async move {
-            let _ = stopped_tx.send(stop_signal().await);
-        })
-        .await?;
-    ctx.lsp.shutdown(std::time::Duration::from_secs(2)).await;
-    match stopped_rx.await {
-        Ok(result) => result,
-        Err(_) => Ok(()),
-    }
+    let (signalled, stopping) = tokio::sync::oneshot::channel::<()>();
+    let server = axum::serve(listener, router).with_graceful_shutdown(async move {
+        stop.wait().await;
+        sessions_end.cancel();
+        let _ = signalled.send(());
+    });
+    let mut server = std::pin::pin!(server.into_future());
+    let result = tokio::select! {
+        result = &mut server => result,
+        Ok(()) = stopping => {
+            // Connections get a moment to finish; one that does not is not
+            // waited for.
+            tokio::time::timeout(HTTP_GRACE, &mut server)
+                .await
+                .unwrap_or_else(|_| {
+                    tracing::warn!("connections still open {} s after the stop signal; closing them", HTTP_GRACE.as_secs());
+                    Ok(())
+                })
+        }
+    };
+    ctx.lsp.shutdown(Duration::from_secs(2)).await;
+    Ok(result?)
 }
 
-/// Waits for SIGINT or SIGTERM.
-async fn stop_signal() -> anyhow::Result<()> {
-    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
-    tokio::select! {
-        result = tokio::signal::ctrl_c() => result?,
-        _ = terminate.recv() => {}
+/// SIGINT and SIGTERM, listened for from the start (so a failure to listen
+/// shows before serving, and a signal is never missed).
+struct StopSignals {
+    interrupt: tokio::signal::unix::Signal,
+    terminate: tokio::signal::unix::Signal,
+}
+
+impl StopSignals {
+    fn register() -> anyhow::Result<StopSignals> {
+        use tokio::signal::unix::{SignalKind, signal};
+        Ok(StopSignals {
+            interrupt: signal(SignalKind::interrupt())?,
+            terminate: signal(SignalKind::terminate())?,
+        })
     }
-    Ok(())
+
+    async fn wait(mut self) {
+        tokio::select! {
+            _ = self.interrupt.recv() => {}
+            _ = self.terminate.recv() => {}
+        }
+    }
 }

@@ -274,7 +274,13 @@ async fn streamable_http_serves_the_same_tools() {
         }
     };
     assert!(url.ends_with("/mcp"), "{url}");
-    tokio::spawn(async move { while let Ok(Some(_)) = stderr.next_line().await {} });
+    let log = tokio::spawn(async move {
+        let mut lines = Vec::new();
+        while let Ok(Some(line)) = stderr.next_line().await {
+            lines.push(line);
+        }
+        lines
+    });
 
     let first =
         ().serve(StreamableHttpClientTransport::from_uri(url.clone()))
@@ -342,16 +348,94 @@ async fn streamable_http_serves_the_same_tools() {
         .unwrap();
     assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
 
-    drop(first);
+    // SIGTERM with a session still connected (its SSE stream open): the
+    // sessions are ended, not waited for.
     drop(second);
     unsafe { libc::kill(child.id().unwrap() as i32, libc::SIGTERM) };
-    let status = tokio::time::timeout(std::time::Duration::from_secs(10), child.wait())
+    let status = tokio::time::timeout(std::time::Duration::from_secs(20), child.wait())
         .await
         .expect("sextant ends on SIGTERM")
         .unwrap();
     assert!(status.success(), "{status}");
+    let log = log.await.unwrap().join("\n");
+    assert!(!log.contains("still open"), "{log}");
+    drop(first);
     assert!(
         common::process_gone(server_pid).await,
         "typescript-language-server (pid {server_pid}) outlived sextant"
+    );
+}
+
+/// Progress a client asks for (with a progress token) arrives in order and
+/// before the answer: starting a language server takes long enough to
+/// report.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn progress_arrives_in_order_before_the_answer() {
+    use std::sync::{Arc, Mutex};
+
+    use rmcp::model::{
+        CallToolRequestParams, ClientRequest, ProgressNotificationParam, Request, ServerResult,
+    };
+    use rmcp::service::{NotificationContext, PeerRequestOptions};
+    use rmcp::transport::TokioChildProcess;
+    use rmcp::{ClientHandler, RoleClient, ServiceExt};
+
+    /// Each notification's progress value and message.
+    type Received = Vec<(f64, Option<String>)>;
+
+    #[derive(Clone, Default)]
+    struct Recorder {
+        progress: Arc<Mutex<Received>>,
+    }
+    impl ClientHandler for Recorder {
+        async fn on_progress(
+            &self,
+            params: ProgressNotificationParam,
+            _context: NotificationContext<RoleClient>,
+        ) {
+            let mut progress = self.progress.lock().unwrap();
+            progress.push((params.progress, params.message));
+        }
+    }
+
+    let f = fixture("ts");
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_sextant"));
+    command.arg("serve").arg("--root").arg(f.root());
+    let (transport, _stderr) = TokioChildProcess::builder(command)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let recorder = Recorder::default();
+    let client = recorder.clone().serve(transport).await.unwrap();
+    let Value::Object(args) = json!({"file": "src/shapes.ts"}) else {
+        unreachable!()
+    };
+    let handle = client
+        .send_cancellable_request(
+            ClientRequest::CallToolRequest(Request::new(
+                CallToolRequestParams::new("diagnostics").with_arguments(args),
+            )),
+            PeerRequestOptions::no_options(),
+        )
+        .await
+        .unwrap();
+    let ServerResult::CallToolResult(result) = handle.await_response().await.unwrap() else {
+        panic!("a tool result");
+    };
+    let at_answer = recorder.progress.lock().unwrap().clone();
+    assert_eq!(texts(&result), ["No errors or warnings in src/shapes.ts"]);
+    assert!(
+        at_answer
+            .iter()
+            .any(|(_, message)| message.as_deref() == Some("starting typescript-language-server")),
+        "{at_answer:?}"
+    );
+    let values: Vec<f64> = at_answer.iter().map(|(value, _)| *value).collect();
+    assert!(values.windows(2).all(|w| w[0] < w[1]), "{values:?}");
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(
+        *recorder.progress.lock().unwrap(),
+        at_answer,
+        "no progress after the answer"
     );
 }

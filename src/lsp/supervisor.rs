@@ -397,6 +397,7 @@ impl Supervisor {
             Some(Ok(watcher)) => WatchStatus::Watching {
                 folders: watcher.watched_folders(),
                 full: watcher.is_full(),
+                walking: watcher.is_walking(),
             },
             Some(Err(error)) => WatchStatus::Failed {
                 error: error.clone(),

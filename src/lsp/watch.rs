@@ -84,8 +84,12 @@ struct Inner {
 #[derive(Default)]
 struct Folders {
     watched: HashSet<PathBuf>,
-    /// No more folders are added: the limit, or the system's, was reached.
+    /// No more folders are added: the limit was reached (until folders go).
     full: bool,
+    /// The system's watch limit was reached: no more folders, for good.
+    system_full: bool,
+    /// The first walk is still going.
+    walking: bool,
 }
 
 /// Events gathered since the last hand-out, per path, in arrival order.
@@ -150,10 +154,12 @@ impl FileWatcher {
         .map_err(|err| format!("cannot watch files: {err}"))?;
         *lock(&inner.watcher) = Some(watcher);
 
+        lock(&inner.folders).walking = true;
         let walker = Arc::clone(&inner);
         tokio::task::spawn_blocking(move || {
             let root = walker.root.clone();
-            walker.watch_tree(&root, &mut |_| {});
+            walker.watch_tree(&root, None);
+            lock(&walker.folders).walking = false;
         });
         let batcher = Arc::clone(&inner);
         let task = tokio::spawn(async move {
@@ -187,7 +193,13 @@ impl FileWatcher {
 
     /// Whether watching stopped at the folder limit (or the system's).
     pub fn is_full(&self) -> bool {
-        lock(&self.inner.folders).full
+        let folders = lock(&self.inner.folders);
+        folders.full || folders.system_full
+    }
+
+    /// Whether the first walk of the workspace is still going.
+    pub fn is_walking(&self) -> bool {
+        lock(&self.inner.folders).walking
     }
 
     /// Stops watching: nothing is handed out any more.
@@ -275,6 +287,8 @@ impl Inner {
                     }
                 }
             }
+            // Room again below the limit.
+            folders.full &= folders.watched.len() >= self.max_folders;
         }
         new_folders.sort();
         new_folders.dedup();
@@ -283,15 +297,18 @@ impl Inner {
             if !folder.is_dir() || (folder != self.root && is_left_out(&folder, &mut listings)) {
                 continue;
             }
-            self.watch_tree(&folder, &mut |file| {
-                seen.entry(file.to_path_buf()).or_insert_with(|| {
-                    order.push(file.to_path_buf());
-                    Seen {
-                        existed: rescan,
-                        folder: false,
-                    }
-                });
-            });
+            self.watch_tree(
+                &folder,
+                Some(&mut |file| {
+                    seen.entry(file.to_path_buf()).or_insert_with(|| {
+                        order.push(file.to_path_buf());
+                        Seen {
+                            existed: rescan,
+                            folder: false,
+                        }
+                    });
+                }),
+            );
         }
         let changes: Vec<FileChange> = order
             .into_iter()
@@ -320,9 +337,12 @@ impl Inner {
         }
     }
 
-    /// Watches `folder` and the folders under it that are not left out,
-    /// and calls `file` with each file found there.
-    fn watch_tree(&self, folder: &Path, file: &mut dyn FnMut(&Path)) {
+    /// Watches `folder` and the folders under it that are not left out
+    /// (as many as the limit allows), and calls `file` with each file found
+    /// there. Without `file`, the walk ends when no more folders can be
+    /// watched: the rest of a huge tree (a home folder) is not walked for
+    /// nothing.
+    fn watch_tree(&self, folder: &Path, mut file: Option<&mut dyn FnMut(&Path)>) {
         let walk = ignore::WalkBuilder::new(folder)
             // .gitignore counts outside git repositories too, like every
             // other walk of sextant's.
@@ -331,12 +351,12 @@ impl Inner {
             .build();
         for entry in walk.flatten() {
             if !entry.file_type().is_some_and(|t| t.is_dir()) {
-                file(entry.path());
+                if let Some(file) = file.as_mut() {
+                    file(entry.path());
+                }
                 continue;
             }
-            // Once full, the rest of a huge tree (a home folder) is not
-            // walked for nothing.
-            if !self.watch_folder(entry.path()) {
+            if !self.watch_folder(entry.path()) && file.is_none() {
                 return;
             }
         }
@@ -345,11 +365,11 @@ impl Inner {
     /// Watches one folder; false once no more folders can be watched.
     fn watch_folder(&self, path: &Path) -> bool {
         let mut folders = lock(&self.folders);
-        if folders.full {
-            return false;
-        }
         if folders.watched.contains(path) {
             return true;
+        }
+        if folders.full || folders.system_full {
+            return false;
         }
         if folders.watched.len() >= self.max_folders {
             folders.full = true;
@@ -368,7 +388,7 @@ impl Inner {
                 folders.watched.insert(path.to_path_buf());
             }
             Err(err) if matches!(err.kind, notify::ErrorKind::MaxFilesWatch) => {
-                folders.full = true;
+                folders.system_full = true;
                 self.warn(format!(
                     "file watching stopped at {} folders: {err}; raise fs.inotify.max_user_watches to watch more",
                     folders.watched.len()
@@ -381,7 +401,7 @@ impl Inner {
                 format!("not watching {}: {err}", path.display()),
             ),
         }
-        !folders.full
+        !(folders.full || folders.system_full)
     }
 
     fn warn(&self, message: String) {
@@ -700,29 +720,35 @@ mod tests {
         );
     }
 
-    /// A tree with more folders than the limit: watching stops there, says
-    /// so once, and the rest of the tree is not walked.
+    /// A tree with more folders than the limit: watching stops there and
+    /// says so, the first walk ends there, yet files in new folders and
+    /// after an overflow are still reported, and folders that go make room.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn watching_stops_at_the_folder_limit() {
         let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
         for i in 0..6 {
-            std::fs::create_dir_all(dir.path().join(format!("d{i}/inner"))).unwrap();
+            std::fs::create_dir_all(root.join(format!("d{i}/inner"))).unwrap();
         }
         let logs = Arc::new(LogBook::default());
-        let watcher =
-            FileWatcher::start_with_limit(dir.path(), Arc::clone(&logs), Box::new(|_| {}), 4)
-                .unwrap();
+        let (send, mut received) = tokio::sync::mpsc::unbounded_channel::<Vec<FileChange>>();
+        let watcher = FileWatcher::start_with_limit(
+            &root,
+            Arc::clone(&logs),
+            Box::new(move |changes| {
+                let _ = send.send(changes.to_vec());
+            }),
+            4,
+        )
+        .unwrap();
         for _ in 0..100 {
-            if lock(&watcher.inner.folders).full {
+            if !watcher.is_walking() {
                 break;
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
-        assert_eq!(watcher.watched_folders(), 4);
-        // A folder created now is not watched either.
-        std::fs::create_dir(dir.path().join("late")).unwrap();
-        tokio::time::sleep(Duration::from_millis(20)).await;
-        watcher.flush();
+        assert!(!watcher.is_walking());
+        assert!(watcher.is_full());
         assert_eq!(watcher.watched_folders(), 4);
         let warnings: Vec<String> = logs
             .matching(|l| l.message.contains("file watching stopped"))
@@ -735,5 +761,49 @@ mod tests {
                 "file watching stopped at 4 folders; files elsewhere are seen by the servers only when a tool opens them"
             ]
         );
+        let mut changes = async || {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            watcher.flush();
+            let mut changes = Vec::new();
+            while let Ok(batch) = received.try_recv() {
+                changes.extend(batch);
+            }
+            changes
+        };
+
+        // A folder created now is not watched, but its files are reported.
+        std::fs::create_dir(root.join("late")).unwrap();
+        std::fs::write(root.join("late/new.rs"), "").unwrap();
+        assert_eq!(
+            changes().await,
+            [FileChange {
+                path: root.join("late/new.rs"),
+                kind: ChangeKind::Created,
+                folder: false
+            }]
+        );
+        assert_eq!(watcher.watched_folders(), 4);
+
+        // Events lost to an overflow: every file is reported as changed.
+        lock(&watcher.inner.pending).rescan = true;
+        assert_eq!(
+            changes().await,
+            [FileChange {
+                path: root.join("late/new.rs"),
+                kind: ChangeKind::Changed,
+                folder: false
+            }]
+        );
+
+        // A watched folder that goes makes room again.
+        let gone = lock(&watcher.inner.folders)
+            .watched
+            .iter()
+            .find(|f| **f != root)
+            .cloned()
+            .unwrap();
+        std::fs::remove_dir_all(&gone).unwrap();
+        changes().await;
+        assert!(!watcher.is_full(), "{} folders", watcher.watched_folders());
     }
 }

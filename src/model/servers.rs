@@ -181,6 +181,8 @@ pub enum WatchStatus {
         folders: usize,
         /// Stopped at the folder limit: other folders are not watched.
         full: bool,
+        /// The first walk of the workspace is still going.
+        walking: bool,
     },
     Failed {
         error: String,

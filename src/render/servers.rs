@@ -133,12 +133,18 @@ fn watch_line(status: &WatchStatus) -> String {
     match status {
         WatchStatus::NotStarted => "starts with the first language server".to_string(),
         WatchStatus::Off => "off (one-off run)".to_string(),
-        WatchStatus::Watching { folders, full } => {
+        WatchStatus::Watching {
+            folders,
+            full,
+            walking,
+        } => {
             let folders = count(*folders, "folder", "folders");
             if *full {
                 format!(
                     "{folders}, at the limit: files in other folders reach the servers only when a tool opens them"
                 )
+            } else if *walking {
+                format!("{folders} so far, still walking the workspace")
             } else {
                 folders
             }
