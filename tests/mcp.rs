@@ -7,6 +7,18 @@ use common::fixture;
 use common::mcp::{call, start, start_with_pid, texts};
 use serde_json::{Value, json};
 
+/// The pid of the running typescript-language-server, from `logs`.
+async fn typescript_server_pid(client: &common::mcp::Client) -> u32 {
+    let logs =
+        texts(&call(client, "logs", json!({"server": "typescript", "tail": 0})).await).join("\n");
+    assert!(logs.contains(": ready\n"), "{logs}");
+    logs.split("; pid ")
+        .nth(1)
+        .and_then(|rest| rest.split(';').next())
+        .and_then(|pid| pid.parse().ok())
+        .unwrap_or_else(|| panic!("no pid in {logs}"))
+}
+
 #[tokio::test]
 async fn a_killed_sextant_leaves_no_language_server() {
     let f = fixture("ts");
@@ -16,14 +28,7 @@ async fn a_killed_sextant_leaves_no_language_server() {
         texts(&diagnostics),
         ["No errors or warnings in src/shapes.ts"]
     );
-    let logs =
-        texts(&call(&client, "logs", json!({"server": "typescript", "tail": 0})).await).join("\n");
-    let server_pid: u32 = logs
-        .split("; pid ")
-        .nth(1)
-        .and_then(|rest| rest.split(';').next())
-        .and_then(|pid| pid.parse().ok())
-        .unwrap_or_else(|| panic!("no pid in {logs}"));
+    let server_pid = typescript_server_pid(&client).await;
     unsafe { libc::kill(sextant_pid as i32, libc::SIGKILL) };
     assert!(
         common::process_gone(server_pid).await,
@@ -320,16 +325,12 @@ async fn streamable_http_serves_the_same_tools() {
             ["No errors or warnings in src/shapes.ts"]
         );
     }
-    // Both sessions used one server.
-    let logs =
-        texts(&call(&second, "logs", json!({"server": "typescript", "tail": 0})).await).join("\n");
-    assert!(logs.contains(": ready\n"), "{logs}");
-    let server_pid: u32 = logs
-        .split("; pid ")
-        .nth(1)
-        .and_then(|rest| rest.split(';').next())
-        .and_then(|pid| pid.parse().ok())
-        .unwrap_or_else(|| panic!("no pid in {logs}"));
+    // Both sessions used one server: the same pid, never restarted.
+    assert_eq!(
+        typescript_server_pid(&first).await,
+        typescript_server_pid(&second).await
+    );
+    let server_pid = typescript_server_pid(&second).await;
 
     // A request naming another host (DNS rebinding) is refused.
     let (host, path) = url.trim_start_matches("http://").split_once('/').unwrap();
