@@ -134,6 +134,35 @@ async fn invalid_regex_glob_and_type() {
     assert_snapshot!(f.run("grep", json!({"pattern": "x", "glob": "src/[a"})).await, @"error[invalid-glob]: invalid glob 'src/[a': error parsing glob 'src/[a': unclosed character class; missing ']'; globs look like **/*.ts or src/**/mod.rs");
     assert_snapshot!(f.run("find", json!({"pattern": "**/{a,b"})).await, @"error[invalid-glob]: invalid glob '**/{a,b': error parsing glob '**/{a,b': unclosed alternate group; missing '}' (maybe escape '{' with '[{]'?); globs look like **/*.ts or src/**/mod.rs");
     assert_snapshot!(f.run("grep", json!({"pattern": "x", "type": "typescrypt"})).await, @"error[invalid-params]: unknown file type 'typescrypt'; known types include typescript, typoscript, typst (ripgrep's names, e.g. ts, js, rust, py)");
+    // A name that starts with a multibyte character.
+    assert_snapshot!(f.run("grep", json!({"pattern": "x", "type": "日本"})).await, @"error[invalid-params]: unknown file type '日本'; known types include ts, js, rust, py, go, c, cpp, java (ripgrep's names, e.g. ts, js, rust, py)");
+}
+
+#[tokio::test]
+async fn a_fifo_is_refused_not_waited_on() {
+    let f = fixture("ts");
+    let fifo = std::ffi::CString::new(f.path("pipe").to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+    let refused = "error[not-a-file]: pipe is not a regular file (a FIFO, socket or device); only files can be read";
+    for (tool, args) in [
+        ("read_file", json!({"path": "pipe"})),
+        ("read", json!({"file": "pipe", "preview": "raw"})),
+        (
+            "edit",
+            json!({"path": "pipe", "old_string": "a", "new_string": "b"}),
+        ),
+    ] {
+        let answer = tokio::time::timeout(std::time::Duration::from_secs(10), f.run(tool, args))
+            .await
+            .unwrap_or_else(|_| panic!("{tool} waited on the FIFO"));
+        assert_eq!(answer, refused, "{tool}");
+    }
+    // grep and find walk past it.
+    assert!(
+        f.run("grep", json!({"pattern": "Circle"}))
+            .await
+            .starts_with("Found 3 files")
+    );
 }
 
 #[tokio::test]

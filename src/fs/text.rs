@@ -19,8 +19,9 @@ pub fn looks_binary(head: &[u8]) -> bool {
     head[..head.len().min(BINARY_SNIFF_BYTES)].contains(&0)
 }
 
-/// Opens `path` as a regular text file, refusing folders and binary files.
-fn open_text(path: &Path, shown: &str) -> ToolResult<BufReader<File>> {
+/// The metadata of a regular file. A folder, a FIFO, a socket or a device
+/// is refused: reading a FIFO would wait for a writer forever.
+pub fn regular_file(path: &Path, shown: &str) -> ToolResult<std::fs::Metadata> {
     let meta = std::fs::metadata(path).map_err(|err| ToolError::io(shown, &err))?;
     if meta.is_dir() {
         return Err(ToolError::new(
@@ -28,6 +29,20 @@ fn open_text(path: &Path, shown: &str) -> ToolResult<BufReader<File>> {
             format!("{shown} is a folder, not a file; use find to list its files"),
         ));
     }
+    if !meta.is_file() {
+        return Err(ToolError::new(
+            ErrorCode::NotAFile,
+            format!(
+                "{shown} is not a regular file (a FIFO, socket or device); only files can be read"
+            ),
+        ));
+    }
+    Ok(meta)
+}
+
+/// Opens `path` as a regular text file, refusing folders and binary files.
+fn open_text(path: &Path, shown: &str) -> ToolResult<BufReader<File>> {
+    let meta = regular_file(path, shown)?;
     let file = File::open(path).map_err(|err| ToolError::io(shown, &err))?;
     let mut reader = BufReader::with_capacity(64 * 1024, file);
     let head = reader

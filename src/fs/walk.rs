@@ -58,7 +58,7 @@ pub fn walker(base: &Path, options: &WalkOptions) -> ToolResult<WalkParallel> {
             let close: Vec<&str> = known
                 .iter()
                 .map(String::as_str)
-                .filter(|k| k.starts_with(&name[..name.len().min(2)]))
+                .filter(|k| k.starts_with(&name.chars().take(2).collect::<String>()))
                 .take(12)
                 .collect();
             return Err(ToolError::new(

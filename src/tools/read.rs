@@ -15,7 +15,7 @@ use serde::Deserialize;
 use super::{BUDGET_CHARS, Tool, blocking};
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
-use crate::fs::text::{LineWindow, cut_line, looks_binary, read_lines};
+use crate::fs::text::{LineWindow, cut_line, looks_binary, read_lines, regular_file};
 use crate::model::{
     ALL_KINDS, KindCount, OutlineEntry, OutlineSource, OutlineSymbol, Preview, ReadOutline,
     ReadResult, SymbolKind,
@@ -382,13 +382,7 @@ fn parse_kinds(kinds: Option<&[String]>) -> ToolResult<Vec<SymbolKind>> {
 /// Reads a file whole for parsing: text only, bounded in size; bytes that
 /// are not UTF-8 become U+FFFD (one character each, so columns stay right).
 fn read_source(path: &Path, shown: &str) -> ToolResult<String> {
-    let meta = std::fs::metadata(path).map_err(|err| ToolError::io(shown, &err))?;
-    if meta.is_dir() {
-        return Err(ToolError::new(
-            ErrorCode::NotAFile,
-            format!("{shown} is a folder, not a file; use find to list its files"),
-        ));
-    }
+    let meta = regular_file(path, shown)?;
     if meta.len() > MAX_OUTLINE_BYTES {
         return Err(ToolError::new(
             ErrorCode::InvalidParams,
