@@ -107,13 +107,23 @@ fn replace(
             "old_string and new_string are identical; nothing would change",
         ));
     }
-    // A CRLF file is matched with the \n line ends the agent sees.
-    let (old, new) = if content.contains("\r\n") && !old.contains('\r') {
-        (old.replace('\n', "\r\n"), new.replace('\n', "\r\n"))
-    } else {
-        (old.to_string(), new.to_string())
+    // The agent sees lines without their \r: old_string is matched as
+    // given, else with CRLF line ends.
+    let find = |old: &str| -> Vec<usize> { content.match_indices(old).map(|(at, _)| at).collect() };
+    let mut old = old.to_string();
+    let mut positions = find(&old);
+    if positions.is_empty() && old.contains('\n') && !old.contains('\r') {
+        let crlf = old.replace('\n', "\r\n");
+        positions = find(&crlf);
+        if !positions.is_empty() {
+            old = crlf;
+        }
+    }
+    // new_string takes the line ends of the text it replaces.
+    let new = match positions.first() {
+        Some(&at) => with_line_ends(new, crlf_at(content, at, &old)),
+        None => new.to_string(),
     };
-    let positions: Vec<usize> = content.match_indices(&old).map(|(at, _)| at).collect();
     if positions.is_empty() {
         if has_line_number_prefixes(&old) {
             return Err(ToolError::new(
@@ -147,6 +157,23 @@ fn replace(
         ));
     }
     Ok((content.replace(&old, &new), positions.len()))
+}
+
+/// Whether the text replaced at `at` has CRLF line ends: its own, or
+/// (for a match within one line) those of the line it sits on.
+fn crlf_at(content: &str, at: usize, old: &str) -> bool {
+    if old.contains('\n') {
+        return old.contains("\r\n");
+    }
+    let rest = &content[at + old.len()..];
+    rest.find('\n')
+        .is_some_and(|end| rest[..end].ends_with('\r'))
+}
+
+/// `text` with every line end made `\r\n` (when `crlf`) or `\n`.
+fn with_line_ends(text: &str, crlf: bool) -> String {
+    let lf = text.replace("\r\n", "\n");
+    if crlf { lf.replace('\n', "\r\n") } else { lf }
 }
 
 fn no_match(content: &str, old: &str, shown: &str) -> ToolError {
@@ -196,5 +223,31 @@ mod tests {
     fn replaces_in_crlf_files_with_plain_newlines() {
         let (after, n) = replace("a\r\nb\r\nc\r\n", "a\nb", "x\ny", false, "f").unwrap();
         assert_eq!((after.as_str(), n), ("x\r\ny\r\nc\r\n", 1));
+        // A new_string that already has CRLF ends gets no second \r.
+        let (after, _) = replace("a\r\nb\r\nc\r\n", "b", "x\r\ny", false, "f").unwrap();
+        assert_eq!(after, "a\r\nx\r\ny\r\nc\r\n");
+        // One line of a CRLF file replaced by two: CRLF between them.
+        let (after, _) = replace("a\r\nb\r\n", "b", "x\ny", false, "f").unwrap();
+        assert_eq!(after, "a\r\nx\r\ny\r\n");
+    }
+
+    #[test]
+    fn a_file_with_mixed_line_ends_keeps_each_part_s() {
+        let mixed = "fn a() {\n    1\n}\n// w\r\n";
+        // The LF part matches as given and stays LF.
+        let (after, _) = replace(
+            mixed,
+            "fn a() {\n    1",
+            "fn a() {\n    2\n    3",
+            false,
+            "f",
+        )
+        .unwrap();
+        assert_eq!(after, "fn a() {\n    2\n    3\n}\n// w\r\n");
+        let (after, _) = replace(mixed, "    1", "    2\n    3", false, "f").unwrap();
+        assert_eq!(after, "fn a() {\n    2\n    3\n}\n// w\r\n");
+        // The CRLF part takes CRLF.
+        let (after, _) = replace(mixed, "// w", "// v\n// w", false, "f").unwrap();
+        assert_eq!(after, "fn a() {\n    1\n}\n// v\r\n// w\r\n");
     }
 }
