@@ -138,6 +138,30 @@ async fn invalid_regex_glob_and_type() {
     assert_snapshot!(f.run("grep", json!({"pattern": "x", "type": "日本"})).await, @"error[invalid-params]: unknown file type '日本'; known types include ts, js, rust, py, go, c, cpp, java (ripgrep's names, e.g. ts, js, rust, py)");
 }
 
+/// A text file with a NUL far down: the matches before it count in every
+/// mode (the search stops at the NUL, as ripgrep's does).
+#[tokio::test]
+async fn a_late_nul_byte_keeps_the_matches_before_it() {
+    let f = fixture("ts");
+    let mut text = "needle one\n".to_string();
+    text.push_str(&"filler line\n".repeat(30_000));
+    text.push_str("\0 needle after the NUL\n");
+    std::fs::write(f.path("late.log"), text).unwrap();
+    let args = |mode: &str| json!({"pattern": "needle", "path": "late.log", "output_mode": mode});
+    assert_snapshot!(f.run("grep", args("files_with_matches")).await, @r"
+    Found 1 file containing needle
+    late.log
+    ");
+    assert_snapshot!(f.run("grep", args("content")).await, @r"
+    Found 1 matching line in 1 file for needle
+    late.log:1:needle one
+    ");
+    assert_snapshot!(f.run("grep", args("count")).await, @r"
+    Found 1 matching line in 1 file for needle
+    late.log:1
+    ");
+}
+
 #[tokio::test]
 async fn a_fifo_is_refused_not_waited_on() {
     let f = fixture("ts");

@@ -124,9 +124,13 @@ pub fn search(query: &GrepQuery) -> ToolResult<GrepHits> {
                 return WalkState::Continue;
             }
             let mut results = results.lock().unwrap_or_else(|e| e.into_inner());
-            if sink.binary {
-                results.binary_files_skipped += 1;
-            } else if sink.matching_lines > 0 {
+            // Binary data seen after a match (a NUL late in the file) stops
+            // the search there, as in ripgrep, but keeps what was found:
+            // files_with_matches stops at the first match and never sees
+            // the NUL, and every mode must agree on whether a file matches.
+            if sink.matching_lines == 0 {
+                results.binary_files_skipped += usize::from(sink.binary);
+            } else {
                 results.add(FileHits {
                     path: entry.into_path(),
                     matching_lines: sink.matching_lines,
