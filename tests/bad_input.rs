@@ -163,6 +163,20 @@ async fn a_late_nul_byte_keeps_the_matches_before_it() {
 }
 
 #[tokio::test]
+async fn paging_past_the_end_is_out_of_range() {
+    let f = fixture("ts");
+    assert_snapshot!(f.run("grep", json!({"pattern": "Circle", "offset": 3})).await, @"error[out-of-range]: the search for Circle gives 3 files; offset 3 is past the last one");
+    assert_snapshot!(f.run("grep", json!({"pattern": "Circle", "output_mode": "content", "offset": 50})).await, @"error[out-of-range]: the search for Circle gives 7 output lines; offset 50 is past the last one");
+    assert_snapshot!(f.run("find", json!({"pattern": "src/*.ts", "offset": 6})).await, @"error[out-of-range]: 6 files match src/*.ts; offset 6 is past the last one");
+    // The last entry itself is a page.
+    assert!(
+        f.run("find", json!({"pattern": "src/*.ts", "offset": 5}))
+            .await
+            .starts_with("src/")
+    );
+}
+
+#[tokio::test]
 async fn a_fifo_is_refused_not_waited_on() {
     let f = fixture("ts");
     let fifo = std::ffi::CString::new(f.path("pipe").to_str().unwrap()).unwrap();

@@ -98,6 +98,17 @@ fn find(ctx: &Context, params: &Params) -> ToolResult<FoundFiles> {
     found.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
 
     let offset = params.offset.unwrap_or(0);
+    if offset > 0 && offset >= found.len() && !found.is_empty() {
+        return Err(ToolError::new(
+            ErrorCode::OutOfRange,
+            format!(
+                "{} file{} match {}; offset {offset} is past the last one",
+                found.len(),
+                if found.len() == 1 { "" } else { "s" },
+                params.pattern
+            ),
+        ));
+    }
     let limit = params.limit.unwrap_or(DEFAULT_LIMIT).max(1);
     let mut used = 0;
     let files: Vec<String> = found

@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use super::{BUDGET_CHARS, Tool, blocking};
 use crate::context::Context;
-use crate::error::ToolResult;
+use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::fs::grep::{GrepHits, GrepQuery, search};
 use crate::fs::walk::WalkOptions;
 use crate::fs::workspace::Workspace;
@@ -100,13 +100,28 @@ fn grep(ctx: &Context, params: &Params) -> ToolResult<GrepResult> {
         keep_lines: offset.saturating_add(limit),
     };
     let hits = search(&query)?;
-    Ok(page(
+    let result = page(
         &ctx.workspace,
         params,
         mode,
         before + after > 0 && mode == GrepMode::Content,
         hits,
-    ))
+    );
+    if offset > 0 && offset >= result.total_entries && result.total_entries > 0 {
+        let unit = match mode {
+            GrepMode::Content => "output line",
+            GrepMode::FilesWithMatches | GrepMode::Count => "file",
+        };
+        let plural = if result.total_entries == 1 { "" } else { "s" };
+        return Err(ToolError::new(
+            ErrorCode::OutOfRange,
+            format!(
+                "the search for {} gives {} {unit}{plural}; offset {offset} is past the last one",
+                params.pattern, result.total_entries
+            ),
+        ));
+    }
+    Ok(result)
 }
 
 /// Cuts the whole search down to one page, within the output budget.
