@@ -177,6 +177,34 @@ async fn paging_past_the_end_is_out_of_range() {
 }
 
 #[tokio::test]
+async fn trailing_slashes_read_only_files_and_dot_slash_globs() {
+    let f = fixture("ts");
+    assert_snapshot!(f.run("read_file", json!({"path": "src/shapes.ts/"})).await, @"error[not-a-directory]: src/shapes.ts/ ends with / but is a file; drop the /");
+    assert_snapshot!(f.run("create_file", json!({"path": "newdir/", "content": "x"})).await, @"error[invalid-params]: newdir/ ends with /, which names a folder; give the path of a file");
+    assert!(!f.path("newdir").exists());
+    // A folder with its slash is still a folder.
+    assert!(
+        f.run("find", json!({"pattern": "*.ts", "path": "src/"}))
+            .await
+            .contains("shapes.ts")
+    );
+    assert_eq!(
+        f.run("find", json!({"pattern": "./src/*.ts"}))
+            .await
+            .replace("./src/*.ts", "src/*.ts"),
+        f.run("find", json!({"pattern": "src/*.ts"})).await
+    );
+
+    // A file whose permissions allow no writing is left alone.
+    let path = f.path("src/paths.ts");
+    let before = std::fs::read(&path).unwrap();
+    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o444)).unwrap();
+    assert_snapshot!(f.run("edit", json!({"path": "src/paths.ts", "old_string": "tsFile", "new_string": "tsPath", "replace_all": true, "apply": true})).await, @"error[read-only]: src/paths.ts is read-only (its permissions allow no writing); nothing was written. Make it writable first if it should change");
+    assert_snapshot!(f.run("create_file", json!({"path": "src/paths.ts", "content": "x", "overwrite": true})).await, @"error[read-only]: src/paths.ts is read-only (its permissions allow no writing); nothing was written. Make it writable first if it should change");
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+}
+
+#[tokio::test]
 async fn a_fifo_is_refused_not_waited_on() {
     let f = fixture("ts");
     let fifo = std::ffi::CString::new(f.path("pipe").to_str().unwrap()).unwrap();

@@ -151,6 +151,7 @@ impl PatchStore {
 /// content of the preview (or still not exist, for a new file).
 pub fn apply(patch: &Patch) -> ToolResult<()> {
     for edit in &patch.files {
+        refuse_read_only(&edit.path, &edit.shown)?;
         let current = match std::fs::read(&edit.path) {
             Ok(bytes) => Some(bytes),
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
@@ -179,8 +180,23 @@ pub fn apply(patch: &Patch) -> ToolResult<()> {
     Ok(())
 }
 
+/// A file whose permissions say it may not be written (mode 0444) is not
+/// replaced: an atomic rename would go around them.
+fn refuse_read_only(path: &Path, shown: &str) -> ToolResult<()> {
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.permissions().readonly() => Err(ToolError::new(
+            ErrorCode::ReadOnly,
+            format!(
+                "{shown} is read-only (its permissions allow no writing); nothing was written. Make it writable first if it should change"
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// Writes `bytes` to `path` atomically (temporary file, then rename).
 pub fn write_atomic(path: &Path, shown: &str, bytes: &[u8]) -> ToolResult<()> {
+    refuse_read_only(path, shown)?;
     stage(path, shown, bytes)?
         .persist(path)
         .map_err(|err| ToolError::io(shown, &err.error))?;

@@ -121,6 +121,23 @@ impl Workspace {
         // than "not found".
         self.check_inside(&lexical, input, access)?;
 
+        // A trailing `/` names a folder (the components above dropped it).
+        if trimmed.len() > 1 && trimmed.ends_with('/') && !lexical.is_dir() {
+            return Err(if lexical.exists() {
+                ToolError::new(
+                    ErrorCode::NotADirectory,
+                    format!("{input} ends with / but is a file; drop the /"),
+                )
+            } else if access == Access::Write {
+                ToolError::new(
+                    ErrorCode::InvalidParams,
+                    format!("{input} ends with /, which names a folder; give the path of a file"),
+                )
+            } else {
+                ToolError::new(ErrorCode::NotFound, format!("{input} does not exist"))
+            });
+        }
+
         match access {
             Access::Read => {
                 let real = lexical

@@ -61,7 +61,9 @@ fn find(ctx: &Context, params: &Params) -> ToolResult<FoundFiles> {
             format!("{shown_base} is a file, not a folder; pass the folder to search in"),
         ));
     }
-    let glob = compile_glob(&params.pattern)?;
+    // Globs match paths relative to the folder searched: `./src/*.ts` means
+    // `src/*.ts`.
+    let glob = compile_glob(params.pattern.trim_start_matches("./"))?;
     let options = WalkOptions {
         include_ignored: params.include_ignored.unwrap_or(false),
         ..WalkOptions::default()
