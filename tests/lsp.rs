@@ -128,6 +128,33 @@ async fn typescript_server_end_to_end() {
         "No errors or warnings in src/index.ts"
     );
 
+    // A file the server has open changes on disk while another is asked
+    // about: the server is sent the new text first, so the answer is not
+    // computed from the old one.
+    assert_eq!(
+        f.run("diagnostics", json!({"file": "src/greeting.ts"}))
+            .await,
+        "No errors or warnings in src/greeting.ts"
+    );
+    let greeting = f.read("src/greeting.ts");
+    write(
+        &f,
+        "src/greeting.ts",
+        &greeting.replace("export function greet(", "export function hello("),
+    );
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let stale = f.run("diagnostics", json!({"file": "src/index.ts"})).await;
+    assert!(
+        stale.contains("[2305] Module '\"./greeting\"' has no exported member 'greet'."),
+        "{stale}"
+    );
+    write(&f, "src/greeting.ts", &greeting);
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(
+        f.run("diagnostics", json!({"file": "src/index.ts"})).await,
+        "No errors or warnings in src/index.ts"
+    );
+
     // An external edit between two requests: the outline follows the disk.
     let shapes = f.read("src/shapes.ts");
     write(

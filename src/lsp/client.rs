@@ -2,7 +2,7 @@
 //! (async-lsp), the documents it has open, and typed requests with a timeout
 //! and cancellation.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::pin::pin;
@@ -44,6 +44,18 @@ pub struct ExitInfo {
     pub description: String,
 }
 
+/// Files changed on disk between two requests, past this many the open
+/// documents are all synchronised instead (a checkout of a whole branch).
+const MAX_NOTED_CHANGES: usize = 10_000;
+
+/// The files noted as changed on disk since the last request.
+#[derive(Debug, Default)]
+struct ChangedOnDisk {
+    paths: HashSet<PathBuf>,
+    /// Too many to list: every open document is synchronised.
+    all: bool,
+}
+
 /// A document as the server has it.
 #[derive(Debug, Clone)]
 pub struct Document {
@@ -82,6 +94,11 @@ pub struct LspClient {
     /// The id the main loop will give our next request (see `request`).
     next_id: tokio::sync::Mutex<i32>,
     documents: tokio::sync::Mutex<HashMap<PathBuf, Document>>,
+    /// Files changed on disk since the last request (the file watcher says
+    /// so): the open ones among them are synchronised before the next one.
+    /// A server trusts its open documents over the disk, so without this
+    /// it would answer from the text it was last sent.
+    changed_on_disk: std::sync::Mutex<ChangedOnDisk>,
     exit: watch::Receiver<Option<ExitInfo>>,
     kill: Arc<Notify>,
     /// The project's files as they were at the last completed check.
@@ -214,6 +231,7 @@ impl LspClient {
             socket,
             next_id: tokio::sync::Mutex::new(0),
             documents: tokio::sync::Mutex::new(HashMap::new()),
+            changed_on_disk: std::sync::Mutex::new(ChangedOnDisk::default()),
             exit,
             kill,
             checked: std::sync::Mutex::new(None),
@@ -603,6 +621,42 @@ impl LspClient {
                 typ: change,
             }],
         })
+    }
+
+    /// Notes files that changed on disk (see `sync_changed`).
+    pub fn note_changed(&self, paths: impl IntoIterator<Item = PathBuf>) {
+        let mut changed = self
+            .changed_on_disk
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if !changed.all {
+            changed.paths.extend(paths);
+            if changed.paths.len() > MAX_NOTED_CHANGES {
+                *changed = ChangedOnDisk {
+                    paths: HashSet::new(),
+                    all: true,
+                };
+            }
+        }
+    }
+
+    /// Synchronises the open documents noted as changed on disk (a deleted
+    /// one is closed); every open document when `all`, for when no file
+    /// watcher notes changes.
+    pub async fn sync_changed(&self, all: bool) {
+        let noted = std::mem::take(
+            &mut *self
+                .changed_on_disk
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()),
+        );
+        let open = self.open_documents().await;
+        for path in open
+            .into_iter()
+            .filter(|p| all || noted.all || noted.paths.contains(p))
+        {
+            let _ = self.sync(&path).await;
+        }
     }
 
     /// Paths of the documents the server has open.

@@ -124,10 +124,16 @@ impl Supervisor {
                     .unwrap_or_else(|| "it stopped while starting".into()),
             });
         }
-        // Files written just before this request reach the server first.
-        if let Some(Ok(watcher)) = self.watcher.get() {
-            watcher.flush_now().await;
-        }
+        // Files written before this request reach the server first: new
+        // and deleted ones through the watcher, open ones as their text.
+        let watched = match self.watcher.get() {
+            Some(Ok(watcher)) => {
+                watcher.flush_now().await;
+                !watcher.is_full()
+            }
+            _ => false,
+        };
+        client.sync_changed(!watched).await;
         let document = client.sync(path).await?;
         Ok(Session {
             client,
@@ -374,6 +380,7 @@ impl Supervisor {
                     return;
                 };
                 for client in running_clients(&slots) {
+                    client.note_changed(changes.iter().map(|c| c.path.clone()));
                     if let Err(err) = client.announce_changes(changes) {
                         logs.record(LogLevel::Debug, client.server(), err.to_string());
                     }
