@@ -17,6 +17,8 @@
 //!   after `initialized`; `indexing-forever` never ends it.
 //! - `die-in-initialize`: exits with code 1 on `initialize`.
 //! - `flood-stderr`: writes 50,000 lines to stderr before answering.
+//! - `diagnostic-error`: offers pull diagnostics, and answers them with an
+//!   error for any file named `bad.*` (an empty report for the others).
 //!
 //! Every mode publishes empty diagnostics for each opened document.
 //! "once" modes keep a marker in STATE_DIR, so the restarted server behaves.
@@ -88,10 +90,14 @@ fn main() {
                     eprintln!("fake: cannot initialize, giving up");
                     std::process::exit(1);
                 }
-                let capabilities = json!({
+                let mut capabilities = json!({
                     "textDocumentSync": 1,
                     "documentSymbolProvider": true,
                 });
+                if mode == "diagnostic-error" {
+                    capabilities["diagnosticProvider"] =
+                        json!({"interFileDependencies": false, "workspaceDiagnostics": false});
+                }
                 send(
                     &mut out,
                     &json!({"jsonrpc": "2.0", "id": id, "result": {"capabilities": capabilities}}),
@@ -142,6 +148,18 @@ fn main() {
                         );
                     }
                 }
+            }
+            ("textDocument/diagnostic", Some(id)) if mode == "diagnostic-error" => {
+                let uri = message
+                    .pointer("/params/textDocument/uri")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                let answer = if uri.rsplit('/').next().unwrap_or("").starts_with("bad.") {
+                    json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32603, "message": "fake: cannot check this file"}})
+                } else {
+                    json!({"jsonrpc": "2.0", "id": id, "result": {"kind": "full", "items": []}})
+                };
+                send(&mut out, &answer);
             }
             ("shutdown", Some(id)) => send(
                 &mut out,

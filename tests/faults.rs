@@ -287,3 +287,16 @@ async fn a_missing_server_says_what_to_install() {
         "{logs}"
     );
 }
+
+/// A server that fails on one file costs that file in a workspace report,
+/// not the report: the other files are checked, and a note says which
+/// failed and why.
+#[tokio::test]
+async fn one_file_failing_leaves_the_workspace_report() {
+    let w = workspace("diagnostic-error", 5.0);
+    std::fs::write(w.dir.path().join("bad.fake"), "fn bad() {}\n").unwrap();
+    assert_eq!(
+        common::run(&w.ctx, "diagnostics", json!({})).await,
+        "No errors or warnings in 1 file\nNote: bad.fake: fake_lsp answered textDocument/diagnostic with an error (-32603): fake: cannot check this file"
+    );
+}

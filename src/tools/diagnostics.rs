@@ -130,8 +130,12 @@ async fn workspace_report(ctx: &Context, min_severity: Severity) -> ToolResult<D
         if check {
             checked.push(server);
         }
-        let diagnostics = collect(session, PER_FILE_WAIT, check, &mut notes).await?;
-        results.push((ctx.workspace.display(&session.document.path), diagnostics));
+        let shown = ctx.workspace.display(&session.document.path);
+        // One file the server fails on costs that file, not the report.
+        match collect(session, PER_FILE_WAIT, check, &mut notes).await {
+            Ok(diagnostics) => results.push((shown, diagnostics)),
+            Err(err) => push_once(&mut failures, format!("{shown}: {err}")),
+        }
     }
     // Servers may also publish for files nobody opened (rust-analyzer's
     // cargo check does): include those inside the workspace.
@@ -150,8 +154,11 @@ async fn workspace_report(ctx: &Context, min_severity: Severity) -> ToolResult<D
                 continue;
             }
             if let Ok(session) = ctx.lsp.open(&path).await {
-                let diagnostics = collect(&session, PER_FILE_WAIT, false, &mut notes).await?;
-                results.push((ctx.workspace.display(&path), diagnostics));
+                let shown = ctx.workspace.display(&path);
+                match collect(&session, PER_FILE_WAIT, false, &mut notes).await {
+                    Ok(diagnostics) => results.push((shown, diagnostics)),
+                    Err(err) => push_once(&mut failures, format!("{shown}: {err}")),
+                }
             }
         }
     }
