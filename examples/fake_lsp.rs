@@ -6,6 +6,7 @@
 //! `textDocument/documentSymbol` (one Function named `fake`), `shutdown` and
 //! `exit` like a real server, except:
 //! - `crash-once`: exits with code 3 on its first documentSymbol.
+//! - `crash-on-open-once`: exits with code 5 on its first didOpen.
 //! - `hang`: never answers documentSymbol; logs each `$/cancelRequest` id.
 //! - `garbage-once`: answers its first documentSymbol with bytes that are
 //!   not JSON-RPC.
@@ -76,6 +77,10 @@ fn main() {
                 }
             }
             ("textDocument/didOpen", None) => {
+                if mode == "crash-on-open-once" && first_time(&state, "crashed-on-open") {
+                    eprintln!("fake: crashing on open");
+                    std::process::exit(5);
+                }
                 let uri = message
                     .pointer("/params/textDocument/uri")
                     .cloned()

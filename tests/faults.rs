@@ -300,3 +300,19 @@ async fn one_file_failing_leaves_the_workspace_report() {
         "No errors or warnings in 1 file\nNote: bad.fake: fake_lsp answered textDocument/diagnostic with an error (-32603): fake: cannot check this file"
     );
 }
+
+/// A server that dies before publishing anything for a file: the answer
+/// says it crashed, never that the file is clean; the next call restarts it.
+#[tokio::test]
+async fn a_crash_before_diagnostics_is_not_a_clean_file() {
+    let w = workspace("crash-on-open-once", 5.0);
+    let first = common::run(&w.ctx, "diagnostics", json!({"file": "main.fake"})).await;
+    assert!(
+        first.starts_with("error[server-failed]: fake_lsp crashed: exit code 5"),
+        "{first}"
+    );
+    assert_eq!(
+        common::run(&w.ctx, "diagnostics", json!({"file": "main.fake"})).await,
+        "No errors or warnings in main.fake"
+    );
+}

@@ -199,6 +199,16 @@ async fn collect(
         Some(pulled) => pulled.clone(),
         None => match published_diagnostics(session, wait).await {
             Some(published) => published,
+            // Nothing came because the server died: that is no clean bill.
+            None if !session.client.is_alive() => {
+                let exit = session.client.wait_exit(Duration::from_secs(1)).await;
+                return Err(LspError::Crashed {
+                    server,
+                    detail: exit
+                        .map(|e| e.description)
+                        .unwrap_or_else(|| "the connection closed".into()),
+                });
+            }
             None => {
                 notes.push(format!(
                     "{server} published no diagnostics for {} within {} s",
