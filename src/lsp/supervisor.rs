@@ -327,20 +327,27 @@ impl Supervisor {
         }
     }
 
-    /// The nearest folder above `path`, inside the workspace, holding one of
-    /// the language's root markers; else the workspace root.
+    /// The outermost folder above `path`, inside the workspace, holding one
+    /// of the language's root markers; else the workspace root.
+    ///
+    /// Outermost, not nearest: the member crates of a cargo workspace and
+    /// the packages under `node_modules` have markers of their own, and one
+    /// server per member or package would each load the whole project
+    /// again. rust-analyzer and tsserver both serve nested projects from
+    /// the top (a crate's own Cargo.toml, a package's own tsconfig.json).
     fn project_root(&self, path: &Path, language: &LanguageConfig) -> PathBuf {
+        let mut root = None;
         if path.starts_with(&self.workspace_root) {
             for dir in path.ancestors().skip(1) {
                 if !dir.starts_with(&self.workspace_root) {
                     break;
                 }
                 if language.root_markers.iter().any(|m| dir.join(m).exists()) {
-                    return dir.to_path_buf();
+                    root = Some(dir);
                 }
             }
         }
-        self.workspace_root.clone()
+        root.map_or_else(|| self.workspace_root.clone(), Path::to_path_buf)
     }
 
     fn slot(&self, language: &LanguageConfig, root: &Path) -> Arc<Slot> {
@@ -533,4 +540,42 @@ fn command_line(language: &LanguageConfig) -> String {
         .chain(language.args.iter().map(String::as_str))
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The members of a cargo workspace and the packages under
+    /// node_modules belong to the outermost project around them.
+    #[test]
+    fn a_project_root_is_the_outermost_marker() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for file in [
+            "Cargo.toml",
+            "crates/a/Cargo.toml",
+            "crates/a/src/lib.rs",
+            "web/package.json",
+            "web/src/app.ts",
+            "web/node_modules/foo/package.json",
+            "web/node_modules/foo/index.d.ts",
+            "loose.ts",
+        ] {
+            let path = root.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "").unwrap();
+        }
+        let config = Config::load(root, None).unwrap();
+        let supervisor = Supervisor::new(config.clone(), root, Arc::new(LogBook::default()));
+        let root_of = |file: &str| {
+            let path = root.join(file);
+            let language = config.language_for(&path).unwrap();
+            supervisor.project_root(&path, language)
+        };
+        assert_eq!(root_of("crates/a/src/lib.rs"), root);
+        assert_eq!(root_of("web/src/app.ts"), root.join("web"));
+        assert_eq!(root_of("web/node_modules/foo/index.d.ts"), root.join("web"));
+        assert_eq!(root_of("loose.ts"), root);
+    }
 }
