@@ -238,6 +238,13 @@ impl Config {
                 .extensions
                 .clone()
                 .ok_or_else(|| missing("extensions"))?;
+            let initialization_options = language.initialization_options.map(to_json);
+            // rust-analyzer's `checkOnSave = false` turns its checker off:
+            // waiting for a check that never starts would cost every call.
+            let checker_off = initialization_options
+                .as_ref()
+                .and_then(|options| options.get("checkOnSave"))
+                == Some(&Value::Bool(false));
             resolved.push(LanguageConfig {
                 language_id: language.language_id.clone().unwrap_or_else(|| name.clone()),
                 name: name.clone(),
@@ -249,7 +256,7 @@ impl Config {
                     .collect(),
                 language_ids: language.language_ids.unwrap_or_default(),
                 root_markers: language.root_markers.unwrap_or_default(),
-                initialization_options: language.initialization_options.map(to_json),
+                initialization_options,
                 settings: language
                     .settings
                     .map(to_json)
@@ -261,7 +268,7 @@ impl Config {
                     .version_args
                     .unwrap_or_else(|| vec!["--version".into()]),
                 install: language.install,
-                checks_on_save: language.checks_on_save.unwrap_or(false),
+                checks_on_save: language.checks_on_save.unwrap_or(false) && !checker_off,
                 tsserver_diagnostics: language.tsserver_diagnostics.unwrap_or(false),
             });
         }
@@ -336,6 +343,9 @@ mod tests {
             rust.initialization_options,
             Some(serde_json::json!({"cargo": {"targetDir": true}, "checkOnSave": false}))
         );
+        // With its checker off, diagnostics wait for no check.
+        assert!(!rust.checks_on_save);
+        assert!(Config::built_in().language("rust").unwrap().checks_on_save);
         assert_eq!(config.sources.len(), 2);
     }
 
