@@ -7,6 +7,7 @@
 //! `exit` like a real server, except:
 //! - `crash-once`: exits with code 3 on its first documentSymbol.
 //! - `crash-on-open-once`: exits with code 5 on its first didOpen.
+//! - `crash-always`: exits with code 4 on every documentSymbol.
 //! - `hang`: never answers documentSymbol; logs each `$/cancelRequest` id.
 //! - `garbage-once`: answers its first documentSymbol with bytes that are
 //!   not JSON-RPC.
@@ -129,6 +130,10 @@ fn main() {
                     );
                 }
                 match mode.as_str() {
+                    "crash-always" => {
+                        eprintln!("fake: crashing again");
+                        std::process::exit(4);
+                    }
                     "crash-once" if first_time(&state, "crashed") => {
                         eprintln!("fake: crashing on purpose");
                         std::process::exit(3);

@@ -316,3 +316,31 @@ async fn a_crash_before_diagnostics_is_not_a_clean_file() {
         "No errors or warnings in main.fake"
     );
 }
+
+/// A server that crashes on every request is restarted with backoff until
+/// the restart budget is spent; then it stays down (every call says so,
+/// none starts it again) and `logs` shows why.
+#[tokio::test]
+async fn a_server_that_keeps_crashing_stays_down_after_its_budget() {
+    let w = workspace("crash-always", 5.0);
+    for _ in 0..6 {
+        let err = w.symbols().await.unwrap_err();
+        assert!(
+            err.starts_with("error[server-failed]: fake_lsp crashed"),
+            "{err}"
+        );
+    }
+    let gave_up = "error[server-failed]: fake_lsp crashed 5 times in the last 10 minutes and is not restarted for now: exit code 4 (see `logs`)";
+    assert_eq!(w.symbols().await.unwrap_err(), gave_up);
+    let starts = |logs: &str| logs.matches("starting ").count();
+    let before = starts(&w.logs(json!({"tail": 200})).await);
+    assert_eq!(w.symbols().await.unwrap_err(), gave_up);
+    let logs = w.logs(json!({"tail": 200})).await;
+    assert_eq!(starts(&logs), before, "no new start:\n{logs}");
+    assert!(
+        logs.contains(
+            "fake_lsp (fake): crashed (exit code 4); not restarted for now, restarted 5 times"
+        ),
+        "{logs}"
+    );
+}

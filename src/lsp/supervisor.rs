@@ -69,6 +69,9 @@ struct SlotInfo {
     failed: Option<String>,
     missing: Option<String>,
     install_tried: bool,
+    /// It crashed too often: not restarted until the oldest of those
+    /// crashes leaves the restart window.
+    gave_up: bool,
 }
 
 impl Slot {
@@ -160,6 +163,11 @@ impl Supervisor {
                 _ => info.client.take(),
             }
         };
+        if previous.is_none()
+            && let Some(err) = self.still_given_up(&slot)
+        {
+            return Err(err);
+        }
         let mut reopen = Vec::new();
         if let Some(old) = previous {
             old.wait_exit(Duration::from_secs(1)).await;
@@ -186,32 +194,54 @@ impl Supervisor {
             .map(|e| e.description)
             .unwrap_or_else(|| "the connection broke".into());
         let stderr: Vec<String> = old.shared.state().stderr_tail.iter().cloned().collect();
+        let mut info = slot.info();
+        let now = Instant::now();
+        info.crashes.push_back(now);
+        forget_old_crashes(&mut info.crashes, now);
+        info.last_crash = Some((exit.clone(), stderr));
+        if info.crashes.len() > MAX_RESTARTS {
+            // Keep the crash on record, but do not restart for now.
+            info.crashes.pop_back();
+            let err = LspError::GaveUp {
+                server: old.server().to_string(),
+                restarts: MAX_RESTARTS,
+                detail: exit,
+            };
+            info.gave_up = true;
+            info.failed = Some(err.to_string());
+            self.logs
+                .record(LogLevel::Error, old.server(), err.to_string());
+            return Err(err);
+        }
         self.logs.record(
             LogLevel::Error,
             old.server(),
             format!("crashed ({exit}); restarting"),
         );
-        let mut info = slot.info();
-        let now = Instant::now();
-        info.crashes.push_back(now);
-        while info
-            .crashes
-            .front()
-            .is_some_and(|t| now.duration_since(*t) > RESTART_WINDOW)
-        {
-            info.crashes.pop_front();
-        }
-        info.last_crash = Some((exit.clone(), stderr));
-        if info.crashes.len() > MAX_RESTARTS {
-            // Keep the crash on record, but do not restart for now.
-            info.crashes.pop_back();
-            return Err(LspError::GaveUp {
-                server: old.server().to_string(),
-                restarts: MAX_RESTARTS,
-                detail: exit,
-            });
-        }
         Ok(())
+    }
+
+    /// The server crashed too often and its restart window has not passed:
+    /// the error to answer with (the same until then, not a new start).
+    fn still_given_up(&self, slot: &Slot) -> Option<LspError> {
+        let mut info = slot.info();
+        if !info.gave_up {
+            return None;
+        }
+        forget_old_crashes(&mut info.crashes, Instant::now());
+        if info.crashes.len() < MAX_RESTARTS {
+            info.gave_up = false;
+            info.failed = None;
+            return None;
+        }
+        Some(LspError::GaveUp {
+            server: slot.language.server_name().to_string(),
+            restarts: MAX_RESTARTS,
+            detail: info
+                .last_crash
+                .as_ref()
+                .map_or_else(|| "it crashed".to_string(), |(exit, _)| exit.clone()),
+        })
     }
 
     async fn start(&self, slot: &Slot) -> Result<Arc<LspClient>, LspError> {
@@ -488,7 +518,7 @@ impl Supervisor {
                         Some((exit, stderr)) => ServerState::Crashed {
                             exit: exit.clone(),
                             stderr_tail: stderr.iter().rev().take(5).rev().cloned().collect(),
-                            gave_up: error.contains("is not restarted"),
+                            gave_up: info.gave_up,
                         },
                         None => ServerState::Failed {
                             error: error.clone(),
@@ -523,6 +553,16 @@ impl Supervisor {
             stopping.spawn(async move { client.shutdown(grace).await });
         }
         while stopping.join_next().await.is_some() {}
+    }
+}
+
+/// Drops the crashes that happened before the restart window.
+fn forget_old_crashes(crashes: &mut VecDeque<Instant>, now: Instant) {
+    while crashes
+        .front()
+        .is_some_and(|t| now.duration_since(*t) > RESTART_WINDOW)
+    {
+        crashes.pop_front();
     }
 }
 
