@@ -286,6 +286,9 @@ async fn a_missing_server_says_what_to_install() {
         logs.contains("sextant-no-such-server (python): missing: install `sextant-no-such-server`"),
         "{logs}"
     );
+    // The whole workspace, with no server for any of its files: the same
+    // error, not "no errors in 0 files".
+    assert_eq!(common::run(&ctx, "diagnostics", json!({})).await, out);
 }
 
 /// A server that fails on one file costs that file in a workspace report,

@@ -99,6 +99,8 @@ pub struct LspClient {
     /// A server trusts its open documents over the disk, so without this
     /// it would answer from the text it was last sent.
     changed_on_disk: std::sync::Mutex<ChangedOnDisk>,
+    /// When the server was last told of changed files (didChangeWatchedFiles).
+    announced_at: std::sync::Mutex<Option<Instant>>,
     exit: watch::Receiver<Option<ExitInfo>>,
     kill: Arc<Notify>,
     /// The project's files as they were at the last completed check.
@@ -232,6 +234,7 @@ impl LspClient {
             next_id: tokio::sync::Mutex::new(0),
             documents: tokio::sync::Mutex::new(HashMap::new()),
             changed_on_disk: std::sync::Mutex::new(ChangedOnDisk::default()),
+            announced_at: std::sync::Mutex::new(None),
             exit,
             kill,
             checked: std::sync::Mutex::new(None),
@@ -609,7 +612,17 @@ impl LspClient {
         if events.is_empty() {
             return Ok(());
         }
+        *self.announced_at.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
         self.notify::<DidChangeWatchedFiles>(DidChangeWatchedFilesParams { changes: events })
+    }
+
+    /// How much of `settle` is left since the server was last told of
+    /// changed files; `None` once it has passed.
+    pub fn settling(&self, settle: Duration) -> Option<Duration> {
+        let announced = (*self.announced_at.lock().unwrap_or_else(|e| e.into_inner()))?;
+        settle
+            .checked_sub(announced.elapsed())
+            .filter(|left| !left.is_zero())
     }
 
     /// Tells the server a file appeared, changed or went on disk, whatever

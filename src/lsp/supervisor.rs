@@ -22,6 +22,10 @@ use crate::logbook::LogBook;
 use crate::model::{LogLevel, ServerState, ServerStatus, WatchStatus};
 use crate::progress;
 
+/// How long after being told of changed files a server is given to start
+/// reloading before a request goes to it.
+const FILE_EVENT_SETTLE: Duration = Duration::from_millis(300);
+
 /// Crashes allowed within [`RESTART_WINDOW`] before giving up for a while.
 const MAX_RESTARTS: usize = 5;
 const RESTART_WINDOW: Duration = Duration::from_secs(600);
@@ -107,6 +111,20 @@ impl Supervisor {
     pub async fn open(&self, path: &Path) -> Result<Session, LspError> {
         let client = self.client_for(path).await?;
         let server = client.server().to_string();
+        // Files written before this request reach the server first: new
+        // and deleted ones through the watcher, open ones as their text.
+        let watched = match self.watcher.get() {
+            Some(Ok(watcher)) => {
+                watcher.flush_now().await;
+                !watcher.is_full()
+            }
+            _ => false,
+        };
+        // A server told of files reloads a moment later (rust-analyzer
+        // debounces): give it that moment, so the wait below sees it busy.
+        if let Some(pause) = client.settling(FILE_EVENT_SETTLE) {
+            tokio::time::sleep(pause).await;
+        }
         let index_complete = client
             .wait_ready(client.language.ready_timeout, |readiness| {
                 if let Readiness::Indexing { title, percentage } = readiness {
@@ -127,15 +145,6 @@ impl Supervisor {
                     .unwrap_or_else(|| "it stopped while starting".into()),
             });
         }
-        // Files written before this request reach the server first: new
-        // and deleted ones through the watcher, open ones as their text.
-        let watched = match self.watcher.get() {
-            Some(Ok(watcher)) => {
-                watcher.flush_now().await;
-                !watcher.is_full()
-            }
-            _ => false,
-        };
         client.sync_changed(!watched).await;
         let document = client.sync(path).await?;
         Ok(Session {

@@ -110,16 +110,22 @@ async fn workspace_report(ctx: &Context, min_severity: Severity) -> ToolResult<D
     }
     let mut sessions = Vec::new();
     let mut failures: Vec<String> = Vec::new();
+    let mut first_failure = None;
     for path in &paths {
         match ctx.lsp.open(path).await {
             Ok(session) => sessions.push(session),
             Err(err) => {
-                let text = err.to_string();
-                if !failures.contains(&text) {
-                    failures.push(text);
-                }
+                push_once(&mut failures, err.to_string());
+                first_failure.get_or_insert(err);
             }
         }
+    }
+    // Not one file could be checked (no server installed, say): that is
+    // the answer, not "no errors in 0 files".
+    if sessions.is_empty()
+        && let Some(err) = first_failure
+    {
+        return Err(err.into());
     }
     let mut results = Vec::new();
     // One check per server is enough: it covers the whole project.
