@@ -115,6 +115,18 @@ struct LanguageFile {
 impl LanguageFile {
     /// `other`'s keys over `self`'s.
     fn merge(self, other: LanguageFile) -> LanguageFile {
+        // An install recipe belongs to its program: a command naming
+        // another program does not inherit it (its hint would install the
+        // wrong thing).
+        let program = |command: &Option<String>| {
+            command
+                .as_deref()
+                .and_then(|c| Path::new(c).file_name())
+                .map(|name| name.to_owned())
+        };
+        let same_program =
+            other.command.is_none() || program(&other.command) == program(&self.command);
+        let inherited_install = if same_program { self.install } else { None };
         LanguageFile {
             command: other.command.or(self.command),
             args: other.args.or(self.args),
@@ -131,7 +143,7 @@ impl LanguageFile {
             request_timeout: other.request_timeout.or(self.request_timeout),
             ready_timeout: other.ready_timeout.or(self.ready_timeout),
             version_args: other.version_args.or(self.version_args),
-            install: other.install.or(self.install),
+            install: other.install.or(inherited_install),
             enabled: other.enabled.or(self.enabled),
             checks_on_save: other.checks_on_save.or(self.checks_on_save),
             tsserver_diagnostics: other.tsserver_diagnostics.or(self.tsserver_diagnostics),
@@ -328,7 +340,8 @@ mod tests {
         std::fs::write(
             dir.path().join(WORKSPACE_FILE),
             "[language.python]\ncommand = \"pyright-langserver\"\nargs = [\"--stdio\"]\nextensions = [\"py\"]\n\n\
-             [language.rust]\nrequest_timeout = 5\n[language.rust.initialization_options]\ncheckOnSave = false\n",
+             [language.typescript]\ncommand = \"my-ts-server\"\n\n\
+             [language.rust]\ncommand = \"/opt/ra/rust-analyzer\"\nrequest_timeout = 5\n[language.rust.initialization_options]\ncheckOnSave = false\n",
         )
         .unwrap();
         let config = Config::load(dir.path(), None).unwrap();
@@ -343,6 +356,10 @@ mod tests {
             rust.initialization_options,
             Some(serde_json::json!({"cargo": {"targetDir": true}, "checkOnSave": false}))
         );
+        // Another program for TypeScript, the same one (by another path)
+        // for Rust: only the latter keeps its install recipe.
+        assert!(rust.install.is_some());
+        assert!(config.language("typescript").unwrap().install.is_none());
         // With its checker off, diagnostics wait for no check.
         assert!(!rust.checks_on_save);
         assert!(Config::built_in().language("rust").unwrap().checks_on_save);
