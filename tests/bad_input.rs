@@ -132,6 +132,15 @@ async fn invalid_regex_glob_and_type() {
     assert_snapshot!(f.run("grep", json!({"pattern": "fn (x"})).await, @r"error[invalid-regex]: invalid regex 'fn (x': regex parse error: (?:fn (x) ^ error: unclosed group; the syntax is Rust regex (like ripgrep): escape literal ( [ { . * + ? with \");
     assert_snapshot!(f.run("grep", json!({"pattern": "a\\nb"})).await, @r#"error[invalid-regex]: invalid regex 'a\nb': the literal "\n" is not allowed in a regex; a pattern that spans lines needs multiline: true"#);
     assert_snapshot!(f.run("grep", json!({"pattern": "x", "glob": "src/[a"})).await, @"error[invalid-glob]: invalid glob 'src/[a': error parsing glob 'src/[a': unclosed character class; missing ']'; globs look like **/*.ts or src/**/mod.rs");
+    // Also when the search is one file.
+    assert!(
+        f.run(
+            "grep",
+            json!({"pattern": "x", "glob": "[", "path": "src/shapes.ts"})
+        )
+        .await
+        .starts_with("error[invalid-glob]: invalid glob '['")
+    );
     assert_snapshot!(f.run("find", json!({"pattern": "**/{a,b"})).await, @"error[invalid-glob]: invalid glob '**/{a,b': error parsing glob '**/{a,b': unclosed alternate group; missing '}' (maybe escape '{' with '[{]'?); globs look like **/*.ts or src/**/mod.rs");
     assert_snapshot!(f.run("grep", json!({"pattern": "x", "type": "typescrypt"})).await, @"error[invalid-params]: unknown file type 'typescrypt'; known types include typescript, typoscript, typst (ripgrep's names, e.g. ts, js, rust, py)");
     // A name that starts with a multibyte character.

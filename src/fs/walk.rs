@@ -35,7 +35,13 @@ pub fn walker(base: &Path, options: &WalkOptions) -> ToolResult<WalkParallel> {
         .parents(!options.include_ignored)
         // Never descend into .git itself, even with include_ignored.
         .filter_entry(|entry| entry.file_name() != ".git");
-    if !options.globs.is_empty() && base.is_dir() {
+    if !base.is_dir() {
+        // A single file is searched whatever the globs say, but a glob
+        // that does not compile is still an error, not ignored.
+        for glob in options.globs {
+            compile_glob(glob.trim_start_matches('!'))?;
+        }
+    } else if !options.globs.is_empty() {
         let mut overrides = OverrideBuilder::new(base);
         for glob in options.globs {
             overrides
