@@ -121,6 +121,18 @@ impl LineIndex {
         Some(lsp_types::Position::new(line as u32, units))
     }
 
+    /// The position of a byte offset of the text (clamped to the text, and
+    /// to a character boundary before it).
+    pub fn byte_to_model(&self, offset: usize) -> Position {
+        let mut offset = offset.min(self.text.len());
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let line = self.starts.partition_point(|&s| s <= offset) - 1;
+        let chars = self.text[self.starts[line]..offset].chars().count();
+        Position::new(line as u32 + 1, chars as u32 + 1)
+    }
+
     pub fn range_to_model(&self, range: lsp_types::Range, encoding: Encoding) -> Range {
         Range::new(
             self.to_model(range.start, encoding),

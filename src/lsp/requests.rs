@@ -275,23 +275,55 @@ pub async fn tsserver_diagnostics(session: &Session) -> Result<Vec<Diagnostic>, 
                 message: format!("unusable answer: {}", truncate(&answer.to_string(), 200)),
             });
         };
+        let ts_lines = tsserver_line_starts(session.document.index.text());
         diagnostics.extend(
             items
                 .iter()
-                .filter_map(|item| tsserver_diagnostic(&session.document.index, item)),
+                .filter_map(|item| tsserver_diagnostic(&session.document.index, &ts_lines, item)),
         );
     }
     Ok(diagnostics)
 }
 
-/// One tsserver diagnostic: `start`/`end` are 1-based lines and 1-based
-/// UTF-16 offsets, whatever encoding the LSP connection uses.
-fn tsserver_diagnostic(index: &LineIndex, item: &serde_json::Value) -> Option<Diagnostic> {
+/// Where each line starts (byte offsets) as TypeScript counts lines: `\n`,
+/// `\r\n`, `\r`, U+2028 and U+2029 each end one (LSP and sextant count
+/// only the first three, so a U+2028 in a comment would shift every later
+/// position by a line).
+fn tsserver_line_starts(text: &str) -> Vec<usize> {
+    let mut starts = vec![0];
+    let mut chars = text.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        match c {
+            '\r' if chars.peek().is_some_and(|&(_, next)| next == '\n') => {}
+            '\n' | '\r' | '\u{2028}' | '\u{2029}' => starts.push(at + c.len_utf8()),
+            _ => {}
+        }
+    }
+    starts
+}
+
+/// One tsserver diagnostic: `start`/`end` are 1-based lines (TypeScript's)
+/// and 1-based UTF-16 offsets, whatever encoding the LSP connection uses.
+fn tsserver_diagnostic(
+    index: &LineIndex,
+    ts_lines: &[usize],
+    item: &serde_json::Value,
+) -> Option<Diagnostic> {
+    let text = index.text();
     let position = |key: &str| {
         let at = item.get(key)?;
-        let line = at.get("line")?.as_u64()?.checked_sub(1)? as u32;
-        let offset = at.get("offset")?.as_u64()?.checked_sub(1)? as u32;
-        Some(index.to_model(lsp_types::Position::new(line, offset), Encoding::Utf16))
+        let line = at.get("line")?.as_u64()?.checked_sub(1)? as usize;
+        let mut units = at.get("offset")?.as_u64()?.checked_sub(1)?;
+        let start = *ts_lines.get(line).or(ts_lines.last())?;
+        let mut byte = start;
+        for c in text[start..].chars() {
+            if units == 0 {
+                break;
+            }
+            units = units.saturating_sub(c.len_utf16() as u64);
+            byte += c.len_utf8();
+        }
+        Some(index.byte_to_model(byte))
     };
     let severity = match item.get("category").and_then(|c| c.as_str()) {
         Some("warning") => Severity::Warning,
@@ -315,5 +347,31 @@ fn truncate(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
         Some((at, _)) => format!("{}...", &text[..at]),
         None => text.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Position;
+
+    #[test]
+    fn tsserver_positions_follow_typescript_line_breaks() {
+        // A U+2028 inside a comment: TypeScript's line 2 starts after it.
+        let text = "// a\u{2028}b\nconst 名前 = x;\n";
+        let index = LineIndex::new(text);
+        let ts_lines = tsserver_line_starts(text);
+        assert_eq!(ts_lines.len(), 4);
+        let item = serde_json::json!({
+            "start": {"line": 3, "offset": 7},
+            "end": {"line": 3, "offset": 9},
+            "text": "Cannot find name 'x'.",
+            "code": 2304,
+            "category": "error"
+        });
+        let diagnostic = tsserver_diagnostic(&index, &ts_lines, &item).unwrap();
+        // Line 2 for sextant; `名前` starts at character 7, one UTF-16 unit each.
+        assert_eq!(diagnostic.position, Position::new(2, 7));
+        assert_eq!(diagnostic.end, Position::new(2, 9));
     }
 }
