@@ -285,6 +285,6 @@ async fn a_file_without_a_server_says_so() {
         logs.contains("\nFile watching: starts with the first language server\n"),
         "{logs}"
     );
-    assert_snapshot!(f.run("diagnostics", json!({"file": "package.json"})).await, @"error[no-server]: no language server is configured for <root>/package.json; add one in sextant.toml ([language.NAME] with command and extensions)");
+    assert_snapshot!(f.run("diagnostics", json!({"file": "package.json"})).await, @"error[no-server]: no language server is configured for package.json; add one in sextant.toml ([language.NAME] with command and extensions)");
     assert!(Path::new(&f.path("package.json")).exists());
 }

@@ -160,7 +160,7 @@ impl Supervisor {
             .config
             .language_for(path)
             .ok_or_else(|| LspError::NoServer {
-                path: path.display().to_string(),
+                path: self.shown(path),
             })?;
         let root = self.project_root(path, language);
         let slot = self.slot(language, &root);
@@ -410,6 +410,15 @@ impl Supervisor {
     /// Every running client.
     pub fn clients(&self) -> Vec<Arc<LspClient>> {
         running_clients(&self.slots)
+    }
+
+    /// How a path is named in messages: relative to the workspace when
+    /// inside it.
+    fn shown(&self, path: &Path) -> String {
+        match path.strip_prefix(&self.workspace_root) {
+            Ok(relative) => relative.display().to_string(),
+            Err(_) => path.display().to_string(),
+        }
     }
 
     /// Starts the file watcher once: from then on every running server

@@ -74,6 +74,7 @@ async fn file_report(
     let mut notes = Vec::new();
     let diagnostics = collect(
         &session,
+        &shown,
         session.client.language.request_timeout,
         true,
         &mut notes,
@@ -138,7 +139,7 @@ async fn workspace_report(ctx: &Context, min_severity: Severity) -> ToolResult<D
         }
         let shown = ctx.workspace.display(&session.document.path);
         // One file the server fails on costs that file, not the report.
-        match collect(session, PER_FILE_WAIT, check, &mut notes).await {
+        match collect(session, &shown, PER_FILE_WAIT, check, &mut notes).await {
             Ok(diagnostics) => results.push((shown, diagnostics)),
             Err(err) => push_once(&mut failures, format!("{shown}: {err}")),
         }
@@ -161,7 +162,7 @@ async fn workspace_report(ctx: &Context, min_severity: Severity) -> ToolResult<D
             }
             if let Ok(session) = ctx.lsp.open(&path).await {
                 let shown = ctx.workspace.display(&path);
-                match collect(&session, PER_FILE_WAIT, false, &mut notes).await {
+                match collect(&session, &shown, PER_FILE_WAIT, false, &mut notes).await {
                     Ok(diagnostics) => results.push((shown, diagnostics)),
                     Err(err) => push_once(&mut failures, format!("{shown}: {err}")),
                 }
@@ -186,6 +187,7 @@ async fn workspace_report(ctx: &Context, min_severity: Severity) -> ToolResult<D
 /// it publishes for this version, after any `cargo check` it runs.
 async fn collect(
     session: &Session,
+    shown: &str,
     wait: Duration,
     check: bool,
     notes: &mut Vec<String>,
@@ -217,8 +219,7 @@ async fn collect(
             }
             None => {
                 notes.push(format!(
-                    "{server} published no diagnostics for {} within {} s",
-                    session.document.path.display(),
+                    "{server} published no diagnostics for {shown} within {} s",
                     wait.as_secs()
                 ));
                 Vec::new()
