@@ -33,6 +33,13 @@ fn write(f: &Fixture, file: &str, text: &str) {
     std::fs::write(f.path(file), text).unwrap();
 }
 
+/// The moment between an agent's write and its next request, which is a
+/// model turn at least: file events reach sextant's watcher thread well
+/// within it. Without it a test's request would follow within microseconds.
+async fn agent_turn() {
+    tokio::time::sleep(Duration::from_millis(50)).await;
+}
+
 /// Kills the server behind `file`, then checks the next request restarts it
 /// with the document reopened and answers as before.
 async fn crash_and_recover(f: &Fixture, file: &str, before: &str) {
@@ -142,14 +149,14 @@ async fn typescript_server_end_to_end() {
         "src/greeting.ts",
         &greeting.replace("export function greet(", "export function hello("),
     );
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    agent_turn().await;
     let stale = f.run("diagnostics", json!({"file": "src/index.ts"})).await;
     assert!(
         stale.contains("[2305] Module '\"./greeting\"' has no exported member 'greet'."),
         "{stale}"
     );
     write(&f, "src/greeting.ts", &greeting);
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    agent_turn().await;
     assert_eq!(
         f.run("diagnostics", json!({"file": "src/index.ts"})).await,
         "No errors or warnings in src/index.ts"
@@ -243,16 +250,13 @@ async fn rust_analyzer_end_to_end() {
         "src/lib.rs",
         &format!("{lib}\npub mod extra;\n\npub fn uses() -> i64 {{\n    extra::extra()\n}}\n"),
     );
-    // An agent's write and its next request are a model turn apart; the
-    // file events reach sextant's watcher thread within that by far. Here
-    // the request would follow within microseconds.
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    agent_turn().await;
     assert_eq!(
         f.run("diagnostics", json!({"file": "src/lib.rs"})).await,
         "No errors or warnings in src/lib.rs"
     );
     std::fs::remove_dir_all(f.path("src/extra")).unwrap();
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    agent_turn().await;
     let gone = f.run("diagnostics", json!({"file": "src/lib.rs"})).await;
     assert!(
         gone.starts_with("1 error in 1 file")
