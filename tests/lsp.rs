@@ -276,6 +276,20 @@ async fn rust_analyzer_end_to_end() {
         "{own:?}"
     );
     write(&f, "src/lib.rs", &lib);
+    agent_turn().await;
+
+    // Two calls at once that both need a check: each answer holds the
+    // check's results (the checks are taken one at a time, so neither
+    // call's didSave restarts the other's check).
+    let (broken, clean) = tokio::join!(
+        f.run("diagnostics", json!({"file": "src/broken.rs"})),
+        f.run("diagnostics", json!({"file": "src/lib.rs"}))
+    );
+    assert!(
+        broken.starts_with("1 error, 1 warning in 1 file") && !broken.contains("still running"),
+        "{broken}"
+    );
+    assert_eq!(clean, "No errors or warnings in src/lib.rs");
 
     crash_and_recover(&f, "src/lib.rs", &symbols).await;
     shutdown_leaves_nothing(&f).await;

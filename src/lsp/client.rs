@@ -105,6 +105,8 @@ pub struct LspClient {
     kill: Arc<Notify>,
     /// The project's files as they were at the last completed check.
     checked: std::sync::Mutex<Option<u64>>,
+    /// Held by whoever asks for a check and waits for it (see `diagnostics`).
+    pub checks: tokio::sync::Mutex<()>,
 }
 
 impl std::fmt::Debug for LspClient {
@@ -238,6 +240,7 @@ impl LspClient {
             exit,
             kill,
             checked: std::sync::Mutex::new(None),
+            checks: tokio::sync::Mutex::new(()),
         };
         client.initialize(root_uri, folder).await
     }

@@ -231,6 +231,10 @@ async fn collect(
     // a check, wait for it to start and finish (bounded), then add them.
     let client = &session.client;
     if check && client.language.checks_on_save {
+        // One check at a time per server: a second call's didSave would
+        // restart the first one's check, and after it the project is
+        // usually checked already.
+        let _one_check = client.checks.lock().await;
         // A check reads the disk: it is needed only if a file of the project
         // changed since the last one completed.
         let (root, language) = (client.root.clone(), Arc::clone(&client.language));
