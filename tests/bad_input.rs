@@ -129,7 +129,7 @@ async fn a_50_mb_file_is_paged() {
 #[tokio::test]
 async fn invalid_regex_glob_and_type() {
     let f = fixture("ts");
-    assert_snapshot!(f.run("grep", json!({"pattern": "fn (x"})).await, @r"error[invalid-regex]: invalid regex 'fn (x': regex parse error: (?:fn (x) ^ error: unclosed group; the syntax is Rust regex (like ripgrep): escape literal ( [ { . * + ? with \");
+    assert_snapshot!(f.run("grep", json!({"pattern": "fn (x"})).await, @r"error[invalid-regex]: invalid regex 'fn (x': unclosed group; the syntax is Rust regex (like ripgrep): escape literal ( [ { . * + ? with \");
     assert_snapshot!(f.run("grep", json!({"pattern": "a\\nb"})).await, @r#"error[invalid-regex]: invalid regex 'a\nb': the literal "\n" is not allowed in a regex; a pattern that spans lines needs multiline: true"#);
     assert_snapshot!(f.run("grep", json!({"pattern": "x", "glob": "src/[a"})).await, @"error[invalid-glob]: invalid glob 'src/[a': error parsing glob 'src/[a': unclosed character class; missing ']'; globs look like **/*.ts or src/**/mod.rs");
     // Also when the search is one file.

@@ -80,12 +80,19 @@ pub fn compile(pattern: &str, case_insensitive: bool, multiline: bool) -> ToolRe
         } else {
             "; the syntax is Rust regex (like ripgrep): escape literal ( [ { . * + ? with \\"
         };
+        // A parse error quotes the pattern inside the group the engine
+        // wraps it in, over a line of carets that point nowhere once on one
+        // line: only its reason is kept (the pattern is quoted already).
+        let text = one_line(&err.to_string());
+        let message = match text.strip_prefix("regex parse error:") {
+            Some(rest) => rest
+                .rsplit_once(" error: ")
+                .map_or(rest, |(_, reason)| reason),
+            None => &text,
+        };
         ToolError::new(
             ErrorCode::InvalidRegex,
-            format!(
-                "invalid regex '{pattern}': {}{hint}",
-                one_line(&err.to_string())
-            ),
+            format!("invalid regex '{pattern}': {message}{hint}"),
         )
     })
 }
