@@ -226,8 +226,46 @@ fn stage(path: &Path, shown: &str, bytes: &[u8]) -> ToolResult<tempfile::NamedTe
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            let _ = std::fs::set_permissions(temp.path(), std::fs::Permissions::from_mode(0o644));
+            let mode = 0o666 & !umask();
+            let _ = std::fs::set_permissions(temp.path(), std::fs::Permissions::from_mode(mode));
         }
     }
     Ok(temp)
+}
+
+/// The process's umask, as a new file's mode should honour it (read from
+/// /proc: setting it to read it back would race with other threads).
+#[cfg(unix)]
+fn umask() -> u32 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            status
+                .lines()
+                .find_map(|line| line.strip_prefix("Umask:"))
+                .and_then(|value| u32::from_str_radix(value.trim(), 8).ok())
+        })
+        .unwrap_or(0o022)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_new_file_honours_the_umask() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("new.txt");
+        write_atomic(&path, "new.txt", b"x").unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o666 & !umask());
+        // The umask as the kernel says it (for the test's process).
+        let status = std::fs::read_to_string("/proc/self/status").unwrap();
+        assert!(
+            status.contains(&format!("Umask:\t{:04o}", umask())),
+            "{status}"
+        );
+    }
 }
