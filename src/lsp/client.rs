@@ -773,10 +773,13 @@ impl LspClient {
         }
     }
 
-    /// Waits for a change of what the server told us, at most until `deadline`.
-    pub async fn changed_before(&self, deadline: tokio::time::Instant) {
+    /// Waits for a change of what the server told us, at most until
+    /// `deadline`; whether one came.
+    pub async fn changed_before(&self, deadline: tokio::time::Instant) -> bool {
         let mut changes = self.shared.watch();
-        let _ = tokio::time::timeout_at(deadline, changes.changed()).await;
+        tokio::time::timeout_at(deadline, changes.changed())
+            .await
+            .is_ok_and(|changed| changed.is_ok())
     }
 
     /// `shutdown`, `exit`, then kill if it is still there after `grace`.

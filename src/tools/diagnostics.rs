@@ -19,6 +19,13 @@ use crate::lsp::requests::{
 use crate::lsp::{LspError, Session};
 use crate::model::{Diagnostic, DiagnosticsReport, FileDiagnostics, Severity};
 
+/// After a check ends, how long the server must stay quiet before its
+/// results count as all published.
+const CHECK_QUIET: Duration = Duration::from_millis(300);
+
+/// The longest wait for that quiet.
+const CHECK_SETTLE_LIMIT: Duration = Duration::from_secs(3);
+
 /// Files opened at most for a whole-workspace answer.
 const MAX_WORKSPACE_FILES: usize = 300;
 /// How long one file's diagnostics may take to arrive.
@@ -252,9 +259,16 @@ async fn collect(
             while client.check_running().is_some() && tokio::time::Instant::now() < deadline {
                 client.changed_before(deadline).await;
             }
-            // The publication that follows the end of the check.
-            let settle = tokio::time::Instant::now() + Duration::from_millis(300);
-            client.changed_before(settle).await;
+            // The publications that follow the end of the check: it may
+            // publish a file's results in parts, so until the server has
+            // been quiet for a moment (bounded), not just the first one.
+            let limit = tokio::time::Instant::now() + CHECK_SETTLE_LIMIT;
+            loop {
+                let quiet = (tokio::time::Instant::now() + CHECK_QUIET).min(limit);
+                if !client.changed_before(quiet).await || tokio::time::Instant::now() >= limit {
+                    break;
+                }
+            }
             match (client.check_running(), fingerprint) {
                 (Some(check), _) => push_once(
                     notes,
