@@ -123,7 +123,7 @@ impl LineIndex {
 
     /// The position of a byte offset of the text (clamped to the text, and
     /// to a character boundary before it).
-    pub fn byte_to_model(&self, offset: usize) -> Position {
+    fn byte_to_model(&self, offset: usize) -> Position {
         let mut offset = offset.min(self.text.len());
         while !self.text.is_char_boundary(offset) {
             offset -= 1;
@@ -138,6 +138,52 @@ impl LineIndex {
             self.to_model(range.start, encoding),
             self.to_model(range.end, encoding),
         )
+    }
+}
+
+/// Where each line starts (byte offsets) as TypeScript counts lines, for
+/// the positions tsserver gives: `\n`, `\r\n`, `\r`, U+2028 and U+2029
+/// each end one. LSP (and so [`LineIndex`]) counts only the first three, so
+/// after a U+2028 in a comment every tsserver line number is one too high.
+#[derive(Debug, Clone)]
+pub struct TsserverLines {
+    starts: Vec<usize>,
+}
+
+impl TsserverLines {
+    pub fn new(text: &str) -> TsserverLines {
+        let mut starts = vec![0];
+        let mut chars = text.char_indices().peekable();
+        while let Some((at, c)) = chars.next() {
+            match c {
+                '\r' if chars.peek().is_some_and(|&(_, next)| next == '\n') => {}
+                '\n' | '\r' | '\u{2028}' | '\u{2029}' => starts.push(at + c.len_utf8()),
+                _ => {}
+            }
+        }
+        TsserverLines { starts }
+    }
+
+    /// tsserver's 1-based line and 1-based UTF-16 offset as sextant's
+    /// position in `index`'s text (the text these lines were counted in).
+    pub fn to_model(&self, index: &LineIndex, line: u64, offset: u64) -> Position {
+        let line = usize::try_from(line.saturating_sub(1)).unwrap_or(usize::MAX);
+        let start = *self
+            .starts
+            .get(line)
+            .or(self.starts.last())
+            .expect("a text has a first line");
+        let wanted = offset.saturating_sub(1);
+        let mut units = 0u64;
+        let mut byte = start;
+        for c in index.text()[start..].chars() {
+            if units >= wanted {
+                break;
+            }
+            units += u64::from(Encoding::Utf16.units(c));
+            byte += c.len_utf8();
+        }
+        index.byte_to_model(byte)
     }
 }
 
@@ -250,5 +296,23 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn tsserver_lines_end_where_typescript_ends_them() {
+        // A U+2028 inside a comment: TypeScript's line 2 starts after it,
+        // LSP's and sextant's do not.
+        let text = "// a\u{2028}b\nconst 名前 = x;\n";
+        let index = LineIndex::new(text);
+        let ts = TsserverLines::new(text);
+        assert_eq!(ts.starts.len(), 4);
+        // `名前` starts at tsserver's 3:7 (one UTF-16 unit per character).
+        assert_eq!(ts.to_model(&index, 3, 7), Position::new(2, 7));
+        assert_eq!(ts.to_model(&index, 3, 9), Position::new(2, 9));
+        // Surrogate pairs count two units; CRLF is one line end.
+        let text = "a\r\n🎉x\n";
+        let index = LineIndex::new(text);
+        let ts = TsserverLines::new(text);
+        assert_eq!(ts.to_model(&index, 2, 3), Position::new(2, 2));
     }
 }

@@ -11,7 +11,7 @@ use lsp_types::{
 };
 
 use super::LspError;
-use super::convert::{Encoding, LineIndex};
+use super::convert::{Encoding, LineIndex, TsserverLines};
 use super::supervisor::Session;
 use crate::model::{Diagnostic, OutlineSymbol, Severity, SymbolKind};
 
@@ -249,6 +249,7 @@ pub async fn tsserver_diagnostics(session: &Session) -> Result<Vec<Diagnostic>, 
     use lsp_types::request::ExecuteCommand;
     let file = session.document.path.display().to_string();
     let mut diagnostics = Vec::new();
+    let ts_lines = TsserverLines::new(session.document.index.text());
     for command in [
         "syntacticDiagnosticsSync",
         "semanticDiagnosticsSync",
@@ -275,7 +276,6 @@ pub async fn tsserver_diagnostics(session: &Session) -> Result<Vec<Diagnostic>, 
                 message: format!("unusable answer: {}", truncate(&answer.to_string(), 200)),
             });
         };
-        let ts_lines = tsserver_line_starts(session.document.index.text());
         diagnostics.extend(
             items
                 .iter()
@@ -285,45 +285,18 @@ pub async fn tsserver_diagnostics(session: &Session) -> Result<Vec<Diagnostic>, 
     Ok(diagnostics)
 }
 
-/// Where each line starts (byte offsets) as TypeScript counts lines: `\n`,
-/// `\r\n`, `\r`, U+2028 and U+2029 each end one (LSP and sextant count
-/// only the first three, so a U+2028 in a comment would shift every later
-/// position by a line).
-fn tsserver_line_starts(text: &str) -> Vec<usize> {
-    let mut starts = vec![0];
-    let mut chars = text.char_indices().peekable();
-    while let Some((at, c)) = chars.next() {
-        match c {
-            '\r' if chars.peek().is_some_and(|&(_, next)| next == '\n') => {}
-            '\n' | '\r' | '\u{2028}' | '\u{2029}' => starts.push(at + c.len_utf8()),
-            _ => {}
-        }
-    }
-    starts
-}
-
 /// One tsserver diagnostic: `start`/`end` are 1-based lines (TypeScript's)
 /// and 1-based UTF-16 offsets, whatever encoding the LSP connection uses.
 fn tsserver_diagnostic(
     index: &LineIndex,
-    ts_lines: &[usize],
+    ts_lines: &TsserverLines,
     item: &serde_json::Value,
 ) -> Option<Diagnostic> {
-    let text = index.text();
     let position = |key: &str| {
         let at = item.get(key)?;
-        let line = at.get("line")?.as_u64()?.checked_sub(1)? as usize;
-        let mut units = at.get("offset")?.as_u64()?.checked_sub(1)?;
-        let start = *ts_lines.get(line).or(ts_lines.last())?;
-        let mut byte = start;
-        for c in text[start..].chars() {
-            if units == 0 {
-                break;
-            }
-            units = units.saturating_sub(c.len_utf16() as u64);
-            byte += c.len_utf8();
-        }
-        Some(index.byte_to_model(byte))
+        let line = at.get("line")?.as_u64()?;
+        let offset = at.get("offset")?.as_u64()?;
+        Some(ts_lines.to_model(index, line, offset))
     };
     let severity = match item.get("category").and_then(|c| c.as_str()) {
         Some("warning") => Severity::Warning,
@@ -356,12 +329,10 @@ mod tests {
     use crate::model::Position;
 
     #[test]
-    fn tsserver_positions_follow_typescript_line_breaks() {
-        // A U+2028 inside a comment: TypeScript's line 2 starts after it.
+    fn a_tsserver_diagnostic_lands_where_typescript_counted() {
+        // A U+2028 inside a comment: TypeScript's line 3 is sextant's 2.
         let text = "// a\u{2028}b\nconst 名前 = x;\n";
         let index = LineIndex::new(text);
-        let ts_lines = tsserver_line_starts(text);
-        assert_eq!(ts_lines.len(), 4);
         let item = serde_json::json!({
             "start": {"line": 3, "offset": 7},
             "end": {"line": 3, "offset": 9},
@@ -369,9 +340,9 @@ mod tests {
             "code": 2304,
             "category": "error"
         });
-        let diagnostic = tsserver_diagnostic(&index, &ts_lines, &item).unwrap();
-        // Line 2 for sextant; `名前` starts at character 7, one UTF-16 unit each.
+        let diagnostic = tsserver_diagnostic(&index, &TsserverLines::new(text), &item).unwrap();
         assert_eq!(diagnostic.position, Position::new(2, 7));
         assert_eq!(diagnostic.end, Position::new(2, 9));
+        assert_eq!(diagnostic.code.as_deref(), Some("2304"));
     }
 }
