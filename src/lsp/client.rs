@@ -105,8 +105,8 @@ pub struct LspClient {
     kill: Arc<Notify>,
     /// The project's files as they were at the last completed check.
     checked: std::sync::Mutex<Option<u64>>,
-    /// Held by whoever asks for a check and waits for it (see `diagnostics`).
-    pub checks: tokio::sync::Mutex<()>,
+    /// Held by whoever asks for a check and waits for it (see `one_check`).
+    checks: tokio::sync::Mutex<()>,
 }
 
 impl std::fmt::Debug for LspClient {
@@ -477,7 +477,11 @@ impl LspClient {
                         uri: old.uri.clone(),
                     },
                 })?;
-                self.announce(&old.uri, FileChangeType::DELETED)?;
+                self.announce_changes(&[FileChange {
+                    path: path.to_path_buf(),
+                    kind: ChangeKind::Deleted,
+                    folder: false,
+                }])?;
             }
             return Err(LspError::Io {
                 detail: format!("{} does not exist", path.display()),
@@ -531,6 +535,12 @@ impl LspClient {
         })?;
         documents.insert(path.to_path_buf(), document.clone());
         Ok(document)
+    }
+
+    /// Waits until no one else is asking for a check and waiting for it,
+    /// and holds that turn: a second didSave would restart a running check.
+    pub async fn one_check(&self) -> tokio::sync::MutexGuard<'_, ()> {
+        self.checks.lock().await
     }
 
     /// Asks a server that checks on save (rust-analyzer's cargo check) to
@@ -628,17 +638,6 @@ impl LspClient {
             .filter(|left| !left.is_zero())
     }
 
-    /// Tells the server a file appeared, changed or went on disk, whatever
-    /// it registered (a synchronised document found deleted).
-    pub fn announce(&self, uri: &Url, change: FileChangeType) -> Result<(), LspError> {
-        self.notify::<DidChangeWatchedFiles>(DidChangeWatchedFilesParams {
-            changes: vec![FileEvent {
-                uri: uri.clone(),
-                typ: change,
-            }],
-        })
-    }
-
     /// Notes files that changed on disk (see `sync_changed`).
     pub fn note_changed(&self, paths: impl IntoIterator<Item = PathBuf>) {
         let mut changed = self
@@ -657,9 +656,10 @@ impl LspClient {
     }
 
     /// Synchronises the open documents noted as changed on disk (a deleted
-    /// one is closed); every open document when `all`, for when no file
-    /// watcher notes changes.
-    pub async fn sync_changed(&self, all: bool) {
+    /// one is closed), but `except` (the caller syncs that one itself);
+    /// every open document when `all`, for when no file watcher notes
+    /// changes.
+    pub async fn sync_changed(&self, all: bool, except: &Path) {
         let noted = std::mem::take(
             &mut *self
                 .changed_on_disk
@@ -669,7 +669,7 @@ impl LspClient {
         let open = self.open_documents().await;
         for path in open
             .into_iter()
-            .filter(|p| all || noted.all || noted.paths.contains(p))
+            .filter(|p| p != except && (all || noted.all || noted.paths.contains(p)))
         {
             let _ = self.sync(&path).await;
         }

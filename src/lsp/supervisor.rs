@@ -145,7 +145,7 @@ impl Supervisor {
                     .unwrap_or_else(|| "it stopped while starting".into()),
             });
         }
-        client.sync_changed(!watched).await;
+        client.sync_changed(!watched, path).await;
         let document = client.sync(path).await?;
         Ok(Session {
             client,
@@ -456,11 +456,7 @@ impl Supervisor {
     /// How file watching stands, for `logs`.
     pub fn watch_status(&self) -> WatchStatus {
         match self.watcher.get() {
-            Some(Ok(watcher)) => WatchStatus::Watching {
-                folders: watcher.watched_folders(),
-                full: watcher.is_full(),
-                walking: watcher.is_walking(),
-            },
+            Some(Ok(watcher)) => watcher.status(),
             Some(Err(error)) => WatchStatus::Failed {
                 error: error.clone(),
             },

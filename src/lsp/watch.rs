@@ -14,7 +14,7 @@
 //! nothing), one watch per folder, and adds folders as they appear. Events
 //! are gathered per path and turned into one change each by looking at the
 //! disk when they are handed out: after a short pause, or at once when a
-//! request is about to go to a server ([`FileWatcher::flush`]), so a server
+//! request is about to go to a server ([`FileWatcher::flush_now`]), so a server
 //! hears of a file written before the request first. (The kernel queues a
 //! file's events as it is written, and notify's thread reads them within
 //! microseconds, a few milliseconds on a loaded machine: always before an
@@ -31,7 +31,7 @@ use notify::event::{CreateKind, EventKind, ModifyKind, RenameMode};
 use notify::{RecommendedWatcher, RecursiveMode, Watcher};
 
 use crate::logbook::LogBook;
-use crate::model::LogLevel;
+use crate::model::{LogLevel, WatchStatus};
 
 /// Folders watched at most (each takes one inotify watch).
 const MAX_WATCHED_FOLDERS: usize = 20_000;
@@ -166,9 +166,7 @@ impl FileWatcher {
             loop {
                 batcher.wake.notified().await;
                 tokio::time::sleep(BATCH_PAUSE).await;
-                let inner = Arc::clone(&batcher);
-                // Looking at the disk and walking new folders is blocking work.
-                let _ = tokio::task::spawn_blocking(move || inner.flush()).await;
+                Arc::clone(&batcher).flush_off_thread().await;
             }
         });
         Ok(FileWatcher { inner, task })
@@ -176,19 +174,15 @@ impl FileWatcher {
 
     /// Hands out every change seen so far, now (after a hand-out already
     /// under way).
-    pub fn flush(&self) {
+    #[cfg(test)]
+    fn flush(&self) {
         self.inner.flush();
     }
 
-    /// [`FileWatcher::flush`] off the async threads.
+    /// Hands out every change seen so far (after a hand-out already under
+    /// way), before returning.
     pub async fn flush_now(&self) {
-        let inner = Arc::clone(&self.inner);
-        let _ = tokio::task::spawn_blocking(move || inner.flush()).await;
-    }
-
-    /// Folders watched.
-    pub fn watched_folders(&self) -> usize {
-        lock(&self.inner.folders).watched.len()
+        Arc::clone(&self.inner).flush_off_thread().await;
     }
 
     /// Whether watching stopped at the folder limit (or the system's).
@@ -197,9 +191,14 @@ impl FileWatcher {
         folders.full || folders.system_full
     }
 
-    /// Whether the first walk of the workspace is still going.
-    pub fn is_walking(&self) -> bool {
-        lock(&self.inner.folders).walking
+    /// How watching stands, from one look at the folders.
+    pub fn status(&self) -> WatchStatus {
+        let folders = lock(&self.inner.folders);
+        WatchStatus::Watching {
+            folders: folders.watched.len(),
+            full: folders.full || folders.system_full,
+            walking: folders.walking,
+        }
     }
 
     /// Stops watching: nothing is handed out any more.
@@ -255,6 +254,12 @@ impl Inner {
         }
         drop(pending);
         self.wake.notify_one();
+    }
+
+    /// [`Inner::flush`] on the blocking pool: it looks at the disk and
+    /// may walk new folders.
+    async fn flush_off_thread(self: Arc<Self>) {
+        let _ = tokio::task::spawn_blocking(move || self.flush()).await;
     }
 
     /// Hands out what is pending: new folders are watched first (and their
@@ -531,6 +536,14 @@ mod tests {
         }
     }
 
+    fn watched(watcher: &FileWatcher) -> usize {
+        lock(&watcher.inner.folders).watched.len()
+    }
+
+    fn walking(watcher: &FileWatcher) -> bool {
+        lock(&watcher.inner.folders).walking
+    }
+
     fn change(path: &str, kind: ChangeKind) -> FileChange {
         FileChange {
             path: PathBuf::from(path),
@@ -615,12 +628,12 @@ mod tests {
         .unwrap();
         // The first walk runs in the background: wait for its watches.
         for _ in 0..100 {
-            if watcher.watched_folders() == 1 {
+            if watched(&watcher) == 1 {
                 break;
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
-        assert_eq!(watcher.watched_folders(), 1, "the root only");
+        assert_eq!(watched(&watcher), 1, "the root only");
 
         let mut all = Vec::new();
         let mut next = async |all: &mut Vec<FileChange>| {
@@ -675,7 +688,7 @@ mod tests {
             rel(next(&mut all).await),
             [("src/nested/mod.rs".into(), ChangeKind::Created, false)]
         );
-        assert_eq!(watcher.watched_folders(), 3, "root, src, src/nested");
+        assert_eq!(watched(&watcher), 3, "root, src, src/nested");
         // Now watched: a change inside is seen.
         std::fs::write(root.join("src/nested/mod.rs"), "pub fn f() {}").unwrap();
         tokio::time::sleep(Duration::from_millis(20)).await;
@@ -694,7 +707,7 @@ mod tests {
                 ("src/moved/mod.rs".into(), ChangeKind::Created, false),
             ]
         );
-        assert_eq!(watcher.watched_folders(), 3, "root, src, src/moved");
+        assert_eq!(watched(&watcher), 3, "root, src, src/moved");
         std::fs::remove_dir_all(root.join("src/moved")).unwrap();
         tokio::time::sleep(Duration::from_millis(20)).await;
         let gone = rel(next(&mut all).await);
@@ -703,7 +716,7 @@ mod tests {
                 && gone.contains(&("src/moved".into(), ChangeKind::Deleted, true)),
             "{gone:?}"
         );
-        assert_eq!(watcher.watched_folders(), 2, "root, src");
+        assert_eq!(watched(&watcher), 2, "root, src");
 
         // A file that was there, deleted, written again and deleted within
         // one batch: deleted.
@@ -742,14 +755,14 @@ mod tests {
         )
         .unwrap();
         for _ in 0..100 {
-            if !watcher.is_walking() {
+            if !walking(&watcher) {
                 break;
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
-        assert!(!watcher.is_walking());
+        assert!(!walking(&watcher));
         assert!(watcher.is_full());
-        assert_eq!(watcher.watched_folders(), 4);
+        assert_eq!(watched(&watcher), 4);
         let warnings: Vec<String> = logs
             .matching(|l| l.message.contains("file watching stopped"))
             .into_iter()
@@ -782,7 +795,7 @@ mod tests {
                 folder: false
             }]
         );
-        assert_eq!(watcher.watched_folders(), 4);
+        assert_eq!(watched(&watcher), 4);
 
         // Events lost to an overflow: every file is reported as changed.
         lock(&watcher.inner.pending).rescan = true;
@@ -804,6 +817,6 @@ mod tests {
             .unwrap();
         std::fs::remove_dir_all(&gone).unwrap();
         changes().await;
-        assert!(!watcher.is_full(), "{} folders", watcher.watched_folders());
+        assert!(!watcher.is_full(), "{} folders", watched(&watcher));
     }
 }

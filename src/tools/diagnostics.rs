@@ -145,11 +145,8 @@ async fn workspace_report(ctx: &Context, min_severity: Severity) -> ToolResult<D
             checked.push(server);
         }
         let shown = ctx.workspace.display(&session.document.path);
-        // One file the server fails on costs that file, not the report.
-        match collect(session, &shown, PER_FILE_WAIT, check, &mut notes).await {
-            Ok(diagnostics) => results.push((shown, diagnostics)),
-            Err(err) => push_once(&mut failures, format!("{shown}: {err}")),
-        }
+        let outcome = collect(session, &shown, PER_FILE_WAIT, check, &mut notes).await;
+        keep(outcome, shown, &mut results, &mut failures);
     }
     // Servers may also publish for files nobody opened (rust-analyzer's
     // cargo check does): include those inside the workspace.
@@ -169,10 +166,8 @@ async fn workspace_report(ctx: &Context, min_severity: Severity) -> ToolResult<D
             }
             if let Ok(session) = ctx.lsp.open(&path).await {
                 let shown = ctx.workspace.display(&path);
-                match collect(&session, &shown, PER_FILE_WAIT, false, &mut notes).await {
-                    Ok(diagnostics) => results.push((shown, diagnostics)),
-                    Err(err) => push_once(&mut failures, format!("{shown}: {err}")),
-                }
+                let outcome = collect(&session, &shown, PER_FILE_WAIT, false, &mut notes).await;
+                keep(outcome, shown, &mut results, &mut failures);
             }
         }
     }
@@ -241,7 +236,7 @@ async fn collect(
         // One check at a time per server: a second call's didSave would
         // restart the first one's check, and after it the project is
         // usually checked already.
-        let _one_check = client.checks.lock().await;
+        let _turn = client.one_check().await;
         // A check reads the disk: it is needed only if a file of the project
         // changed since the last one completed.
         let (root, language) = (client.root.clone(), Arc::clone(&client.language));
@@ -296,6 +291,20 @@ async fn collect(
         }
     }
     Ok(diagnostics)
+}
+
+/// One file's outcome in a workspace report: its diagnostics, or a note
+/// saying why it could not be checked (it costs that file, not the report).
+fn keep(
+    outcome: Result<Vec<Diagnostic>, LspError>,
+    shown: String,
+    results: &mut Vec<(String, Vec<Diagnostic>)>,
+    failures: &mut Vec<String>,
+) {
+    match outcome {
+        Ok(diagnostics) => results.push((shown, diagnostics)),
+        Err(err) => push_once(failures, format!("{shown}: {err}")),
+    }
 }
 
 /// Two reports of one error: the same code at the same place.
