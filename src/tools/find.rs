@@ -13,6 +13,7 @@ use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::fs::walk::{WalkOptions, compile_glob, walker};
 use crate::model::FoundFiles;
+use crate::render::count;
 
 const DEFAULT_LIMIT: usize = 250;
 
@@ -104,9 +105,8 @@ fn find(ctx: &Context, params: &Params) -> ToolResult<FoundFiles> {
         return Err(ToolError::new(
             ErrorCode::OutOfRange,
             format!(
-                "{} file{} match {}; offset {offset} is past the last one",
-                found.len(),
-                if found.len() == 1 { "" } else { "s" },
+                "{} match {}; offset {offset} is past the last one",
+                count(found.len(), "file", "files"),
                 params.pattern
             ),
         ));

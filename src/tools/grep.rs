@@ -12,6 +12,7 @@ use crate::fs::grep::{GrepHits, GrepQuery, search};
 use crate::fs::walk::WalkOptions;
 use crate::fs::workspace::Workspace;
 use crate::model::{GrepEntry, GrepMode, GrepResult};
+use crate::render::count;
 
 const DEFAULT_HEAD_LIMIT: usize = 250;
 
@@ -108,16 +109,17 @@ fn grep(ctx: &Context, params: &Params) -> ToolResult<GrepResult> {
         hits,
     );
     if offset > 0 && offset >= result.total_entries && result.total_entries > 0 {
-        let unit = match mode {
-            GrepMode::Content => "output line",
-            GrepMode::FilesWithMatches | GrepMode::Count => "file",
+        let entries = match mode {
+            GrepMode::Content => count(result.total_entries, "output line", "output lines"),
+            GrepMode::FilesWithMatches | GrepMode::Count => {
+                count(result.total_entries, "file", "files")
+            }
         };
-        let plural = if result.total_entries == 1 { "" } else { "s" };
         return Err(ToolError::new(
             ErrorCode::OutOfRange,
             format!(
-                "the search for {} gives {} {unit}{plural}; offset {offset} is past the last one",
-                params.pattern, result.total_entries
+                "the search for {} gives {entries}; offset {offset} is past the last one",
+                params.pattern
             ),
         ));
     }
