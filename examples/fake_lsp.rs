@@ -22,7 +22,14 @@
 //! - `diagnostic-error`: offers pull diagnostics, and answers them with an
 //!   error for any file named `bad.*` (an empty report for the others).
 //!
-//! Every mode publishes empty diagnostics for each opened document.
+//! - `strict`: offers pull diagnostics and save notifications; after
+//!   `initialized` sends every request a server may send a client (and an
+//!   unknown one, and one with malformed params), registering a watcher for
+//!   `**/*.fake`; never answers documentSymbol for a file named `slow.*`.
+//!
+//! Every mode publishes empty diagnostics for each opened document, and
+//! appends every message it receives, as one JSON line, to
+//! STATE_DIR/received.jsonl (the strict-protocol test reads it).
 //! "once" modes keep a marker in STATE_DIR, so the restarted server behaves.
 
 use std::io::{BufRead, BufReader, Write};
@@ -43,7 +50,15 @@ fn main() {
             let _ = writeln!(err, "fake: noisy line {i}");
         }
     }
+    let mut received = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(state.join("received.jsonl"))
+        .ok();
     while let Some(message) = read_message(&mut input) {
+        if let Some(file) = received.as_mut() {
+            let _ = writeln!(file, "{message}");
+        }
         let method = message.get("method").and_then(Value::as_str).unwrap_or("");
         let id = message.get("id").cloned();
         if message.get("method").is_none() {
@@ -57,6 +72,47 @@ fn main() {
             continue;
         }
         match (method, id) {
+            ("initialized", None) if mode == "strict" => {
+                let watchers = json!({"watchers": [{"globPattern": "**/*.fake"}]});
+                let edit = json!({"edit": {"changes": {}}});
+                for (id, method, params) in [
+                    (
+                        9101,
+                        "workspace/configuration",
+                        json!({"items": [{"section": "fake"}, {"section": "fake.missing"}, {}]}),
+                    ),
+                    (9102, "workspace/workspaceFolders", Value::Null),
+                    (
+                        9103,
+                        "window/workDoneProgress/create",
+                        json!({"token": "fake-token"}),
+                    ),
+                    (
+                        9104,
+                        "client/registerCapability",
+                        json!({"registrations": [{"id": "fake-watch", "method": "workspace/didChangeWatchedFiles", "registerOptions": watchers}]}),
+                    ),
+                    (
+                        9105,
+                        "client/unregisterCapability",
+                        json!({"unregisterations": [{"id": "nothing", "method": "textDocument/hover"}]}),
+                    ),
+                    (9106, "workspace/applyEdit", edit),
+                    (9107, "workspace/diagnostic/refresh", Value::Null),
+                    (9108, "fake/unknownRequest", json!({})),
+                    (
+                        9109,
+                        "window/workDoneProgress/create",
+                        json!({"token": {"not": "a token"}}),
+                    ),
+                ] {
+                    let mut request = json!({"jsonrpc": "2.0", "id": id, "method": method});
+                    if !params.is_null() {
+                        request["params"] = params;
+                    }
+                    send(&mut out, &request);
+                }
+            }
             ("initialized", None) if mode.starts_with("indexing") => {
                 send(
                     &mut out,
@@ -100,9 +156,13 @@ fn main() {
                     "textDocumentSync": 1,
                     "documentSymbolProvider": true,
                 });
-                if mode == "diagnostic-error" {
+                if mode == "diagnostic-error" || mode == "strict" {
                     capabilities["diagnosticProvider"] =
                         json!({"interFileDependencies": false, "workspaceDiagnostics": false});
+                }
+                if mode == "strict" {
+                    capabilities["textDocumentSync"] =
+                        json!({"openClose": true, "change": 1, "save": true});
                 }
                 send(
                     &mut out,
@@ -139,6 +199,16 @@ fn main() {
                         std::process::exit(3);
                     }
                     "hang" => continue,
+                    "strict"
+                        if message
+                            .pointer("/params/textDocument/uri")
+                            .and_then(Value::as_str)
+                            .is_some_and(|uri| {
+                                uri.rsplit('/').next().unwrap_or("").starts_with("slow.")
+                            }) =>
+                    {
+                        continue;
+                    }
                     "garbage-once" if first_time(&state, "garbled") => {
                         let _ = out.write_all(b"Content-Length: 9\r\n\r\n{garbage!");
                         let _ = out.flush();
@@ -159,7 +229,9 @@ fn main() {
                     }
                 }
             }
-            ("textDocument/diagnostic", Some(id)) if mode == "diagnostic-error" => {
+            ("textDocument/diagnostic", Some(id))
+                if mode == "diagnostic-error" || mode == "strict" =>
+            {
                 let uri = message
                     .pointer("/params/textDocument/uri")
                     .and_then(Value::as_str)

@@ -347,3 +347,114 @@ async fn a_server_that_keeps_crashing_stays_down_after_its_budget() {
         "{logs}"
     );
 }
+
+/// Servers written in Go reject `null` where the protocol says "optional":
+/// nothing sextant sends (requests, notifications, answers to the server's
+/// own requests, errors included) holds an object member set to `null`.
+/// The fake server records every message it receives; the session below
+/// makes sextant send each kind it can.
+#[tokio::test]
+async fn nothing_sent_to_a_server_holds_a_null_member() {
+    let w = workspace("strict", 1.0);
+    let root = w.dir.path().canonicalize().unwrap();
+    // initialize, initialized, didChangeConfiguration, didOpen, documentSymbol,
+    // and the answers to every request the fake sends after `initialized`.
+    assert_eq!(w.symbols().await.unwrap(), FAKE_SYMBOL);
+    // textDocument/diagnostic.
+    assert_eq!(
+        common::run(&w.ctx, "diagnostics", json!({"file": "main.fake"})).await,
+        "No errors or warnings in main.fake"
+    );
+    // didChange and didSave: the open file changed on disk.
+    std::fs::write(root.join("main.fake"), "fn fake() { 1 }\n").unwrap();
+    assert_eq!(w.symbols().await.unwrap(), FAKE_SYMBOL);
+    // didChangeWatchedFiles: a file it watches appears on disk.
+    std::fs::write(root.join("other.fake"), "fn other() {}\n").unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    assert_eq!(w.symbols().await.unwrap(), FAKE_SYMBOL);
+    // didClose: an open file is deleted.
+    std::fs::remove_file(root.join("main.fake")).unwrap();
+    assert!(w.symbols().await.is_err());
+    // $/cancelRequest: a request that times out.
+    std::fs::write(root.join("slow.fake"), "fn slow() {}\n").unwrap();
+    let session = w.ctx.lsp.open(&root.join("slow.fake")).await.unwrap();
+    let err = document_symbols(&session).await.unwrap_err().to_string();
+    assert!(err.contains("did not answer"), "{err}");
+    // shutdown and exit.
+    w.ctx.lsp.shutdown(std::time::Duration::from_secs(2)).await;
+
+    let received = std::fs::read_to_string(root.join("state/received.jsonl")).unwrap();
+    let messages: Vec<serde_json::Value> = received
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let methods: Vec<&str> = messages
+        .iter()
+        .filter_map(|m| m.get("method").and_then(|m| m.as_str()))
+        .collect();
+    for expected in [
+        "initialize",
+        "initialized",
+        "workspace/didChangeConfiguration",
+        "textDocument/didOpen",
+        "textDocument/documentSymbol",
+        "textDocument/diagnostic",
+        "textDocument/didChange",
+        "textDocument/didSave",
+        "workspace/didChangeWatchedFiles",
+        "textDocument/didClose",
+        "$/cancelRequest",
+        "shutdown",
+        "exit",
+    ] {
+        assert!(methods.contains(&expected), "no {expected} in {methods:?}");
+    }
+    let answered: Vec<i64> = messages
+        .iter()
+        .filter(|m| m.get("method").is_none())
+        .filter_map(|m| m.get("id").and_then(|id| id.as_i64()))
+        .collect();
+    for id in 9101..=9109 {
+        assert!(
+            answered.contains(&id),
+            "request {id} of the fake was not answered: {answered:?}"
+        );
+    }
+    let errors = messages.iter().filter(|m| m.get("error").is_some()).count();
+    assert_eq!(errors, 2, "the unknown request and the malformed one");
+
+    let mut nulls = Vec::new();
+    for message in &messages {
+        let mut members = Vec::new();
+        null_members(message, "", &mut members);
+        // A response's `result` is required, and `null` for a request
+        // that returns nothing.
+        members.retain(|path| path != "/result");
+        if !members.is_empty() {
+            nulls.push(format!("{members:?} in {message}"));
+        }
+    }
+    assert!(nulls.is_empty(), "null members sent:\n{}", nulls.join("\n"));
+}
+
+/// Paths of the object members set to `null` under `value`.
+fn null_members(value: &serde_json::Value, path: &str, out: &mut Vec<String>) {
+    match value {
+        serde_json::Value::Object(map) => {
+            for (key, member) in map {
+                let path = format!("{path}/{key}");
+                if member.is_null() {
+                    out.push(path);
+                } else {
+                    null_members(member, &path, out);
+                }
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                null_members(item, &format!("{path}/{i}"), out);
+            }
+        }
+        _ => {}
+    }
+}

@@ -18,10 +18,10 @@ use lsp_types::notification::{
 };
 use lsp_types::request::{Initialize, Request, Shutdown};
 use lsp_types::{
-    CancelParams, ClientCapabilities, ClientInfo, DidChangeTextDocumentParams,
-    DidChangeWatchedFilesParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams,
-    DidSaveTextDocumentParams, FileChangeType, FileEvent, InitializeParams, NumberOrString,
-    ServerCapabilities, TextDocumentContentChangeEvent, TextDocumentIdentifier, TextDocumentItem,
+    ClientCapabilities, ClientInfo, DidChangeTextDocumentParams, DidChangeWatchedFilesParams,
+    DidCloseTextDocumentParams, DidOpenTextDocumentParams, DidSaveTextDocumentParams,
+    FileChangeType, FileEvent, InitializeParams, ServerCapabilities,
+    TextDocumentContentChangeEvent, TextDocumentIdentifier, TextDocumentItem,
     TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncSaveOptions, Url,
     VersionedTextDocumentIdentifier, WorkspaceFolder,
 };
@@ -34,6 +34,7 @@ use super::config::LanguageConfig;
 use super::convert::{Encoding, LineIndex};
 use super::inbound::{self, Shared};
 use super::watch::{ChangeKind, FileChange};
+use super::wire::{Strict, StrictAnswers, StrictNotification, strict_params};
 use crate::logbook::LogBook;
 use crate::model::LogLevel;
 
@@ -169,7 +170,8 @@ impl LspClient {
             language.settings.clone(),
             folder.clone(),
         );
-        let (main_loop, socket) = MainLoop::new_client(|_| inbound::router(Arc::clone(&shared)));
+        let (main_loop, socket) =
+            MainLoop::new_client(|_| StrictAnswers(inbound::router(Arc::clone(&shared))));
 
         let kill = Arc::new(Notify::new());
         let (exit_tx, exit) = watch::channel(None);
@@ -359,10 +361,10 @@ impl LspClient {
     ) -> Result<R::Result, LspError>
     where
         R: Request,
-        R::Params: Send + 'static,
         R::Result: Send + 'static,
     {
-        let mut response = pin!(self.socket.request::<R>(params));
+        let params = strict_params(params).map_err(|err| self.unencodable(R::METHOD, &err))?;
+        let mut response = pin!(self.socket.request::<Strict<R>>(params));
         // async-lsp numbers outgoing requests itself, 0, 1, 2, ... in the
         // order they reach its main loop, and does not tell us the number.
         // The first poll hands the request to the main loop; doing it under
@@ -422,9 +424,21 @@ impl LspClient {
     }
 
     pub fn notify<N: Notification>(&self, params: N::Params) -> Result<(), LspError> {
+        let params = strict_params(params).map_err(|err| self.unencodable(N::METHOD, &err))?;
         self.socket
-            .notify::<N>(params)
+            .notify::<StrictNotification<N>>(params)
             .map_err(|err| self.rpc_error(N::METHOD, err))
+    }
+
+    /// Params that do not make JSON (a map with non-string keys): a bug of
+    /// ours, answered as an error rather than a panic in async-lsp.
+    fn unencodable(&self, method: &str, err: &serde_json::Error) -> LspError {
+        LspError::Rpc {
+            server: self.shared.server.clone(),
+            method: method.to_string(),
+            code: 0,
+            message: format!("sextant could not encode the params: {err}"),
+        }
     }
 
     fn rpc_error(&self, method: &str, err: async_lsp::Error) -> LspError {
@@ -824,9 +838,8 @@ struct CancelOnDrop<'a> {
 impl Drop for CancelOnDrop<'_> {
     fn drop(&mut self) {
         if self.armed {
-            let _ = self.socket.notify::<Cancel>(CancelParams {
-                id: NumberOrString::Number(self.id),
-            });
+            let params = serde_json::json!({ "id": self.id });
+            let _ = self.socket.notify::<StrictNotification<Cancel>>(params);
         }
     }
 }

@@ -14,6 +14,7 @@ pub mod install;
 pub mod requests;
 pub mod supervisor;
 pub mod watch;
+pub mod wire;
 
 pub use supervisor::{Session, Supervisor};
 
