@@ -167,9 +167,12 @@ fn find_dts() -> Option<PathBuf> {
     if let Some(path) = std::env::var_os("SEXTANT_BENCH_DTS") {
         return Some(PathBuf::from(path)).filter(|p| p.is_file());
     }
-    // sextant's tools folder holds typescript once the tests have run.
+    // sextant's tools folder holds typescript once the tests have run
+    // (TypeScript 6 for typescript-language-server, in its own prefix).
+    let tools = sextant::lsp::config::default_tools_dir();
     let mut bases = vec![
-        sextant::lsp::config::default_tools_dir(),
+        tools.join("typescript-language-server"),
+        tools,
         PathBuf::from("/tmp/sextant-bench"),
         PathBuf::from("."),
     ];

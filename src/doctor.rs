@@ -1,9 +1,13 @@
 //! `sextant doctor`: what sextant would use on this machine, and what is
 //! missing.
 
+use std::path::Path;
+
 use crate::context::Context;
-use crate::lsp::install;
-use crate::model::{DoctorReport, LanguageCheck};
+use crate::lsp::choose::{as_run, choose};
+use crate::lsp::config::LanguageConfig;
+use crate::lsp::{install, shown};
+use crate::model::{DoctorReport, LanguageCheck, ServerCheck};
 
 /// Checks every configured language's server and renders the report.
 pub async fn report(ctx: &Context) -> String {
@@ -12,34 +16,21 @@ pub async fn report(ctx: &Context) -> String {
 
 pub async fn check(ctx: &Context) -> DoctorReport {
     let config = ctx.lsp.config();
+    let root = ctx.workspace.root();
     let mut languages = Vec::new();
     for language in &config.languages {
-        let found = install::locate(&language.command, ctx.workspace.root(), &config.tools_dir);
-        let version = match &found {
-            Some(program) => install::version(program, &language.version_args).await,
-            None => None,
-        };
-        let hint = match (&found, &version) {
-            (Some(_), Some(_)) => None,
-            (Some(program), None) => Some(format!(
-                "{} did not run `{} {}`; {}",
-                program.display(),
-                language.command,
-                language.version_args.join(" "),
-                install::install_hint(language, &config.tools_dir)
-            )),
-            (None, _) => Some(install::install_hint(language, &config.tools_dir)),
-        };
+        let choice = choose(language, root, root, &config.tools_dir);
+        let mut servers = Vec::new();
+        for server in language.servers() {
+            let server = as_run(server, root, root, &config.tools_dir);
+            servers.push(check_server(&server, root, &config.tools_dir).await);
+        }
         languages.push(LanguageCheck {
             language: language.name.clone(),
             extensions: language.extensions.clone(),
-            command: std::iter::once(language.command.clone())
-                .chain(language.args.iter().cloned())
-                .collect::<Vec<_>>()
-                .join(" "),
-            found: found.map(|p| p.display().to_string()),
-            version,
-            hint,
+            chosen: choice.language.server_name().to_string(),
+            reason: choice.reason,
+            servers,
         });
     }
     DoctorReport {
@@ -56,5 +47,39 @@ pub async fn check(ctx: &Context) -> DoctorReport {
             .iter()
             .map(|p| p.display().to_string())
             .collect(),
+    }
+}
+
+/// Whether `server` is found where sextant looks, and runs.
+async fn check_server(server: &LanguageConfig, root: &Path, tools_dir: &Path) -> ServerCheck {
+    let found = install::locate(server, root, tools_dir);
+    let version = match &found {
+        Some(program) => install::version(program, &server.version_args).await,
+        None => None,
+    };
+    let hint = match (&found, &version) {
+        (Some(_), Some(_)) => None,
+        (Some(program), None) => Some(format!(
+            "{} did not run `{} {}`; {}",
+            program.display(),
+            server.command,
+            server.version_args.join(" "),
+            install::install_hint(server, tools_dir)
+        )),
+        (None, _) => Some(install::install_hint(server, tools_dir)),
+    };
+    let program = match Path::new(&server.command).is_absolute() {
+        true => shown(Path::new(&server.command), root),
+        false => server.command.clone(),
+    };
+    ServerCheck {
+        server: server.server_name().to_string(),
+        command: std::iter::once(program)
+            .chain(server.args.iter().cloned())
+            .collect::<Vec<_>>()
+            .join(" "),
+        found: found.map(|p| p.display().to_string()),
+        version,
+        hint,
     }
 }

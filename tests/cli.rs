@@ -60,16 +60,23 @@ fn a_one_off_run_watches_no_files() {
     let f = fixture("ts");
     let root = f.root().to_str().unwrap();
     let out = sextant(&["logs", "--root", root, "tail=0"]);
-    insta::assert_snapshot!(stdout(&out), @r"
-    Language servers:
-      rust-analyzer (rust): not started
-        command: rust-analyzer
-      typescript-language-server (typescript): not started
-        command: typescript-language-server --stdio
-    File watching: off (one-off run)
+    let tools = sextant::lsp::config::default_tools_dir();
+    let text = stdout(&out).replace(tools.to_str().unwrap(), "[tools]");
+    insta::with_settings!({filters => vec![
+        (r"typescript-[a-z0-9]+-[a-z0-9]+/lib/tsc", "typescript-[platform]/lib/tsc"),
+    ]}, {
+        insta::assert_snapshot!(text, @r"
+        Language servers:
+          rust-analyzer (rust): not started
+            command: rust-analyzer
+          typescript-go (typescript): not started
+            command: [tools]/typescript-go/node_modules/@typescript/typescript-[platform]/lib/tsc --lsp --stdio
+            why: no TypeScript in the project: sextant's own TypeScript 7
+        File watching: off (one-off run)
 
-    No log lines match.
-    ");
+        No log lines match.
+        ");
+    });
 }
 
 #[test]
@@ -151,8 +158,12 @@ fn doctor_reports_languages_servers_and_roots() {
     let out = sextant(&["doctor", "--root", f.root().to_str().unwrap()]);
     assert!(out.status.success());
     let root = f.root().canonicalize().unwrap().display().to_string();
-    let text = stdout(&out).replace(&root, "[root]");
+    let tools = sextant::lsp::config::default_tools_dir();
+    let text = stdout(&out)
+        .replace(&root, "[root]")
+        .replace(tools.to_str().unwrap(), "[tools]");
     insta::with_settings!({filters => vec![
+        (r"typescript-[a-z0-9]+-[a-z0-9]+/lib/tsc", "typescript-[platform]/lib/tsc"),
         (r"sextant \d+\.\d+\.\d+", "sextant [version]"),
         (r"ok: \S+ \(.*\)", "ok: [path] ([version])"),
         (r"Tools directory: \S+", "Tools directory: [tools]"),

@@ -95,19 +95,20 @@ async fn shutdown_leaves_nothing(f: &Fixture) {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn typescript_server_end_to_end() {
-    let f = fixture("ts");
-    let symbols = symbols_of(&f, "src/shapes.ts").await;
-    assert_snapshot!("ts_document_symbols", symbols);
+/// The TypeScript golden answers and their freshness after edits on disk,
+/// on whichever server `f` runs; snapshots are named `{prefix}_...`.
+/// Returns the document symbols of src/shapes.ts.
+async fn typescript_golden_and_fresh(f: &Fixture, prefix: &str) -> String {
+    let symbols = symbols_of(f, "src/shapes.ts").await;
+    assert_snapshot!(format!("{prefix}_document_symbols"), symbols);
 
     // Diagnostics: a clean file, a broken one, the workspace.
     assert_snapshot!(
-        "ts_diagnostics_clean",
+        format!("{prefix}_diagnostics_clean"),
         f.run("diagnostics", json!({"file": "src/shapes.ts"})).await
     );
     assert_snapshot!(
-        "ts_diagnostics_broken",
+        format!("{prefix}_diagnostics_broken"),
         f.run(
             "diagnostics",
             json!({"file": "src/broken.ts", "severity": "hint"})
@@ -115,21 +116,21 @@ async fn typescript_server_end_to_end() {
         .await
     );
     assert_snapshot!(
-        "ts_diagnostics_workspace",
+        format!("{prefix}_diagnostics_workspace"),
         f.run("diagnostics", json!({"severity": "error"})).await
     );
 
     // An edit on disk adds an error; the next call sees it; fixing it clears it.
     let original = f.read("src/index.ts");
     write(
-        &f,
+        f,
         "src/index.ts",
         &original.replace("registry.totalArea()", "registry.totalAreaa()"),
     );
     let broken = f.run("diagnostics", json!({"file": "src/index.ts"})).await;
     assert!(broken.starts_with("1 error in 1 file"), "{broken}");
     assert!(broken.contains("Property 'totalAreaa' does not exist on type 'Registry<Shape>'. Did you mean 'totalArea'?"), "{broken}");
-    write(&f, "src/index.ts", &original);
+    write(f, "src/index.ts", &original);
     assert_eq!(
         f.run("diagnostics", json!({"file": "src/index.ts"})).await,
         "No errors or warnings in src/index.ts"
@@ -145,7 +146,7 @@ async fn typescript_server_end_to_end() {
     );
     let greeting = f.read("src/greeting.ts");
     write(
-        &f,
+        f,
         "src/greeting.ts",
         &greeting.replace("export function greet(", "export function hello("),
     );
@@ -155,40 +156,111 @@ async fn typescript_server_end_to_end() {
         stale.contains("[2305] Module '\"./greeting\"' has no exported member 'greet'."),
         "{stale}"
     );
-    write(&f, "src/greeting.ts", &greeting);
+    write(f, "src/greeting.ts", &greeting);
     agent_turn().await;
     assert_eq!(
         f.run("diagnostics", json!({"file": "src/index.ts"})).await,
         "No errors or warnings in src/index.ts"
     );
 
+    // A module the server never opened is written by another tool, then
+    // deleted: the server hears of both (file watching), so an import of
+    // it resolves, then fails.
+    let index = f.read("src/index.ts");
+    write(f, "src/extra.ts", "export const extra = 1;\n");
+    write(
+        f,
+        "src/index.ts",
+        &format!("{index}\nimport {{ extra }} from \"./extra\";\nconsole.log(extra);\n"),
+    );
+    agent_turn().await;
+    assert_eq!(
+        f.run("diagnostics", json!({"file": "src/index.ts"})).await,
+        "No errors or warnings in src/index.ts"
+    );
+    std::fs::remove_file(f.path("src/extra.ts")).unwrap();
+    agent_turn().await;
+    let gone = f.run("diagnostics", json!({"file": "src/index.ts"})).await;
+    assert!(
+        gone.contains(
+            "[2307] Cannot find module './extra' or its corresponding type declarations."
+        ),
+        "{gone}"
+    );
+    write(f, "src/index.ts", &index);
+    agent_turn().await;
+
     // An external edit between two requests: the outline follows the disk.
     let shapes = f.read("src/shapes.ts");
     write(
-        &f,
+        f,
         "src/shapes.ts",
         &shapes.replace("export class Square", "export class Rectangle"),
     );
-    let renamed = symbols_of(&f, "src/shapes.ts").await;
+    let renamed = symbols_of(f, "src/shapes.ts").await;
     assert!(
         renamed.contains("Class - Rectangle") && !renamed.contains("Class - Square"),
         "{renamed}"
     );
-    write(&f, "src/shapes.ts", &shapes);
+    write(f, "src/shapes.ts", &shapes);
+    symbols
+}
 
-    // logs: the servers' states, then the tool calls, volatile parts masked.
-    let tool_lines = f.run("logs", json!({"server": "tool", "tail": 4})).await;
-    let all_servers = f.run("logs", json!({"tail": 0})).await;
-    insta::with_settings!({filters => vec![
+/// The filters that mask what changes from run to run in `logs`.
+fn log_filters() -> Vec<(&'static str, &'static str)> {
+    vec![
         (r"pid \d+; up \d+s", "pid [pid]; up [uptime]"),
         (r"\d\d:\d\d:\d\d\.\d\d\d", "[time]"),
         (r"\(\d+\.\d ms\)", "([ms])"),
         (r"\d+ older matching lines?", "[n] older matching lines"),
-    ]}, {
+        (
+            r"command: /\S+/typescript-go/node_modules/@typescript/typescript-[a-z0-9]+-[a-z0-9]+/",
+            "command: [tools]/typescript-go/node_modules/@typescript/typescript-[platform]/",
+        ),
+    ]
+}
+
+/// The default TypeScript server (TypeScript 7's native one, sextant's own
+/// install, since the fixture has no TypeScript): everything.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typescript_server_end_to_end() {
+    let f = fixture("ts");
+    let symbols = typescript_golden_and_fresh(&f, "ts").await;
+
+    // logs: the servers' states, then the tool calls, volatile parts masked.
+    let tool_lines = f.run("logs", json!({"server": "tool", "tail": 4})).await;
+    let all_servers = f.run("logs", json!({"tail": 0})).await;
+    insta::with_settings!({filters => log_filters()}, {
         assert_snapshot!("ts_logs", tool_lines);
         assert_snapshot!("ts_logs_all_servers", all_servers);
     });
 
+    crash_and_recover(&f, "src/shapes.ts", &symbols).await;
+    shutdown_leaves_nothing(&f).await;
+}
+
+/// A project that pins TypeScript 6 (the one sextant installs for
+/// typescript-language-server, linked into the fixture's node_modules):
+/// `auto` runs typescript-language-server with it, and the same golden
+/// answers and freshness hold.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typescript_language_server_for_a_project_on_typescript_6() {
+    let f = fixture("ts");
+    let typescript_6 = sextant::lsp::config::default_tools_dir()
+        .join("typescript-language-server/node_modules/typescript");
+    assert!(
+        typescript_6.join("lib/tsserver.js").is_file(),
+        "{} is missing: run scripts/test.sh",
+        typescript_6.display()
+    );
+    std::fs::create_dir(f.path("node_modules")).unwrap();
+    std::os::unix::fs::symlink(&typescript_6, f.path("node_modules/typescript")).unwrap();
+
+    let symbols = typescript_golden_and_fresh(&f, "tsls").await;
+    let servers = f.run("logs", json!({"tail": 0})).await;
+    insta::with_settings!({filters => log_filters()}, {
+        assert_snapshot!("tsls_logs_all_servers", servers);
+    });
     crash_and_recover(&f, "src/shapes.ts", &symbols).await;
     shutdown_leaves_nothing(&f).await;
 }

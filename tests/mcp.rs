@@ -7,7 +7,7 @@ use common::fixture;
 use common::mcp::{call, start, start_with_pid, texts};
 use serde_json::{Value, json};
 
-/// The pid of the running typescript-language-server, from `logs`.
+/// The pid of the running TypeScript server, from `logs`.
 async fn typescript_server_pid(client: &common::mcp::Client) -> u32 {
     let logs =
         texts(&call(client, "logs", json!({"server": "typescript", "tail": 0})).await).join("\n");
@@ -32,7 +32,7 @@ async fn a_killed_sextant_leaves_no_language_server() {
     unsafe { libc::kill(sextant_pid as i32, libc::SIGKILL) };
     assert!(
         common::process_gone(server_pid).await,
-        "typescript-language-server (pid {server_pid}) outlived a killed sextant"
+        "the TypeScript server (pid {server_pid}) outlived a killed sextant"
     );
 }
 
@@ -363,7 +363,7 @@ async fn streamable_http_serves_the_same_tools() {
     drop(first);
     assert!(
         common::process_gone(server_pid).await,
-        "typescript-language-server (pid {server_pid}) outlived sextant"
+        "the TypeScript server (pid {server_pid}) outlived sextant"
     );
 }
 
@@ -428,7 +428,7 @@ async fn progress_arrives_in_order_before_the_answer() {
     assert!(
         at_answer
             .iter()
-            .any(|(_, message)| message.as_deref() == Some("starting typescript-language-server")),
+            .any(|(_, message)| message.as_deref() == Some("starting typescript-go")),
         "{at_answer:?}"
     );
     let values: Vec<f64> = at_answer.iter().map(|(value, _)| *value).collect();

@@ -30,10 +30,16 @@ pub struct Config {
     pub sources: Vec<String>,
 }
 
-/// One language and its server, resolved.
+/// One language and its server, resolved. A language that offers several
+/// servers (TypeScript) also carries them all in `choice`; the fields here
+/// are then those of its first server until `lsp::choose` picks one for a
+/// project.
 #[derive(Debug, Clone)]
 pub struct LanguageConfig {
     pub name: String,
+    /// The server's name as shown: its key in `servers`, else its command's
+    /// file name.
+    pub server: String,
     pub command: String,
     pub args: Vec<String>,
     pub extensions: Vec<String>,
@@ -51,15 +57,30 @@ pub struct LanguageConfig {
     pub checks_on_save: bool,
     /// Ask tsserver for diagnostics synchronously (typescript-language-server).
     pub tsserver_diagnostics: bool,
+    /// The servers it can run and which one to, when it has several.
+    pub choice: Option<ServerChoice>,
+}
+
+/// The servers a language can run (each resolved as a whole language with
+/// that server), and which one the configuration asks for.
+#[derive(Debug, Clone)]
+pub struct ServerChoice {
+    /// A server's name, or `None` for `auto`: `lsp::choose` decides per
+    /// project.
+    pub pick: Option<String>,
+    pub servers: Vec<LanguageConfig>,
 }
 
 impl LanguageConfig {
-    /// The server's name as shown: its command's file name.
+    /// The server's name as shown.
     pub fn server_name(&self) -> &str {
-        Path::new(&self.command)
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or(&self.command)
+        &self.server
+    }
+
+    /// Every server this language can run: its choices, or itself.
+    pub fn servers(&self) -> impl Iterator<Item = &LanguageConfig> {
+        let choices = self.choice.as_ref().map(|c| c.servers.as_slice());
+        choices.unwrap_or(std::slice::from_ref(self)).iter()
     }
 
     /// The LSP languageId for a file.
@@ -110,9 +131,75 @@ struct LanguageFile {
     enabled: Option<bool>,
     checks_on_save: Option<bool>,
     tsserver_diagnostics: Option<bool>,
+    server: Option<String>,
+    servers: Option<BTreeMap<String, ServerFile>>,
+}
+
+/// One of a language's servers as written: the keys that belong to a
+/// server rather than to the language.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ServerFile {
+    command: Option<String>,
+    args: Option<Vec<String>>,
+    initialization_options: Option<toml::Value>,
+    settings: Option<toml::Value>,
+    env: Option<BTreeMap<String, String>>,
+    request_timeout: Option<f64>,
+    ready_timeout: Option<f64>,
+    version_args: Option<Vec<String>>,
+    install: Option<Install>,
+    checks_on_save: Option<bool>,
+    tsserver_diagnostics: Option<bool>,
+}
+
+impl ServerFile {
+    /// `other`'s keys over `self`'s.
+    fn merge(self, other: ServerFile) -> ServerFile {
+        ServerFile {
+            command: other.command.or(self.command),
+            args: other.args.or(self.args),
+            initialization_options: merge_toml(
+                self.initialization_options,
+                other.initialization_options,
+            ),
+            settings: merge_toml(self.settings, other.settings),
+            env: other.env.or(self.env),
+            request_timeout: other.request_timeout.or(self.request_timeout),
+            ready_timeout: other.ready_timeout.or(self.ready_timeout),
+            version_args: other.version_args.or(self.version_args),
+            install: other.install.or(self.install),
+            checks_on_save: other.checks_on_save.or(self.checks_on_save),
+            tsserver_diagnostics: other.tsserver_diagnostics.or(self.tsserver_diagnostics),
+        }
+    }
 }
 
 impl LanguageFile {
+    /// The language with `server`'s keys over its own.
+    fn with_server(&self, server: &ServerFile) -> LanguageFile {
+        let server = server.clone();
+        LanguageFile {
+            command: server.command.or(self.command.clone()),
+            args: server.args.or(self.args.clone()),
+            initialization_options: merge_toml(
+                self.initialization_options.clone(),
+                server.initialization_options,
+            ),
+            settings: merge_toml(self.settings.clone(), server.settings),
+            env: server.env.or(self.env.clone()),
+            request_timeout: server.request_timeout.or(self.request_timeout),
+            ready_timeout: server.ready_timeout.or(self.ready_timeout),
+            version_args: server.version_args.or(self.version_args.clone()),
+            install: server.install.or(self.install.clone()),
+            checks_on_save: server.checks_on_save.or(self.checks_on_save),
+            tsserver_diagnostics: server.tsserver_diagnostics.or(self.tsserver_diagnostics),
+            server: None,
+            servers: None,
+            ..self.clone()
+        }
+    }
+
     /// `other`'s keys over `self`'s.
     fn merge(self, other: LanguageFile) -> LanguageFile {
         // An install recipe belongs to its program: a command naming
@@ -147,6 +234,20 @@ impl LanguageFile {
             enabled: other.enabled.or(self.enabled),
             checks_on_save: other.checks_on_save.or(self.checks_on_save),
             tsserver_diagnostics: other.tsserver_diagnostics.or(self.tsserver_diagnostics),
+            server: other.server.or(self.server),
+            servers: match (self.servers, other.servers) {
+                (Some(mut base), Some(over)) => {
+                    for (name, server) in over {
+                        let merged = match base.remove(&name) {
+                            Some(old) => old.merge(server),
+                            None => server,
+                        };
+                        base.insert(name, merged);
+                    }
+                    Some(base)
+                }
+                (base, over) => over.or(base),
+            },
         }
     }
 }
@@ -231,58 +332,42 @@ impl Config {
             if language.enabled == Some(false) {
                 continue;
             }
-            let missing = |key: &str| {
-                anyhow::anyhow!(
-                    "{source}: language `{name}` has no `{key}`; add `{key} = ...` to [language.{name}]"
-                )
+            // A language-level command names the one server to run.
+            let servers = match (&language.command, &language.servers) {
+                (None, Some(servers)) if !servers.is_empty() => servers,
+                _ => {
+                    resolved.push(resolve(&name, language.clone(), &source, None)?);
+                    continue;
+                }
             };
-            let seconds =
-                |value: Option<f64>, default: f64, key: &str| -> anyhow::Result<Duration> {
-                    let value = value.unwrap_or(default);
-                    anyhow::ensure!(
-                        value > 0.0 && value.is_finite(),
-                        "{source}: [language.{name}] {key} must be a positive number of seconds"
-                    );
-                    Ok(Duration::from_secs_f64(value))
-                };
-            let command = language.command.clone().ok_or_else(|| missing("command"))?;
-            let extensions = language
-                .extensions
-                .clone()
-                .ok_or_else(|| missing("extensions"))?;
-            let initialization_options = language.initialization_options.map(to_json);
-            // rust-analyzer's `checkOnSave = false` turns its checker off:
-            // waiting for a check that never starts would cost every call.
-            let checker_off = initialization_options
-                .as_ref()
-                .and_then(|options| options.get("checkOnSave"))
-                == Some(&Value::Bool(false));
-            resolved.push(LanguageConfig {
-                language_id: language.language_id.clone().unwrap_or_else(|| name.clone()),
-                name: name.clone(),
-                command,
-                args: language.args.unwrap_or_default(),
-                extensions: extensions
-                    .into_iter()
-                    .map(|e| e.trim_start_matches('.').to_string())
-                    .collect(),
-                language_ids: language.language_ids.unwrap_or_default(),
-                root_markers: language.root_markers.unwrap_or_default(),
-                initialization_options,
-                settings: language
-                    .settings
-                    .map(to_json)
-                    .unwrap_or(Value::Object(Default::default())),
-                env: language.env.unwrap_or_default(),
-                request_timeout: seconds(language.request_timeout, 30.0, "request_timeout")?,
-                ready_timeout: seconds(language.ready_timeout, 60.0, "ready_timeout")?,
-                version_args: language
-                    .version_args
-                    .unwrap_or_else(|| vec!["--version".into()]),
-                install: language.install,
-                checks_on_save: language.checks_on_save.unwrap_or(false) && !checker_off,
-                tsserver_diagnostics: language.tsserver_diagnostics.unwrap_or(false),
+            let choices = servers
+                .iter()
+                .map(|(server, keys)| {
+                    resolve(&name, language.with_server(keys), &source, Some(server))
+                })
+                .collect::<anyhow::Result<Vec<_>>>()?;
+            let pick = match language.server.as_deref() {
+                None | Some("auto") => None,
+                Some(server) if servers.contains_key(server) => Some(server.to_string()),
+                Some(server) => anyhow::bail!(
+                    "{source}: [language.{name}] server = {server:?} is none of its servers; use \"auto\" or one of: {}",
+                    servers
+                        .keys()
+                        .map(String::as_str)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            };
+            let mut first = choices
+                .iter()
+                .find(|c| pick.as_ref().is_none_or(|p| *p == c.server))
+                .cloned()
+                .expect("a non-empty list of servers");
+            first.choice = Some(ServerChoice {
+                pick,
+                servers: choices,
             });
+            resolved.push(first);
         }
         Ok(Config {
             languages: resolved,
@@ -303,6 +388,79 @@ impl Config {
     pub fn language(&self, name: &str) -> Option<&LanguageConfig> {
         self.languages.iter().find(|l| l.name == name)
     }
+}
+
+/// One language with one server, every key checked; `server` names it
+/// when it is one of the language's `servers`.
+fn resolve(
+    name: &str,
+    language: LanguageFile,
+    source: &str,
+    server: Option<&str>,
+) -> anyhow::Result<LanguageConfig> {
+    let table = match server {
+        Some(server) => format!("[language.{name}.servers.{server}]"),
+        None => format!("[language.{name}]"),
+    };
+    let missing = |key: &str| {
+        anyhow::anyhow!("{source}: language `{name}` has no `{key}`; add `{key} = ...` to {table}")
+    };
+    let seconds = |value: Option<f64>, default: f64, key: &str| -> anyhow::Result<Duration> {
+        let value = value.unwrap_or(default);
+        anyhow::ensure!(
+            value > 0.0 && value.is_finite(),
+            "{source}: {table} {key} must be a positive number of seconds"
+        );
+        Ok(Duration::from_secs_f64(value))
+    };
+    let command = language.command.clone().ok_or_else(|| missing("command"))?;
+    let extensions = language
+        .extensions
+        .clone()
+        .ok_or_else(|| missing("extensions"))?;
+    let initialization_options = language.initialization_options.map(to_json);
+    // rust-analyzer's `checkOnSave = false` turns its checker off:
+    // waiting for a check that never starts would cost every call.
+    let checker_off = initialization_options
+        .as_ref()
+        .and_then(|options| options.get("checkOnSave"))
+        == Some(&Value::Bool(false));
+    let server = match server {
+        Some(server) => server.to_string(),
+        None => Path::new(&command)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or(&command)
+            .to_string(),
+    };
+    Ok(LanguageConfig {
+        language_id: language.language_id.unwrap_or_else(|| name.to_string()),
+        name: name.to_string(),
+        server,
+        command,
+        args: language.args.unwrap_or_default(),
+        extensions: extensions
+            .into_iter()
+            .map(|e| e.trim_start_matches('.').to_string())
+            .collect(),
+        language_ids: language.language_ids.unwrap_or_default(),
+        root_markers: language.root_markers.unwrap_or_default(),
+        initialization_options,
+        settings: language
+            .settings
+            .map(to_json)
+            .unwrap_or(Value::Object(Default::default())),
+        env: language.env.unwrap_or_default(),
+        request_timeout: seconds(language.request_timeout, 30.0, "request_timeout")?,
+        ready_timeout: seconds(language.ready_timeout, 60.0, "ready_timeout")?,
+        version_args: language
+            .version_args
+            .unwrap_or_else(|| vec!["--version".into()]),
+        install: language.install,
+        checks_on_save: language.checks_on_save.unwrap_or(false) && !checker_off,
+        tsserver_diagnostics: language.tsserver_diagnostics.unwrap_or(false),
+        choice: None,
+    })
 }
 
 /// `$SEXTANT_TOOLS_DIR`, else `$XDG_DATA_HOME/sextant/tools`, else
@@ -329,9 +487,68 @@ mod tests {
         let names: Vec<&str> = config.languages.iter().map(|l| l.name.as_str()).collect();
         assert_eq!(names, ["rust", "typescript"]);
         let ts = config.language_for(Path::new("a/b.tsx")).unwrap();
-        assert_eq!(ts.server_name(), "typescript-language-server");
         assert_eq!(ts.language_id_for(Path::new("b.tsx")), "typescriptreact");
         assert_eq!(ts.language_id_for(Path::new("b.ts")), "typescript");
+        // Two servers, chosen per project (`auto`); each keeps the
+        // language's keys and adds its own.
+        let choice = ts.choice.as_ref().unwrap();
+        assert_eq!(choice.pick, None);
+        let servers: Vec<(&str, &str, bool)> = ts
+            .servers()
+            .map(|s| (s.server_name(), s.command.as_str(), s.tsserver_diagnostics))
+            .collect();
+        assert_eq!(
+            servers,
+            [
+                ("typescript-go", "tsc", false),
+                (
+                    "typescript-language-server",
+                    "typescript-language-server",
+                    true
+                )
+            ]
+        );
+        assert!(
+            ts.servers()
+                .all(|s| s.root_markers.len() == 3 && s.extensions.len() == 8)
+        );
+        let rust = config.language("rust").unwrap();
+        assert_eq!(rust.server_name(), "rust-analyzer");
+        assert_eq!(rust.servers().count(), 1);
+    }
+
+    #[test]
+    fn a_workspace_file_picks_and_tunes_one_of_several_servers() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join(WORKSPACE_FILE),
+            "[language.typescript]\nserver = \"typescript-language-server\"\nrequest_timeout = 9\n\
+             [language.typescript.servers.typescript-language-server]\nargs = [\"--stdio\", \"--log-level=4\"]\n",
+        )
+        .unwrap();
+        let config = Config::load(dir.path(), None).unwrap();
+        let ts = config.language("typescript").unwrap();
+        assert_eq!(
+            ts.choice.as_ref().unwrap().pick.as_deref(),
+            Some("typescript-language-server")
+        );
+        assert_eq!(ts.server_name(), "typescript-language-server");
+        assert_eq!(ts.args, ["--stdio", "--log-level=4"]);
+        assert_eq!(ts.request_timeout, Duration::from_secs(9));
+        // The other server's keys are untouched.
+        let native = ts.servers().next().unwrap();
+        assert_eq!(native.args, ["--lsp", "--stdio"]);
+
+        std::fs::write(
+            dir.path().join(WORKSPACE_FILE),
+            "[language.typescript]\nserver = \"tsserver\"\n",
+        )
+        .unwrap();
+        let err = Config::load(dir.path(), None).unwrap_err().to_string();
+        assert!(
+            err.ends_with("sextant.toml: [language.typescript] server = \"tsserver\" is none of its servers; use \"auto\" or one of: typescript-go, typescript-language-server"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -349,6 +566,12 @@ mod tests {
         assert_eq!(
             (python.command.as_str(), python.language_id.as_str()),
             ("pyright-langserver", "python")
+        );
+        // A language-level command is the one server to run.
+        let ts = config.language("typescript").unwrap();
+        assert_eq!(
+            (ts.server_name(), ts.choice.is_none()),
+            ("my-ts-server", true)
         );
         let rust = config.language("rust").unwrap();
         assert_eq!(rust.request_timeout, Duration::from_secs(5));

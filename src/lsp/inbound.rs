@@ -267,7 +267,11 @@ impl Shared {
             "window/logMessage" | "window/showMessage" => {
                 match serde_json::from_value::<lsp_types::LogMessageParams>(params) {
                     Ok(message) => {
+                        // What a server says as it goes down after our
+                        // `exit` (TypeScript 7's "error handling method
+                        // 'exit': EOF") is no news.
                         let level = match message.typ {
+                            _ if self.is_closing() => LogLevel::Debug,
                             lsp_types::MessageType::ERROR => LogLevel::Error,
                             lsp_types::MessageType::WARNING => LogLevel::Warn,
                             lsp_types::MessageType::INFO => LogLevel::Info,

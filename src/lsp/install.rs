@@ -6,10 +6,16 @@ use std::time::Duration;
 
 use super::config::{Install, LanguageConfig};
 
-/// Where `command` is: a path (relative to the workspace root) when it has a
-/// `/`, else the first of PATH, the workspace's `node_modules/.bin`, and the
-/// tools directory (`node_modules/.bin`, `bin`).
-pub fn locate(command: &str, workspace_root: &Path, tools_dir: &Path) -> Option<PathBuf> {
+/// Where a server's program is: its `command` as a path (relative to the
+/// workspace root) when it has a `/`, else the first of PATH, the
+/// workspace's `node_modules/.bin`, and the tools directory (the server's
+/// own npm prefix, then the shared `node_modules/.bin` and `bin`).
+pub fn locate(
+    language: &LanguageConfig,
+    workspace_root: &Path,
+    tools_dir: &Path,
+) -> Option<PathBuf> {
+    let command = &language.command;
     if command.contains('/') {
         let path = workspace_root.join(command);
         return is_executable(&path).then_some(path);
@@ -21,11 +27,19 @@ pub fn locate(command: &str, workspace_root: &Path, tools_dir: &Path) -> Option<
         .into_iter()
         .chain([
             workspace_root.join("node_modules/.bin"),
+            npm_prefix(tools_dir, language).join("node_modules/.bin"),
             tools_dir.join("node_modules/.bin"),
             tools_dir.join("bin"),
         ])
         .map(|dir| dir.join(command))
         .find(|path| is_executable(path))
+}
+
+/// Where npm installs a server: a prefix of its own in the tools directory,
+/// so two servers can pin different versions of one package (TypeScript 7
+/// for the native server, 6 for typescript-language-server).
+pub fn npm_prefix(tools_dir: &Path, language: &LanguageConfig) -> PathBuf {
+    tools_dir.join(language.server_name())
 }
 
 fn is_executable(path: &Path) -> bool {
@@ -44,9 +58,9 @@ fn is_executable(path: &Path) -> bool {
 pub fn install_hint(language: &LanguageConfig, tools_dir: &Path) -> String {
     match &language.install {
         Some(Install::Npm(packages)) => format!(
-            "install it with `npm install -g {}` (or let sextant install it into {} with auto_install = true)",
+            "install it with `npm install --prefix {} {}` (sextant does so itself when auto_install is on)",
+            npm_prefix(tools_dir, language).display(),
             packages.join(" "),
-            tools_dir.display()
         ),
         Some(Install::Rustup(component)) => {
             format!("install it with `rustup component add {component}`")
@@ -58,16 +72,21 @@ pub fn install_hint(language: &LanguageConfig, tools_dir: &Path) -> String {
     }
 }
 
-/// Runs the install recipe; the error carries the tool's own output.
-pub async fn install(recipe: &Install, tools_dir: &Path) -> Result<String, String> {
+/// Runs the server's install recipe; the error carries the tool's own
+/// output.
+pub async fn install(language: &LanguageConfig, tools_dir: &Path) -> Result<String, String> {
+    let Some(recipe) = &language.install else {
+        return Err(format!("{} has no install recipe", language.server_name()));
+    };
     let mut command = match recipe {
         Install::Npm(packages) => {
-            std::fs::create_dir_all(tools_dir)
-                .map_err(|err| format!("cannot create {}: {err}", tools_dir.display()))?;
+            let prefix = npm_prefix(tools_dir, language);
+            std::fs::create_dir_all(&prefix)
+                .map_err(|err| format!("cannot create {}: {err}", prefix.display()))?;
             let mut command = tokio::process::Command::new("npm");
             command
                 .args(["install", "--no-audit", "--no-fund", "--prefix"])
-                .arg(tools_dir)
+                .arg(&prefix)
                 .args(packages);
             command
         }

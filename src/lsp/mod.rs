@@ -6,6 +6,7 @@
 //! document, then make typed requests whose answers come back as `model`
 //! values (see `requests`).
 
+pub mod choose;
 pub mod client;
 pub mod config;
 pub mod convert;
@@ -18,7 +19,19 @@ pub mod wire;
 
 pub use supervisor::{Session, Supervisor};
 
+use std::path::Path;
+
 use crate::error::{ErrorCode, ToolError};
+
+/// How a path is named in messages: relative to the workspace when inside
+/// it (the lsp module does not see `fs::Workspace`).
+pub fn shown(path: &Path, workspace_root: &Path) -> String {
+    match path.strip_prefix(workspace_root) {
+        Ok(relative) if relative.as_os_str().is_empty() => ".".to_string(),
+        Ok(relative) => relative.display().to_string(),
+        Err(_) => path.display().to_string(),
+    }
+}
 
 /// What can go wrong between sextant and a language server.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use super::LspError;
+use super::choose::choose;
 use super::client::{Document, LspClient, Readiness};
 use super::config::{Config, LanguageConfig};
 use super::install;
@@ -55,7 +56,12 @@ pub struct Supervisor {
 
 /// One (language, root) pair and whatever runs for it.
 struct Slot {
+    /// The language's name (a language with several servers has one chosen
+    /// for this root in `language`).
+    name: String,
     language: Arc<LanguageConfig>,
+    /// Why this server, when the language has several.
+    reason: Option<String>,
     root: PathBuf,
     /// Held while starting or restarting, so only one start happens.
     start: tokio::sync::Mutex<()>,
@@ -312,11 +318,7 @@ impl Supervisor {
     }
 
     fn locate(&self, language: &LanguageConfig) -> Option<PathBuf> {
-        install::locate(
-            &language.command,
-            &self.workspace_root,
-            &self.config.tools_dir,
-        )
+        install::locate(language, &self.workspace_root, &self.config.tools_dir)
     }
 
     fn can_install(&self, slot: &Slot) -> bool {
@@ -336,17 +338,12 @@ impl Supervisor {
         if !self.can_install(slot) {
             return Err(self.missing(slot));
         }
-        let recipe = slot
-            .language
-            .install
-            .clone()
-            .expect("checked by can_install");
         slot.info().install_tried = true;
         let server = slot.language.server_name().to_string();
         progress::report(&format!("installing {server}"), None);
         self.logs
             .record(LogLevel::Info, &server, "not found: installing it");
-        match install::install(&recipe, &self.config.tools_dir).await {
+        match install::install(&slot.language, &self.config.tools_dir).await {
             Ok(ran) => {
                 self.logs
                     .record(LogLevel::Info, &server, format!("installed with {ran}"));
@@ -389,16 +386,39 @@ impl Supervisor {
         root.map_or_else(|| self.workspace_root.clone(), Path::to_path_buf)
     }
 
+    /// The slot for `language` at `root`, made on first use with the
+    /// server chosen for that project.
     fn slot(&self, language: &LanguageConfig, root: &Path) -> Arc<Slot> {
+        let find = |slots: &[Arc<Slot>]| {
+            slots
+                .iter()
+                .find(|s| s.name == language.name && s.root == root)
+                .cloned()
+        };
+        if let Some(slot) = find(&self.slots.lock().unwrap_or_else(|e| e.into_inner())) {
+            return slot;
+        }
+        // Choosing reads a few package.json files: not under the lock.
+        let choice = choose(language, root, &self.workspace_root, &self.config.tools_dir);
         let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(slot) = slots
-            .iter()
-            .find(|s| s.language.name == language.name && s.root == root)
-        {
-            return Arc::clone(slot);
+        if let Some(slot) = find(&slots) {
+            return slot;
+        }
+        if let Some(reason) = &choice.reason {
+            self.logs.record(
+                LogLevel::Info,
+                choice.language.server_name(),
+                format!(
+                    "chosen for {} ({}): {reason}",
+                    self.shown(root),
+                    language.name
+                ),
+            );
         }
         let slot = Arc::new(Slot {
-            language: Arc::new(language.clone()),
+            name: language.name.clone(),
+            language: Arc::new(choice.language),
+            reason: choice.reason,
             root: root.to_path_buf(),
             start: tokio::sync::Mutex::new(()),
             info: Mutex::new(SlotInfo::default()),
@@ -415,10 +435,7 @@ impl Supervisor {
     /// How a path is named in messages: relative to the workspace when
     /// inside it.
     fn shown(&self, path: &Path) -> String {
-        match path.strip_prefix(&self.workspace_root) {
-            Ok(relative) => relative.display().to_string(),
-            Err(_) => path.display().to_string(),
-        }
+        super::shown(path, &self.workspace_root)
     }
 
     /// Starts the file watcher once: from then on every running server
@@ -470,11 +487,16 @@ impl Supervisor {
         let slots: Vec<Arc<Slot>> = self.slots.lock().unwrap_or_else(|e| e.into_inner()).clone();
         let mut statuses = Vec::new();
         for language in &self.config.languages {
-            let mine: Vec<&Arc<Slot>> = slots
-                .iter()
-                .filter(|s| s.language.name == language.name)
-                .collect();
+            let mine: Vec<&Arc<Slot>> = slots.iter().filter(|s| s.name == language.name).collect();
             if mine.is_empty() {
+                // What would run for a file at the workspace root.
+                let choice = choose(
+                    language,
+                    &self.workspace_root,
+                    &self.workspace_root,
+                    &self.config.tools_dir,
+                );
+                let language = &choice.language;
                 let state = match self.locate(language) {
                     Some(_) => ServerState::NotStarted,
                     None if self.config.auto_install && language.install.is_some() => {
@@ -488,7 +510,8 @@ impl Supervisor {
                     language: language.name.clone(),
                     server: language.server_name().to_string(),
                     root: None,
-                    command: command_line(language),
+                    command: command_line(language, &display),
+                    reason: choice.reason,
                     state,
                     pid: None,
                     uptime_secs: None,
@@ -543,9 +566,10 @@ impl Supervisor {
                 };
                 statuses.push(ServerStatus {
                     language: language.name.clone(),
-                    server: language.server_name().to_string(),
+                    server: slot.language.server_name().to_string(),
                     root: Some(display(&slot.root)),
-                    command: command_line(language),
+                    command: command_line(&slot.language, &display),
+                    reason: slot.reason.clone(),
                     state,
                     pid: running.and_then(|c| c.pid),
                     uptime_secs: running.map(|c| c.started.elapsed().as_secs()),
@@ -589,9 +613,17 @@ fn running_clients(slots: &Mutex<Vec<Arc<Slot>>>) -> Vec<Arc<LspClient>> {
         .collect()
 }
 
-fn command_line(language: &LanguageConfig) -> String {
-    std::iter::once(language.command.as_str())
-        .chain(language.args.iter().map(String::as_str))
+/// The server's command line, a program found by path shown as `display`
+/// shows paths.
+fn command_line(language: &LanguageConfig, display: impl Fn(&Path) -> String) -> String {
+    let program = Path::new(&language.command);
+    let program = if program.is_absolute() {
+        display(program)
+    } else {
+        language.command.clone()
+    };
+    std::iter::once(program)
+        .chain(language.args.iter().cloned())
         .collect::<Vec<_>>()
         .join(" ")
 }

@@ -108,6 +108,8 @@ pub struct ServerStatus {
     /// The project root it serves (display form); `None` when not started.
     pub root: Option<String>,
     pub command: String,
+    /// Why this server, when its language has several.
+    pub reason: Option<String>,
     pub state: ServerState,
     pub pid: Option<u32>,
     pub uptime_secs: Option<u64>,
@@ -207,6 +209,17 @@ pub struct DoctorReport {
 pub struct LanguageCheck {
     pub language: String,
     pub extensions: Vec<String>,
+    /// The server that runs for the workspace root.
+    pub chosen: String,
+    /// Why that one, when the language has several.
+    pub reason: Option<String>,
+    /// Every server it can run (one for most languages).
+    pub servers: Vec<ServerCheck>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ServerCheck {
+    pub server: String,
     pub command: String,
     /// Where the server was found, or `None` when missing.
     pub found: Option<String>,

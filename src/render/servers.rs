@@ -197,6 +197,9 @@ fn server_line(server: &ServerStatus) -> String {
     if let Some(uptime) = server.uptime_secs {
         let _ = write!(line, "; up {}", duration(uptime));
     }
+    if let Some(reason) = &server.reason {
+        let _ = write!(line, "\n    why: {reason}");
+    }
     if let ServerState::Crashed { stderr_tail, .. } = &server.state {
         for stderr in stderr_tail {
             let _ = write!(line, "\n    stderr: {stderr}");
@@ -246,24 +249,35 @@ pub fn doctor(report: &DoctorReport) -> String {
             .iter()
             .map(|e| format!(".{e}"))
             .collect();
-        let _ = writeln!(
-            out,
-            "  {} ({}): {}",
-            language.language,
-            exts.join(" "),
-            language.command
-        );
-        match (&language.found, &language.version) {
-            (Some(found), Some(version)) => {
-                let _ = writeln!(out, "    ok: {found} ({version})");
-            }
-            (Some(found), None) => {
-                let _ = writeln!(out, "    found but not working: {found}");
-            }
-            (None, _) => out.push_str("    missing\n"),
+        let _ = write!(out, "  {} ({}): ", language.language, exts.join(" "));
+        let several = language.servers.len() > 1;
+        if several {
+            let _ = writeln!(out, "{}", language.chosen);
         }
-        if let Some(hint) = &language.hint {
-            let _ = writeln!(out, "    fix: {hint}");
+        if let Some(reason) = &language.reason {
+            let _ = writeln!(out, "    why: {reason}");
+        }
+        let indent = if several { "      " } else { "    " };
+        for server in &language.servers {
+            if several {
+                let _ = writeln!(out, "    {}: {}", server.server, server.command);
+            } else {
+                let _ = writeln!(out, "{}", server.command);
+            }
+            match (&server.found, &server.version) {
+                (Some(found), Some(version)) => {
+                    let _ = writeln!(out, "{indent}ok: {found} ({version})");
+                }
+                (Some(found), None) => {
+                    let _ = writeln!(out, "{indent}found but not working: {found}");
+                }
+                (None, _) => {
+                    let _ = writeln!(out, "{indent}missing");
+                }
+            }
+            if let Some(hint) = &server.hint {
+                let _ = writeln!(out, "{indent}fix: {hint}");
+            }
         }
     }
     if !report.grammars.is_empty() {

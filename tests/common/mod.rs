@@ -52,9 +52,31 @@ pub fn fixtures_dir() -> PathBuf {
 /// Copies a fixture project. Every file gets a distinct modification time
 /// in path order (the last path is the newest), so `find` answers are stable.
 pub fn fixture(name: &str) -> Fixture {
+    fixture_with(name, &[])
+}
+
+/// Names of TypeScript's two servers, as `server = ...` takes them.
+pub const TYPESCRIPT_GO: &str = "typescript-go";
+pub const TYPESCRIPT_LANGUAGE_SERVER: &str = "typescript-language-server";
+
+/// A fixture whose `sextant.toml` makes TypeScript run `server`.
+pub fn fixture_on(name: &str, server: &str) -> Fixture {
+    let config = format!("[language.typescript]\nserver = \"{server}\"\n");
+    fixture_with(name, &[("sextant.toml", &config)])
+}
+
+/// A fixture with `extra` files (path, text) written into the copy before
+/// the context reads its configuration.
+pub fn fixture_with(name: &str, extra: &[(&str, &str)]) -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let mut files = Vec::new();
     copy_tree(&fixtures_dir().join(name), dir.path(), &mut files);
+    for (path, text) in extra {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        files.push(path);
+    }
     files.sort();
     let base = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
     for (i, file) in files.iter().enumerate() {
