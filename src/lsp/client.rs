@@ -551,6 +551,20 @@ impl LspClient {
         Ok(document)
     }
 
+    /// Closes `path` if the server has it open: a document opened for one
+    /// answer only (a workspace report) is not kept.
+    pub async fn close(&self, path: &Path) -> Result<(), LspError> {
+        // Told under the lock, so a `sync` of the same file cannot send its
+        // didOpen between our removal and our didClose.
+        let mut documents = self.documents.lock().await;
+        let Some(document) = documents.remove(path) else {
+            return Ok(());
+        };
+        self.notify::<DidCloseTextDocument>(DidCloseTextDocumentParams {
+            text_document: TextDocumentIdentifier { uri: document.uri },
+        })
+    }
+
     /// Waits until no one else is asking for a check and waiting for it,
     /// and holds that turn: a second didSave would restart a running check.
     pub async fn one_check(&self) -> tokio::sync::MutexGuard<'_, ()> {

@@ -58,11 +58,20 @@ pub struct FileDiagnostics {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+/// What `diagnostics` looked at.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", content = "path", rename_all = "snake_case")]
+pub enum DiagnosticsScope {
+    File(String),
+    /// Every file of a configured language under a folder.
+    Folder(String),
+    Workspace,
+}
+
 /// What `diagnostics` found.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct DiagnosticsReport {
-    /// The file asked about, or `None` for the whole workspace.
-    pub scope: Option<String>,
+    pub scope: DiagnosticsScope,
     /// The least severe level shown.
     pub min_severity: Severity,
     /// Files with something to show, in path order.

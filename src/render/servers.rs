@@ -5,8 +5,8 @@ use std::fmt::Write;
 
 use super::count;
 use crate::model::{
-    DiagnosticsReport, DoctorReport, LogLine, LogsReport, ServerState, ServerStatus, Severity,
-    WatchStatus,
+    DiagnosticsReport, DiagnosticsScope, DoctorReport, LogLine, LogsReport, ServerState,
+    ServerStatus, Severity, WatchStatus,
 };
 
 /// A summary block, then one block per file:
@@ -36,9 +36,11 @@ pub fn diagnostics(report: &DiagnosticsReport) -> Vec<String> {
             Severity::Warning => "No errors or warnings",
             _ => "No diagnostics",
         };
+        let checked = count(report.files_checked, "file", "files");
         match &report.scope {
-            Some(file) => format!("{what} in {file}"),
-            None => format!("{what} in {}", count(report.files_checked, "file", "files")),
+            DiagnosticsScope::File(file) => format!("{what} in {file}"),
+            DiagnosticsScope::Folder(folder) => format!("{what} in {checked} under {folder}"),
+            DiagnosticsScope::Workspace => format!("{what} in {checked}"),
         }
     } else {
         format!(
@@ -47,8 +49,20 @@ pub fn diagnostics(report: &DiagnosticsReport) -> Vec<String> {
             count(report.files.len(), "file", "files")
         )
     };
-    if report.scope.is_none() && !parts.is_empty() {
-        let _ = write!(summary, " ({} checked)", report.files_checked);
+    if !parts.is_empty() {
+        match &report.scope {
+            DiagnosticsScope::File(_) => {}
+            DiagnosticsScope::Folder(folder) => {
+                let _ = write!(
+                    summary,
+                    " ({} checked under {folder})",
+                    report.files_checked
+                );
+            }
+            DiagnosticsScope::Workspace => {
+                let _ = write!(summary, " ({} checked)", report.files_checked);
+            }
+        }
     }
     for note in &report.notes {
         let _ = write!(summary, "\nNote: {note}");

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::StreamExt;
 use ignore::WalkBuilder;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -17,7 +18,8 @@ use crate::lsp::requests::{
     checker_published, published_diagnostics, pull_diagnostics, tsserver_diagnostics,
 };
 use crate::lsp::{LspError, Session};
-use crate::model::{Diagnostic, DiagnosticsReport, FileDiagnostics, Severity};
+use crate::model::{Diagnostic, DiagnosticsReport, DiagnosticsScope, FileDiagnostics, Severity};
+use crate::{progress, render};
 
 /// After a check ends, how long the server must stay quiet before its
 /// results count as all published.
@@ -26,17 +28,24 @@ const CHECK_QUIET: Duration = Duration::from_millis(300);
 /// The longest wait for that quiet.
 const CHECK_SETTLE_LIMIT: Duration = Duration::from_secs(3);
 
-/// Files opened at most for a whole-workspace answer.
-const MAX_WORKSPACE_FILES: usize = 300;
-/// How long one file's diagnostics may take to arrive.
+/// Files of a workspace report checked at once: enough to keep a server
+/// that answers in parallel busy (TypeScript 7's native server), and its
+/// requests queue for one that does not.
+const FILES_IN_FLIGHT: usize = 8;
+
+/// How long one file's diagnostics may take to arrive from a server that
+/// only publishes them.
 const PER_FILE_WAIT: Duration = Duration::from_secs(10);
+
+/// Folders named when a workspace report runs out of time.
+const UNCHECKED_FOLDERS_SHOWN: usize = 5;
 
 pub struct Diagnostics;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Params {
-    /// One file; omit for the whole workspace (every file of a configured language, .gitignore respected)
+    /// A file, or a folder for every file under it; omit for the whole workspace (every file of a configured language, .gitignore respected)
     pub file: Option<String>,
     /// The least severe level to show: error, warning (default), information, hint
     pub severity: Option<Severity>,
@@ -53,10 +62,14 @@ never the old. Without `file`, checks the whole workspace. Faster and more preci
 
     async fn run(ctx: Arc<Context>, params: Params) -> ToolResult<DiagnosticsReport> {
         let min_severity = params.severity.unwrap_or(Severity::Warning);
-        match &params.file {
-            Some(file) => file_report(&ctx, file, min_severity).await,
-            None => workspace_report(&ctx, min_severity).await,
+        let Some(file) = &params.file else {
+            return folder_report(&ctx, None, min_severity).await;
+        };
+        let path = ctx.workspace.resolve_read(file)?;
+        if path.is_dir() {
+            return folder_report(&ctx, Some(path), min_severity).await;
         }
+        file_report(&ctx, &path, min_severity).await
     }
 
     fn render(output: &DiagnosticsReport) -> Vec<String> {
@@ -66,18 +79,11 @@ never the old. Without `file`, checks the whole workspace. Faster and more preci
 
 async fn file_report(
     ctx: &Context,
-    file: &str,
+    path: &Path,
     min_severity: Severity,
 ) -> ToolResult<DiagnosticsReport> {
-    let path = ctx.workspace.resolve_read(file)?;
-    let shown = ctx.workspace.display(&path);
-    if path.is_dir() {
-        return Err(ToolError::new(
-            ErrorCode::NotAFile,
-            format!("{shown} is a folder; pass a file, or omit `file` for the whole workspace"),
-        ));
-    }
-    let session = ctx.lsp.open(&path).await?;
+    let shown = ctx.workspace.display(path);
+    let session = ctx.lsp.open(path).await?;
     let mut notes = Vec::new();
     let diagnostics = collect(
         &session,
@@ -89,7 +95,7 @@ async fn file_report(
     .await?;
     let files = shown_files(vec![(shown.clone(), diagnostics)], min_severity);
     Ok(DiagnosticsReport {
-        scope: Some(shown),
+        scope: DiagnosticsScope::File(shown),
         min_severity,
         files,
         files_checked: 1,
@@ -97,11 +103,33 @@ async fn file_report(
     })
 }
 
-async fn workspace_report(ctx: &Context, min_severity: Severity) -> ToolResult<DiagnosticsReport> {
-    let root = ctx.workspace.root().to_path_buf();
+/// One file of a folder report, as it ended.
+enum FileOutcome {
+    Diagnostics(String, Vec<Diagnostic>),
+    /// No server could be had for it (none configured, missing, failed to
+    /// start).
+    NoServer(LspError),
+    /// The server failed on it: a note, not the report.
+    Failed(String),
+    /// The time bound came first.
+    OutOfTime(PathBuf),
+}
+
+/// Every file of a configured language under `folder` (the workspace when
+/// `None`), checked a few at a time until the workspace diagnostics bound;
+/// what was not checked by then is named, with how to check it.
+async fn folder_report(
+    ctx: &Context,
+    folder: Option<PathBuf>,
+    min_severity: Severity,
+) -> ToolResult<DiagnosticsReport> {
+    let root = folder
+        .clone()
+        .unwrap_or_else(|| ctx.workspace.root().to_path_buf());
     let config = ctx.lsp.config().clone();
-    let (paths, more) = tokio::task::spawn_blocking(move || {
-        workspace_files(&root, |p| config.language_for(p).is_some())
+    let listed = root.clone();
+    let paths = tokio::task::spawn_blocking(move || {
+        workspace_files(&listed, |p| config.language_for(p).is_some())
     })
     .await
     .map_err(|err| {
@@ -110,79 +138,220 @@ async fn workspace_report(ctx: &Context, min_severity: Severity) -> ToolResult<D
             format!("listing the workspace failed: {err}"),
         )
     })?;
-    let mut notes = Vec::new();
-    if more > 0 {
-        notes.push(format!(
-            "only the first {MAX_WORKSPACE_FILES} files were opened ({more} more); pass `file` to check others"
-        ));
-    }
-    let mut sessions = Vec::new();
-    let mut failures: Vec<String> = Vec::new();
-    let mut first_failure = None;
-    for path in &paths {
-        match ctx.lsp.open(path).await {
-            Ok(session) => sessions.push(session),
-            Err(err) => {
-                push_once(&mut failures, err.to_string());
-                first_failure.get_or_insert(err);
-            }
-        }
-    }
-    // Not one file could be checked (no server installed, say): that is
-    // the answer, not "no errors in 0 files".
-    if sessions.is_empty()
-        && let Some(err) = first_failure
-    {
-        return Err(err.into());
-    }
+    let scope = match &folder {
+        Some(folder) => DiagnosticsScope::Folder(ctx.workspace.display(folder)),
+        None => DiagnosticsScope::Workspace,
+    };
+    let deadline = tokio::time::Instant::now() + ctx.lsp.config().workspace_diagnostics_timeout;
+    let progress = Progress::new(paths.len());
+
+    // The first file of each server first, one per server at once: it
+    // starts the server, and a server that checks on save (cargo check)
+    // runs its one check for the whole project there, so the other files'
+    // answers include its results.
+    let mut firsts = Vec::new();
+    let mut seen: Vec<Arc<LspClient>> = Vec::new();
+    let mut rest = Vec::new();
     let mut results = Vec::new();
-    // One check per server is enough: it covers the whole project.
-    let mut checked: Vec<String> = Vec::new();
-    for session in &sessions {
-        let server = session.client.server().to_string();
-        let check = !checked.contains(&server);
-        if check {
-            checked.push(server);
+    for path in &paths {
+        match ctx.lsp.client_for(path).await {
+            Ok(client) if !seen.iter().any(|c| Arc::ptr_eq(c, &client)) => {
+                seen.push(client);
+                firsts.push(path.clone());
+            }
+            Ok(_) => rest.push(path.clone()),
+            Err(err) => results.push(FileOutcome::NoServer(err)),
         }
-        let shown = ctx.workspace.display(&session.document.path);
-        let outcome = collect(session, &shown, PER_FILE_WAIT, check, &mut notes).await;
-        keep(outcome, shown, &mut results, &mut failures);
+    }
+    let progress = &progress;
+    let check = |paths: Vec<PathBuf>, first: bool| {
+        futures::stream::iter(paths)
+            .map(move |path| check_one(ctx, path, first, deadline, progress))
+            .buffer_unordered(FILES_IN_FLIGHT)
+            .collect::<Vec<_>>()
+    };
+    let mut notes = Vec::new();
+    for (checked, note) in check(firsts, true)
+        .await
+        .into_iter()
+        .chain(check(rest, false).await)
+    {
+        results.push(checked);
+        notes.extend(note);
     }
     // Servers may also publish for files nobody opened (rust-analyzer's
-    // cargo check does): include those inside the workspace.
+    // cargo check does): include those inside the folder.
+    let mut published = Vec::new();
     for client in ctx.lsp.clients() {
-        let published: Vec<(PathBuf, Vec<lsp_types::Diagnostic>)> = {
-            let state = client.shared.state();
+        let state = client.shared.state();
+        published.extend(
             state
                 .diagnostics
                 .iter()
                 .filter(|(_, p)| !p.items.is_empty())
-                .filter_map(|(uri, p)| Some((uri.to_file_path().ok()?, p.items.clone())))
-                .collect()
-        };
-        for (path, _) in published {
-            if !path.starts_with(ctx.workspace.root()) || paths.contains(&path) {
-                continue;
+                .filter_map(|(uri, _)| uri.to_file_path().ok())
+                .filter(|path| path.starts_with(&root) && !paths.contains(path)),
+        );
+    }
+    for (checked, note) in check(published, false).await {
+        results.push(checked);
+        notes.extend(note);
+    }
+
+    let mut checked = Vec::new();
+    let mut failures: Vec<String> = Vec::new();
+    let mut no_server = None;
+    let mut unchecked = Vec::new();
+    for result in results {
+        match result {
+            FileOutcome::Diagnostics(shown, diagnostics) => checked.push((shown, diagnostics)),
+            FileOutcome::NoServer(err) => {
+                failures.push(err.to_string());
+                no_server.get_or_insert(err);
             }
-            if let Ok(session) = ctx.lsp.open(&path).await {
-                let shown = ctx.workspace.display(&path);
-                let outcome = collect(&session, &shown, PER_FILE_WAIT, false, &mut notes).await;
-                keep(outcome, shown, &mut results, &mut failures);
-            }
+            FileOutcome::Failed(note) => failures.push(note),
+            FileOutcome::OutOfTime(path) => unchecked.push(path),
         }
     }
-    for failure in failures {
-        notes.push(failure);
+    // No file had a server (none installed, say): that is the answer, not
+    // "no errors in 0 files".
+    if checked.is_empty()
+        && unchecked.is_empty()
+        && let Some(err) = no_server
+    {
+        return Err(err.into());
     }
-    notes.dedup();
-    let files_checked = results.len();
+    let mut kept = Vec::new();
+    for note in notes.into_iter().chain(failures) {
+        push_once(&mut kept, note);
+    }
+    let mut notes = kept;
+    if !unchecked.is_empty() {
+        notes.push(unchecked_note(ctx, &unchecked, paths.len()));
+    }
+    let files_checked = checked.len();
     Ok(DiagnosticsReport {
-        scope: None,
+        scope,
         min_severity,
-        files: shown_files(results, min_severity),
+        files: shown_files(checked, min_severity),
         files_checked,
         notes,
     })
+}
+
+/// One file of a folder report: opened if the server did not have it open
+/// (and closed again after), checked, unless the bound came first.
+async fn check_one(
+    ctx: &Context,
+    path: PathBuf,
+    first: bool,
+    deadline: tokio::time::Instant,
+    progress: &Progress,
+) -> (FileOutcome, Vec<String>) {
+    let checked = if tokio::time::Instant::now() >= deadline {
+        None
+    } else {
+        tokio::time::timeout_at(deadline, check_file(ctx, &path, first, deadline))
+            .await
+            .ok()
+    };
+    progress.one_done();
+    checked.unwrap_or((FileOutcome::OutOfTime(path), Vec::new()))
+}
+
+/// `check_one` without the bound: the file's diagnostics and the notes
+/// they came with.
+async fn check_file(
+    ctx: &Context,
+    path: &Path,
+    first: bool,
+    deadline: tokio::time::Instant,
+) -> (FileOutcome, Vec<String>) {
+    let shown = ctx.workspace.display(path);
+    let mut notes = Vec::new();
+    let was_open = match ctx.lsp.client_for(path).await {
+        Ok(client) => client.open_documents().await.iter().any(|p| p == path),
+        Err(err) => return (FileOutcome::NoServer(err), notes),
+    };
+    let session = match ctx.lsp.open(path).await {
+        Ok(session) => session,
+        Err(err) => return (FileOutcome::Failed(format!("{shown}: {err}")), notes),
+    };
+    let wait = PER_FILE_WAIT.min(deadline.saturating_duration_since(tokio::time::Instant::now()));
+    let outcome = collect(&session, &shown, wait, first, &mut notes).await;
+    if !was_open {
+        let _ = session.client.close(path).await;
+    }
+    let checked = match outcome {
+        Ok(diagnostics) => FileOutcome::Diagnostics(shown, diagnostics),
+        Err(err) => FileOutcome::Failed(format!("{shown}: {err}")),
+    };
+    (checked, notes)
+}
+
+/// "N of M files were not checked within the bound", with the folders they
+/// are in and how to check them.
+fn unchecked_note(ctx: &Context, unchecked: &[PathBuf], total: usize) -> String {
+    let mut folders: Vec<(String, usize)> = Vec::new();
+    for path in unchecked {
+        let folder = path
+            .parent()
+            .map_or_else(|| ".".to_string(), |p| ctx.workspace.display(p));
+        match folders.iter_mut().find(|(f, _)| *f == folder) {
+            Some((_, n)) => *n += 1,
+            None => folders.push((folder, 1)),
+        }
+    }
+    folders.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let mut listed: Vec<String> = folders
+        .iter()
+        .take(UNCHECKED_FOLDERS_SHOWN)
+        .map(|(folder, n)| format!("{folder} ({n})"))
+        .collect();
+    if folders.len() > UNCHECKED_FOLDERS_SHOWN {
+        listed.push(render::count(
+            folders.len() - UNCHECKED_FOLDERS_SHOWN,
+            "more folder",
+            "more folders",
+        ));
+    }
+    let bound = ctx.lsp.config().workspace_diagnostics_timeout.as_secs_f64();
+    format!(
+        "{} of {total} files were not checked within {bound} s: {}; pass one of those folders (or a file) as `file`, or raise workspace_diagnostics_timeout in sextant.toml",
+        unchecked.len(),
+        listed.join(", ")
+    )
+}
+
+/// Progress of a folder report, told to the MCP client now and then.
+struct Progress {
+    total: usize,
+    done: std::sync::atomic::AtomicUsize,
+    last: std::sync::Mutex<std::time::Instant>,
+}
+
+impl Progress {
+    fn new(total: usize) -> Progress {
+        Progress {
+            total,
+            done: std::sync::atomic::AtomicUsize::new(0),
+            last: std::sync::Mutex::new(std::time::Instant::now()),
+        }
+    }
+
+    /// One more file done: reported at most every 250 ms.
+    fn one_done(&self) {
+        let done = self.done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        if last.elapsed() < Duration::from_millis(250) && done < self.total {
+            return;
+        }
+        *last = std::time::Instant::now();
+        progress::report(
+            &format!("diagnostics: {done} of {} files", self.total),
+            Some(done as f64 / self.total.max(1) as f64),
+        );
+    }
 }
 
 /// One document's diagnostics: pulled where the server can, else the ones
@@ -293,20 +462,6 @@ async fn collect(
     Ok(diagnostics)
 }
 
-/// One file's outcome in a workspace report: its diagnostics, or a note
-/// saying why it could not be checked (it costs that file, not the report).
-fn keep(
-    outcome: Result<Vec<Diagnostic>, LspError>,
-    shown: String,
-    results: &mut Vec<(String, Vec<Diagnostic>)>,
-    failures: &mut Vec<String>,
-) {
-    match outcome {
-        Ok(diagnostics) => results.push((shown, diagnostics)),
-        Err(err) => push_once(failures, format!("{shown}: {err}")),
-    }
-}
-
 /// Two reports of one error: the same code at the same place.
 fn same_finding(a: &Diagnostic, b: &Diagnostic) -> bool {
     a.code.is_some() && a.code == b.code && a.position == b.position
@@ -341,8 +496,8 @@ fn shown_files(
 }
 
 /// Files under `root` that a language server serves, .gitignore respected,
-/// in path order; and how many more there were past the limit.
-fn workspace_files(root: &Path, served: impl Fn(&Path) -> bool) -> (Vec<PathBuf>, usize) {
+/// in path order.
+fn workspace_files(root: &Path, served: impl Fn(&Path) -> bool) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = WalkBuilder::new(root)
         .require_git(false)
         .filter_entry(|e| {
@@ -355,7 +510,5 @@ fn workspace_files(root: &Path, served: impl Fn(&Path) -> bool) -> (Vec<PathBuf>
         .filter(|p| served(p))
         .collect();
     files.sort();
-    let more = files.len().saturating_sub(MAX_WORKSPACE_FILES);
-    files.truncate(MAX_WORKSPACE_FILES);
-    (files, more)
+    files
 }

@@ -185,3 +185,57 @@ pub async fn process_gone(pid: u32) -> bool {
     }
     false
 }
+
+/// Writes a TypeScript monorepo of `packages` packages with `files` modules
+/// each under `root` (npm workspaces, a tsconfig per package, none at the
+/// root): `packages/pK/src/mI.ts`, each importing the module before it.
+/// Every 40th module assigns a string to a number (error 2322), so the
+/// project has `packages * files / 40` errors, one per file.
+pub fn generate_monorepo(root: &Path, packages: usize, files: usize) {
+    std::fs::write(
+        root.join("package.json"),
+        r#"{ "name": "generated", "private": true, "workspaces": ["packages/*"] }"#,
+    )
+    .unwrap();
+    for p in 0..packages {
+        let package = root.join(format!("packages/p{p}"));
+        std::fs::create_dir_all(package.join("src")).unwrap();
+        std::fs::write(
+            package.join("package.json"),
+            format!(r#"{{ "name": "p{p}", "version": "1.0.0", "type": "module" }}"#),
+        )
+        .unwrap();
+        std::fs::write(
+            package.join("tsconfig.json"),
+            r#"{ "compilerOptions": { "target": "ES2022", "module": "ES2022", "moduleResolution": "bundler", "strict": true, "noEmit": true }, "include": ["src/**/*.ts"] }"#,
+        )
+        .unwrap();
+        for i in 0..files {
+            let mut text = String::new();
+            if i > 0 {
+                text.push_str(&format!(
+                    "import {{ Thing{}, make{} }} from \"./m{}\";\n\n",
+                    i - 1,
+                    i - 1,
+                    i - 1
+                ));
+            }
+            text.push_str(&format!(
+                "/** Thing number {i} of package {p}. */\nexport class Thing{i} {{\n  constructor(readonly value: number) {{}}\n\n  double(): number {{\n    return this.value * 2;\n  }}\n}}\n\nexport function make{i}(value: number): Thing{i} {{\n  return new Thing{i}(value);\n}}\n"
+            ));
+            if i > 0 {
+                text.push_str(&format!(
+                    "\nexport const chained{i}: number = make{}(1).double() + new Thing{}(2).value;\n",
+                    i - 1,
+                    i - 1
+                ));
+            }
+            if (p * files + i) % 40 == 39 {
+                text.push_str(&format!(
+                    "\nexport const wrong{i}: number = \"not a number\";\n"
+                ));
+            }
+            std::fs::write(package.join(format!("src/m{i}.ts")), text).unwrap();
+        }
+    }
+}

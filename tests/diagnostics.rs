@@ -1,0 +1,115 @@
+//! Whole-workspace and folder `diagnostics` on a generated TypeScript
+//! monorepo larger than one answer used to cover (300 files): every file is
+//! checked, a few at a time, with progress; a folder is checked alone; and
+//! when the time bound comes first, the answer says which files were left
+//! and how to check them.
+//!
+//! The servers must be installed (scripts/test.sh does it).
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+
+use serde_json::json;
+
+/// 8 packages of 40 modules: 320 files, 8 errors.
+fn monorepo(config: &str) -> (tempfile::TempDir, Arc<sextant::context::Context>) {
+    let dir = tempfile::tempdir().unwrap();
+    common::generate_monorepo(dir.path(), 8, 40);
+    std::fs::write(dir.path().join("sextant.toml"), config).unwrap();
+    let ctx = common::context(dir.path(), false);
+    (dir, ctx)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_file_of_a_large_workspace_is_checked_with_progress() {
+    let (_dir, ctx) = monorepo("");
+    let reports = Arc::new(Mutex::new(Vec::new()));
+    let sink: sextant::progress::Sink = {
+        let reports = Arc::clone(&reports);
+        Arc::new(move |message: &str, _| reports.lock().unwrap().push(message.to_string()))
+    };
+    let call = common::run(&ctx, "diagnostics", json!({"severity": "error"}));
+    let answer = sextant::progress::with_sink(sink, call).await;
+    let summary = answer.split("\n\n=== next block ===\n\n").next().unwrap();
+    assert_eq!(summary, "8 errors in 8 files (320 checked)", "{answer}");
+    assert!(
+        answer.contains("packages/p7/src/m39.ts (1 error)\n  ✘ @18:14 [Error][2322] Type 'string' is not assignable to type 'number'."),
+        "{answer}"
+    );
+    let reports = reports.lock().unwrap().clone();
+    assert_eq!(
+        reports.last().map(String::as_str),
+        Some("diagnostics: 320 of 320 files"),
+        "{reports:?}"
+    );
+
+    // The documents opened for the report are closed again: only what the
+    // agent asked about stays open.
+    let client = ctx
+        .lsp
+        .client_for(&ctx.workspace.root().join("packages/p0/src/m0.ts"))
+        .await
+        .unwrap();
+    assert!(client.open_documents().await.is_empty());
+
+    // One folder: its files only.
+    assert_eq!(
+        common::run(&ctx, "diagnostics", json!({"file": "packages/p3"})).await,
+        "1 error in 1 file (40 checked under packages/p3)\n\n=== next block ===\n\n\
+         packages/p3/src/m39.ts (1 error)\n  ✘ @18:14 [Error][2322] Type 'string' is not assignable to type 'number'. (ts)"
+    );
+    assert_eq!(
+        common::run(
+            &ctx,
+            "diagnostics",
+            json!({"file": "packages/p3/src/m1.ts"})
+        )
+        .await,
+        "No errors or warnings in packages/p3/src/m1.ts"
+    );
+}
+
+/// A bound too short for the whole workspace: the files checked are
+/// reported, and the rest are counted by folder with how to check them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_time_bound_names_the_files_left_unchecked() {
+    let (_dir, ctx) = monorepo("workspace_diagnostics_timeout = 0.3\n");
+    // The server is started and its first project loaded outside the bound.
+    assert_eq!(
+        common::run(
+            &ctx,
+            "diagnostics",
+            json!({"file": "packages/p0/src/m0.ts"})
+        )
+        .await,
+        "No errors or warnings in packages/p0/src/m0.ts"
+    );
+    let answer = common::run(&ctx, "diagnostics", json!({})).await;
+    let note = answer
+        .lines()
+        .find_map(|line| line.strip_prefix("Note: "))
+        .unwrap_or_else(|| panic!("no note: {answer}"));
+    let (left, rest) = note
+        .split_once(" of 320 files were not checked within 0.3 s: ")
+        .unwrap_or_else(|| panic!("{note}"));
+    let left: usize = left.parse().unwrap();
+    assert!(left > 0, "{note}");
+    assert!(
+        rest.ends_with("; pass one of those folders (or a file) as `file`, or raise workspace_diagnostics_timeout in sextant.toml"),
+        "{note}"
+    );
+    assert!(rest.contains("packages/p"), "{note}");
+    // The files checked and those left add up to the workspace.
+    let summary = answer.lines().next().unwrap();
+    let checked: usize = if let Some(n) = summary
+        .strip_prefix("No errors or warnings in ")
+        .and_then(|rest| rest.strip_suffix(" files"))
+    {
+        n.parse().unwrap()
+    } else {
+        let inside = summary.rsplit_once(" (").unwrap().1;
+        inside.strip_suffix(" checked)").unwrap().parse().unwrap()
+    };
+    assert_eq!(checked + left, 320, "{answer}");
+}
