@@ -95,11 +95,20 @@ fn tool_command(tool: &ToolEntry) -> Command {
             } else {
                 ""
             };
-            let description = property
-                .get("description")
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            help.push_str(&format!("  {name} ({kind}{needed})\n      {description}\n"));
+            let choices: Vec<&str> = property
+                .get("enum")
+                .and_then(Value::as_array)
+                .map(|e| e.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            let kind = if choices.is_empty() {
+                kind.to_string()
+            } else {
+                choices.join(" | ")
+            };
+            help.push_str(&format!("  {name} ({kind}{needed})\n"));
+            if let Some(description) = property.get("description").and_then(Value::as_str) {
+                help.push_str(&format!("      {description}\n"));
+            }
         }
     }
     let about = tool

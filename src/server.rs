@@ -27,25 +27,28 @@ use crate::tools::{self, ToolEntry};
 
 /// What the agent is told about sextant at initialize (kept under 2 KB).
 pub const INSTRUCTIONS: &str = "\
-sextant gives plain-text, line-numbered views of this workspace and of library sources \
-(cargo registry crates, node_modules), code structure from tree-sitter, diagnostics from \
-real language servers, plus safe edits.
+sextant answers in plain text from real language servers and tree-sitter, for this workspace \
+and for library sources (node_modules, cargo registry crates).
 
 When to use which tool:
-- read: a source file's outline (classes, functions, methods...) with signatures; \
-symbol=Class.method narrows it, preview=expanded shows leaf code. Prefer it to reading a whole file.
-- diagnostics: errors and warnings of a file (or the workspace) as on disk now.
-- logs: what the language servers are doing (indexing, crashed) and recent tool calls.
-- read_file: a file with line numbers, paged (offset/limit); the last line says how to continue.
-- find: files by glob (**/*.ts), newest first, .gitignore respected.
-- grep: ripgrep's engine; output_mode files_with_matches (default), content (path:line:text, -A/-B/-C), count.
-- edit: replace an exact, unique string; previews a diff and returns `patch: pN` unless apply: true.
-- apply_patch: writes a previewed patch exactly as shown, refusing if the file changed since.
-- create_file: a new file (overwrite: true to replace one).
+- read: a source file's outline with signatures; symbol=Class.method narrows it, \
+preview=expanded shows leaf code. Read it before reading code.
+- diagnostics: errors and warnings of a file, a folder or the workspace as on disk now; faster than a build.
+- logs: the language servers' states and recent tool calls, when an answer reports a server problem.
+- read_file: a file with line numbers, paged.
+- find: files by glob, newest first.
+- grep: ripgrep over file contents.
+- edit: replace an exact, unique string; previews a diff and `patch: pN` unless apply: true.
+- apply_patch: writes a previewed patch exactly as shown, or nothing if a file changed since.
+- create_file: a new file.
 
-Positions are 1-based line:character. Paths are relative to the workspace root. \
-Every answer fits a budget and says how to page (offset) when it cuts. Errors start with \
-error[code] and say how to fix the call.";
+Rules every tool follows:
+- Paths are relative to the workspace root, or absolute inside a library root.
+- Positions are 1-based line:character, counting characters. `@line:char Kind - name` is where a \
+name starts: pass it back as line and character.
+- Long answers are cut to a budget and say which offset to pass next.
+- Errors start with error[code] and say how to fix the call.
+- Every tool takes format: \"json\" for its typed result instead of text.";
 
 /// The MCP server over one workspace.
 #[derive(Clone)]
@@ -61,15 +64,18 @@ impl McpServer {
 
 /// A registry entry as an MCP tool with its annotations.
 fn mcp_tool(entry: &ToolEntry) -> Tool {
-    let annotations = ToolAnnotations::new()
-        .read_only(!entry.writes)
-        .destructive(entry.writes);
-    Tool::new(
+    let tool = Tool::new(
         entry.name,
         entry.description,
         Arc::new(entry.input_schema()),
-    )
-    .annotate(annotations)
+    );
+    // What MCP assumes of a tool without hints is what sextant's writing
+    // tools are (not read-only, destructive): only readers say otherwise.
+    if entry.writes {
+        tool
+    } else {
+        tool.annotate(ToolAnnotations::new().read_only(true))
+    }
 }
 
 impl ServerHandler for McpServer {

@@ -16,14 +16,14 @@ pub struct ApplyPatch;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Params {
-    /// The patch id shown as `patch: pN` by edit or rename
+    /// `pN` from edit or rename
     pub patch: String,
 }
 
 impl Tool for ApplyPatch {
     const NAME: &'static str = "apply_patch";
-    const DESCRIPTION: &'static str = "Write a change previewed by edit or rename (`patch: pN`) exactly as previewed, \
-atomically across all its files. If any of them changed since the preview, nothing is written and the answer says which.";
+    const DESCRIPTION: &'static str = "Writes a patch previewed by edit or rename exactly as shown, all files or none: \
+nothing is written if one changed since.";
     const WRITES: bool = true;
     type Params = Params;
     type Output = PatchReport;

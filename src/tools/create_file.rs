@@ -17,18 +17,16 @@ pub struct CreateFile;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Params {
-    /// Where to create the file (folders are created as needed)
     pub path: String,
-    /// The whole content of the file
     pub content: String,
-    /// Replace the file if it exists (default false)
+    /// Replace an existing file
     pub overwrite: Option<bool>,
 }
 
 impl Tool for CreateFile {
     const NAME: &'static str = "create_file";
-    const DESCRIPTION: &'static str = "Create a file inside the workspace with the given content (folders as needed). \
-Refuses to replace an existing file unless overwrite: true; to change part of a file use edit.";
+    const DESCRIPTION: &'static str =
+        "Create a file, and its folders; overwrite: true replaces one.";
     const WRITES: bool = true;
     type Params = Params;
     type Output = CreatedFile;

@@ -45,17 +45,16 @@ pub struct Diagnostics;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Params {
-    /// A file, or a folder for every file under it; omit for the whole workspace (every file of a configured language, .gitignore respected)
+    /// File or folder
     pub file: Option<String>,
-    /// The least severe level to show: error, warning (default), information, hint
+    /// Least severe shown (default warning)
     pub severity: Option<Severity>,
 }
 
 impl Tool for Diagnostics {
     const NAME: &'static str = "diagnostics";
-    const DESCRIPTION: &'static str = "Errors and warnings from the language servers (TypeScript, rust-analyzer with cargo check, \
-any configured server), computed for the files as they are on disk now: after an edit, the next call reports the new text, \
-never the old. Without `file`, checks the whole workspace. Faster and more precise than running a build to see what broke.";
+    const DESCRIPTION: &'static str = "Errors and warnings from the language servers, for the files as on disk now \
+(fresh after any edit). Faster than a build. Without `file`: the whole workspace.";
     const WRITES: bool = false;
     type Params = Params;
     type Output = DiagnosticsReport;

@@ -18,24 +18,19 @@ pub struct Edit;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Params {
-    /// The file to change
     pub path: String,
-    /// The exact text to replace, with its indentation, without line-number prefixes; must occur exactly once unless replace_all
+    /// Exact text, indentation included
     pub old_string: String,
-    /// The text to put in its place
     pub new_string: String,
-    /// Replace every occurrence (default false)
     pub replace_all: Option<bool>,
-    /// Write at once (default false: preview the diff and return a patch id for apply_patch)
+    /// Write now instead of previewing
     pub apply: Option<bool>,
 }
 
 impl Tool for Edit {
     const NAME: &'static str = "edit";
-    const DESCRIPTION: &'static str = "Replace text in a file. old_string must match exactly once (or pass replace_all). \
-By default it only previews: a unified diff and `patch: pN`, which apply_patch writes exactly as shown (refusing if the \
-file changed meanwhile). apply: true writes at once. Writes are atomic. Never paste read_file's line-number prefixes \
-into old_string or new_string. CRLF files are matched with plain \\n in old_string.";
+    const DESCRIPTION: &'static str = "Replace an exact, unique string in a file (replace_all: every one). Previews a diff and \
+`patch: pN` for apply_patch; apply: true writes at once. No line-number prefixes in old_string.";
     const WRITES: bool = true;
     type Params = Params;
     type Output = PatchReport;

@@ -22,22 +22,20 @@ pub struct Find;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Params {
-    /// Glob matched against paths relative to `path`: `**/*.ts`, `src/**/mod.rs`, `*.{ts,tsx}` (`*` stays within one folder, `**` crosses folders)
+    /// Glob relative to path: `*` stays in one folder, `**` crosses folders
     pub pattern: String,
-    /// Folder to search in (default: the workspace root)
     pub path: Option<String>,
-    /// Also list files excluded by .gitignore/.ignore and hidden files (default false)
+    /// Include .gitignored and hidden files
     pub include_ignored: Option<bool>,
-    /// Most paths to show (default 250)
+    /// Default 250
     pub limit: Option<usize>,
-    /// Paths to skip, for paging (default 0)
     pub offset: Option<usize>,
 }
 
 impl Tool for Find {
     const NAME: &'static str = "find";
-    const DESCRIPTION: &'static str = "Find files by glob (`**/*.ts`, `src/**/mod.rs`), newest first, respecting .gitignore \
-unless include_ignored. One path per line, then a count line; paged with limit/offset.";
+    const DESCRIPTION: &'static str =
+        "Files by glob (`**/*.ts`), newest first, .gitignore respected.";
     const WRITES: bool = false;
     type Params = Params;
     type Output = FoundFiles;

@@ -21,46 +21,36 @@ pub struct Grep;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Params {
-    /// Regular expression (Rust/ripgrep syntax): `fn\s+parse`, `\.ts$`
+    /// Rust regex
     pub pattern: String,
-    /// File or folder to search (default: the workspace root)
     pub path: Option<String>,
-    /// Only files matching this glob, ripgrep -g style: `*.ts`, `*.{ts,tsx}`, `!*.d.ts`
+    /// `*.ts`, `!*.d.ts`
     pub glob: Option<String>,
-    /// Only files of this ripgrep type: ts, js, rust, py, go, ...
+    /// ts, rust, ...
     #[serde(rename = "type")]
     pub file_type: Option<String>,
-    /// files_with_matches (default): paths; content: matching lines; count: matches per file
     pub output_mode: Option<GrepMode>,
-    /// Lines of context after each match (content mode)
     #[serde(rename = "-A")]
     pub after: Option<usize>,
-    /// Lines of context before each match (content mode)
     #[serde(rename = "-B")]
     pub before: Option<usize>,
-    /// Lines of context before and after each match (content mode)
     #[serde(rename = "-C")]
     pub context: Option<usize>,
-    /// Case-insensitive search
     #[serde(rename = "-i")]
     pub case_insensitive: Option<bool>,
-    /// Show line numbers in content mode (default true)
     #[serde(rename = "-n")]
     pub line_numbers: Option<bool>,
-    /// Let patterns span lines (`\n` matches a line break)
     pub multiline: Option<bool>,
-    /// Most entries (paths, lines or counts) to show (default 250)
+    /// Default 250
     pub head_limit: Option<usize>,
-    /// Entries to skip, for paging (default 0)
     pub offset: Option<usize>,
 }
 
 impl Tool for Grep {
     const NAME: &'static str = "grep";
-    const DESCRIPTION: &'static str = "Search file contents with ripgrep's engine (regex, .gitignore respected, parallel). \
-output_mode: files_with_matches (default, one path per line), content (`path:line:text`, context lines `path-line-text`, \
-with -A/-B/-C), count (`path:count`). Filter with glob or type; page with head_limit/offset. \
-To find a symbol's definition or its uses, `search` and `references` are more precise when available.";
+    const DESCRIPTION: &'static str = "Regex search of file contents with ripgrep's engine and its options. output_mode: \
+files_with_matches (default), content (`path:line:text`), count. For a symbol's definition or uses, \
+`search` and `references` are exact.";
     const WRITES: bool = false;
     type Params = Params;
     type Output = GrepResult;

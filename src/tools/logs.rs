@@ -18,21 +18,20 @@ pub struct Logs;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Params {
-    /// Only this server (`rust-analyzer`) or language (`rust`), or `tool` for tool calls, `sextant` for sextant itself
+    /// A server or language name, `tool` or `sextant`
     pub server: Option<String>,
-    /// The least important level to show: error, warn, info (default), debug
+    /// Least important shown (default info)
     pub level: Option<LogLevel>,
-    /// How many of the newest lines to show (default 50)
+    /// Default 50
     pub tail: Option<usize>,
-    /// Only lines containing this text (case-insensitive)
+    /// Only lines containing this
     pub contains: Option<String>,
 }
 
 impl Tool for Logs {
     const NAME: &'static str = "logs";
-    const DESCRIPTION: &'static str = "What sextant and its language servers did: each server's state (not started, starting, \
-indexing 40%, ready, crashed with its last stderr lines), pid and uptime; then log lines, newest last: tool calls with their \
-duration, server stderr and messages. Use it when an answer says a server is missing, indexing, crashed or timed out.";
+    const DESCRIPTION: &'static str = "The language servers' states (indexing, ready, crashed, and why) and recent log lines, \
+tool calls with their duration included. Use it when an answer reports a server problem.";
     const WRITES: bool = false;
     type Params = Params;
     type Output = LogsReport;

@@ -38,32 +38,26 @@ pub struct Read;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Params {
-    /// The file: relative to the workspace root, or absolute (inside the root or a library root such as the cargo registry; node_modules .d.ts files included)
     #[serde(alias = "path")]
     pub file: String,
-    /// none: outline only; signature (default): each symbol with its declaration; expanded: leaf symbols with their code; raw: the file, numbered like read_file
     pub preview: Option<Preview>,
-    /// Only this symbol and what it contains, by name path: `Registry`, `McpServer.connect`, `impl Ledger/total`, `Parser::parse`
+    /// A name path: `Registry.add`, `impl Ledger/total`
     pub symbol: Option<String>,
-    /// Levels of nesting shown (1: top-level symbols only; default all)
+    /// 1: top level only
     pub max_depth: Option<usize>,
-    /// Only symbols of these kinds, e.g. ["Class", "Method"] (their containers are shown for context)
+    /// ["Method"]
     pub kinds: Option<Vec<String>>,
-    /// Outline tiers: symbols to skip (default 0). Raw tier: the first line, 1-based
+    /// Symbols to skip (raw: first line)
     pub offset: Option<usize>,
-    /// Outline tiers: most symbols (default: as many as fit). Raw tier: most lines (default 2000)
+    /// Most symbols (raw: lines)
     pub limit: Option<usize>,
 }
 
 impl Tool for Read {
     const NAME: &'static str = "read";
-    const DESCRIPTION: &'static str = "The structure of a source file: every class, interface, function, method, field... as \
-`@line:char Kind - name` lines, nested, with a breakdown by kind. Beats reading the whole file when you need to know what a \
-file (a huge .d.ts under node_modules, a crate in the cargo registry) declares and where. preview: none (outline only), \
-signature (default: each symbol's declaration without its body), expanded (leaf symbols with their first 10 lines of code), \
-raw (the numbered file, like read_file). Narrow with symbol (a name path: `Store.lookup`, `impl Ledger/total`), kinds \
-([\"Method\"]) and max_depth; page with offset/limit. Every @line:char is where the name starts, ready to pass to other tools. \
-Outlines cover TypeScript, JavaScript (with JSX) and Rust; other files: read_file or preview raw.";
+    const DESCRIPTION: &'static str = "A source file's outline: nested `@line:char Kind - name` lines, each with its declaration \
+(preview: signature), the code of leaf symbols (expanded), names only (none) or the numbered file (raw). \
+Read it before the code; works on .d.ts files in node_modules and crates in the cargo registry.";
     const WRITES: bool = false;
     type Params = Params;
     type Output = ReadResult;

@@ -21,19 +21,16 @@ pub struct ReadFile;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Params {
-    /// The file: relative to the workspace root, or absolute (inside the root or a library root such as the cargo registry)
     pub path: String,
-    /// First line to show, 1-based (default 1)
     pub offset: Option<usize>,
-    /// Most lines to show (default 2000; a long answer is cut sooner and says how to continue)
+    /// Default 2000
     pub limit: Option<usize>,
 }
 
 impl Tool for ReadFile {
     const NAME: &'static str = "read_file";
-    const DESCRIPTION: &'static str = "Read a text file with line numbers (cat -n style: number, tab, line), paged with offset/limit. \
-The last line says which lines were shown and how to continue. Works inside the workspace and in read-only library roots \
-(cargo registry sources). Binary files are refused. For the structure of a source file prefer `read` (outline with signatures) when it is available.";
+    const DESCRIPTION: &'static str = "A file with numbered lines (`N<TAB>text`), paged by offset/limit; library roots included. \
+For a source file's structure use `read` first.";
     const WRITES: bool = false;
     type Params = Params;
     type Output = FileLines;
