@@ -27,6 +27,11 @@
 //!   unknown one, and one with malformed params), registering a watcher for
 //!   `**/*.fake`; never answers documentSymbol for a file named `slow.*`.
 //!
+//! - `flat-outline`: answers documentSymbol with a flat `SymbolInformation`
+//!   list sorted by name, as some servers do: class `Zeta` (lines 1-3),
+//!   its method `alpha` (line 2), function `beta` (line 4), each located by
+//!   its whole range.
+//!
 //! Every mode publishes empty diagnostics for each opened document, and
 //! appends every message it receives, as one JSON line, to
 //! STATE_DIR/received.jsonl (the strict-protocol test reads it).
@@ -213,6 +218,21 @@ fn main() {
                         let _ = out.write_all(b"Content-Length: 9\r\n\r\n{garbage!");
                         let _ = out.flush();
                         continue;
+                    }
+                    "flat-outline" => {
+                        let uri = message
+                            .pointer("/params/textDocument/uri")
+                            .cloned()
+                            .unwrap_or(Value::Null);
+                        let at = |l0: u32, c0: u32, l1: u32, c1: u32| json!({"uri": uri, "range": {"start": {"line": l0, "character": c0}, "end": {"line": l1, "character": c1}}});
+                        send(
+                            &mut out,
+                            &json!({"jsonrpc": "2.0", "id": id, "result": [
+                                {"name": "Zeta", "kind": 5, "location": at(0, 0, 2, 1)},
+                                {"name": "alpha", "kind": 6, "location": at(1, 2, 1, 12), "containerName": "Zeta"},
+                                {"name": "beta", "kind": 12, "location": at(3, 0, 3, 12)}
+                            ]}),
+                        );
                     }
                     "wrong-answer" => {
                         send(&mut out, &json!({"jsonrpc": "2.0", "id": id, "result": 42}));

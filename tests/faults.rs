@@ -5,6 +5,8 @@
 
 mod common;
 
+use common::fake_server;
+
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -12,35 +14,6 @@ use serde_json::json;
 use sextant::context::Context;
 use sextant::error::ToolError;
 use sextant::lsp::requests::document_symbols;
-
-fn fake_server() -> PathBuf {
-    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            // target/debug/deps/faults-HASH -> target/debug/examples/fake_lsp
-            let exe = std::env::current_exe().unwrap();
-            let path = exe
-                .parent()
-                .unwrap()
-                .parent()
-                .unwrap()
-                .join("examples")
-                .join("fake_lsp");
-            // A whole `cargo test` builds examples; a filtered run may not.
-            let status = std::process::Command::new(env!("CARGO"))
-                .args(["build", "--quiet", "--example", "fake_lsp"])
-                .current_dir(env!("CARGO_MANIFEST_DIR"))
-                .status()
-                .expect("cargo runs");
-            assert!(
-                status.success() && path.exists(),
-                "{} could not be built",
-                path.display()
-            );
-            path
-        })
-        .clone()
-}
 
 struct Workspace {
     dir: tempfile::TempDir,

@@ -207,23 +207,23 @@ async fn ambiguous_and_unknown_symbols_list_candidates() {
     assert_snapshot!(
         f.run("read", json!({"file": "src/shapes.ts", "symbol": "area"}))
             .await,
-        @"error[invalid-params]: symbol 'area' matches 4 symbols in src/shapes.ts: Shape.area (Method @4:3), Base.area (Method @11:12), Circle.area (Method @23:3), Square.area (Method @33:3); pass one of these name paths"
+        @"error[ambiguous-match]: `area` matches 4 symbols in src/shapes.ts: @4:3 Method - Shape.area, @11:12 Method - Base.area, @23:3 Method - Circle.area, @33:3 Method - Square.area; pass one of these name paths"
     );
     assert_snapshot!(
         f.run("read", json!({"file": "src/shapes.ts", "symbol": "Registry.total"}))
             .await,
-        @"error[invalid-params]: no symbol 'Registry.total' in src/shapes.ts; similar names: Registry.totalArea (Method @58:3)"
+        @"error[not-found]: no symbol `Registry.total` in src/shapes.ts; the closest names: @58:3 Method - Registry.totalArea"
     );
     assert_snapshot!(
         f.run("read", json!({"file": "src/shapes.ts", "symbol": "Nothing"}))
             .await,
-        @"error[invalid-params]: no symbol 'Nothing' in src/shapes.ts; the top-level symbols are Shape (Interface @2:18), Base (Class @8:23), Circle (Class @18:14), Square (Class @28:14), Unit (Enum @38:13), Measured (Variable @43:13), Registry (Class @46:14), scale (Function @63:17), scale (Function @64:17), scale (Function @65:17), makeCircle (Constant @69:14)"
+        @"error[not-found]: no symbol `Nothing` in src/shapes.ts; its top-level symbols: @2:18 Interface - Shape, @8:23 Class - Base, @18:14 Class - Circle, @28:14 Class - Square, @38:13 Enum - Unit, @43:13 Variable - Measured, @46:14 Class - Registry, @63:17 Function - scale, @64:17 Function - scale, @65:17 Function - scale, @69:14 Constant - makeCircle"
     );
     let f = fixture("rust");
     assert_snapshot!(
         f.run("read", json!({"file": "src/lib.rs", "symbol": "balance"}))
             .await,
-        @"error[invalid-params]: symbol 'balance' matches 3 symbols in src/lib.rs: Account::balance (Method @13:8), impl Account for Ledger/balance (Method @43:8), impl Account for Wallet/balance (Method @52:8); pass one of these name paths"
+        @"error[ambiguous-match]: `balance` matches 3 symbols in src/lib.rs: @13:8 Method - Account::balance, @43:8 Method - impl Account for Ledger/balance, @52:8 Method - impl Account for Wallet/balance; pass one of these name paths"
     );
 }
 
@@ -485,7 +485,7 @@ async fn errors_have_codes_and_fixes() {
     );
     assert_snapshot!(
         f.run("read", json!({"file": "package.json"})).await,
-        @r#"error[invalid-params]: package.json: no outline for this kind of file (outlines cover .ts .tsx .mts .cts .js .jsx .mjs .cjs .rs); use read_file, or read with preview "raw""#
+        @r#"error[invalid-params]: package.json: no outline for this kind of file (outlines cover .ts .tsx .mts .cts .js .jsx .mjs .cjs .rs and the files of languages configured in sextant.toml); use read_file, or read with preview "raw""#
     );
     assert_snapshot!(
         f.run("read", json!({"file": "src/shapes.ts", "preview": "raw", "symbol": "Circle"})).await,
@@ -554,4 +554,59 @@ async fn read_over_mcp_answers_in_text_blocks() {
         ]
     );
     client.cancel().await.unwrap();
+}
+
+/// A language sextant has no grammar for gets its outline from its
+/// language server: a flat, name-sorted answer is nested by range, put in
+/// line order, and each symbol shown where its name starts, with its
+/// declaration line as the signature.
+#[tokio::test]
+async fn other_languages_outline_from_their_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    std::fs::create_dir(&state).unwrap();
+    std::fs::write(
+        dir.path().join("main.fake"),
+        "class Zeta {\n  alpha() {}\n}\nfn beta() {}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("sextant.toml"),
+        format!(
+            "[language.fake]\ncommand = {:?}\nargs = [\"flat-outline\", {:?}]\nextensions = [\"fake\"]\n",
+            common::fake_server().display().to_string(),
+            state.display().to_string()
+        ),
+    )
+    .unwrap();
+    let ctx = common::context(dir.path(), false);
+    assert_snapshot!(common::run(&ctx, "read", json!({"file": "main.fake"})).await, @r"
+    Found 3 symbols in file: main.fake
+    Symbol breakdown: 1 class, 1 method, 1 function
+    Outline from fake_lsp
+
+    === next block ===
+
+    @1:7 Class - Zeta
+      `class Zeta`
+      @2:3 Method - alpha
+        `alpha() {}`
+
+    === next block ===
+
+    @4:4 Function - beta
+      `fn beta() {}`
+    ");
+    assert_snapshot!(common::run(&ctx, "read", json!({"file": "main.fake", "symbol": "Zeta.alpha", "preview": "expanded"})).await, @r"
+    Found 1 symbol under Zeta.alpha in file: main.fake
+    Symbol breakdown: 1 method
+    Outline from fake_lsp
+
+    === next block ===
+
+    @2:3 Method - alpha
+      ```fake
+      alpha() {}
+      ```
+    ");
 }

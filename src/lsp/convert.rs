@@ -121,9 +121,22 @@ impl LineIndex {
         Some(lsp_types::Position::new(line as u32, units))
     }
 
+    /// The byte offset of a sextant position in the text; `None` when the
+    /// line does not exist (a character past its end clamps to the end).
+    pub fn offset_of(&self, pos: Position) -> Option<usize> {
+        let line = (pos.line as usize).checked_sub(1)?;
+        let text = self.line(line)?;
+        let within: usize = text
+            .chars()
+            .take(pos.character.saturating_sub(1) as usize)
+            .map(char::len_utf8)
+            .sum();
+        Some(self.starts[line] + within)
+    }
+
     /// The position of a byte offset of the text (clamped to the text, and
     /// to a character boundary before it).
-    fn byte_to_model(&self, offset: usize) -> Position {
+    pub fn byte_to_model(&self, offset: usize) -> Position {
         let mut offset = offset.min(self.text.len());
         while !self.text.is_char_boundary(offset) {
             offset -= 1;

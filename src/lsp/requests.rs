@@ -13,7 +13,7 @@ use lsp_types::{
 use super::LspError;
 use super::convert::{Encoding, LineIndex, TsserverLines};
 use super::supervisor::Session;
-use crate::model::{Diagnostic, OutlineSymbol, Severity, SymbolKind};
+use crate::model::{Diagnostic, OutlineSymbol, Range, Severity, SymbolKind};
 
 /// The document's symbols as a tree nested by range. Flat answers
 /// (`SymbolInformation[]`) are nested by range containment, never by
@@ -43,11 +43,11 @@ pub async fn document_symbols(session: &Session) -> Result<Vec<OutlineSymbol>, L
                 .map(|info| {
                     let range = index.range_to_model(info.location.range, encoding);
                     OutlineSymbol {
+                        selection_range: name_within(index, range, &info.name),
                         name: info.name,
                         kind: symbol_kind(info.kind),
                         detail: None,
                         range,
-                        selection_range: range,
                         children: Vec::new(),
                     }
                 })
@@ -57,6 +57,27 @@ pub async fn document_symbols(session: &Session) -> Result<Vec<OutlineSymbol>, L
     // typescript-language-server answers sorted by name, not by position.
     sort_by_position(&mut symbols);
     Ok(symbols)
+}
+
+/// Where `name` first stands within `range` (a flat symbol gives only its
+/// whole range, but sextant shows a symbol where its name starts); the
+/// range's start when the name is not in it.
+fn name_within(index: &LineIndex, range: Range, name: &str) -> Range {
+    let (Some(start), Some(end)) = (index.offset_of(range.start), index.offset_of(range.end))
+    else {
+        return range;
+    };
+    match index
+        .text()
+        .get(start..end)
+        .and_then(|span| span.find(name))
+    {
+        Some(found) => Range::new(
+            index.byte_to_model(start + found),
+            index.byte_to_model(start + found + name.len()),
+        ),
+        None => range,
+    }
 }
 
 fn convert_nested(

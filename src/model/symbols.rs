@@ -168,3 +168,22 @@ pub enum OutlineSource {
     /// sextant's own tree-sitter queries.
     TreeSitter,
 }
+
+/// What a symbol address designated: the identifier a position-taking tool
+/// works on, as its answer's header names it
+/// (`inspect Registry.add (Method) at src/shapes.ts:49:3`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Target {
+    /// The file, as shown.
+    pub path: String,
+    /// Where the identifier starts.
+    pub position: Position,
+    /// The identifier.
+    pub name: String,
+    /// The declaration there, when the identifier names one: its name path
+    /// (`Registry.add`) and kind.
+    pub declaration: Option<(String, SymbolKind)>,
+    /// What the reader must know about how the address was read (the
+    /// nearest identifier was used, the first of several overloads).
+    pub note: Option<String>,
+}

@@ -8,10 +8,12 @@
 mod files;
 mod outline;
 mod servers;
+mod symbols;
 
 pub use files::{created_file, file_lines, found_files, grep, patch_report};
 pub use outline::read;
 pub use servers::{diagnostics, doctor, logs};
+pub use symbols::target_header;
 
 /// Formats `n` with the singular or plural of `noun`: `1 file`, `3 files`.
 pub(crate) fn count(n: usize, singular: &str, plural: &str) -> String {

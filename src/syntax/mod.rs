@@ -159,8 +159,8 @@ impl SourceFile {
 
     /// The lines of `range`, cut after `max_lines`.
     pub fn excerpt(&self, range: Range, max_lines: usize) -> CodeExcerpt {
-        let (first, last) = line_span(self, range);
-        excerpt(self, first, last, max_lines)
+        let (first, last) = line_span(&self.lines, range);
+        excerpt(&self.text, &self.lines, first, last, max_lines)
     }
 
     fn declarations(&self) -> &signature::Declarations {

@@ -20,6 +20,7 @@ use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::model::LogLevel;
 
+pub mod address;
 pub mod apply_patch;
 pub mod create_file;
 pub mod diagnostics;
@@ -27,6 +28,7 @@ pub mod edit;
 pub mod find;
 pub mod grep;
 pub mod logs;
+pub mod outline;
 pub mod read;
 pub mod read_file;
 

@@ -12,15 +12,16 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::address::resolve_name_path;
+use super::outline::{FileOutline, outline};
 use super::{BUDGET_CHARS, Tool, blocking};
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
-use crate::fs::text::{LineWindow, cut_line, looks_binary, read_lines, regular_file};
+use crate::fs::text::{LineWindow, cut_line, read_lines};
 use crate::model::{
-    ALL_KINDS, KindCount, OutlineEntry, OutlineSource, OutlineSymbol, Preview, ReadOutline,
-    ReadResult, SymbolKind,
+    ALL_KINDS, KindCount, OutlineEntry, OutlineSymbol, Preview, ReadOutline, ReadResult, SymbolKind,
 };
-use crate::syntax::{self, Language, SourceFile};
+use crate::syntax;
 
 /// Lines shown in the raw tier when no limit is given (as read_file).
 const RAW_DEFAULT_LIMIT: usize = 2000;
@@ -30,8 +31,6 @@ const RAW_MAX_LINE_CHARS: usize = 2000;
 pub const EXCERPT_LINES: usize = 10;
 /// Longer code lines are cut with a marker (expanded tier).
 const CODE_MAX_LINE_CHARS: usize = 400;
-/// Files larger than this get no outline (read_file still pages them).
-pub const MAX_OUTLINE_BYTES: u64 = 16 * 1024 * 1024;
 
 pub struct Read;
 
@@ -63,7 +62,7 @@ Read it before the code; works on .d.ts files in node_modules and crates in the 
     type Output = ReadResult;
 
     async fn run(ctx: Arc<Context>, params: Params) -> ToolResult<ReadResult> {
-        blocking(move || read(&ctx, params)).await
+        read(&ctx, params).await
     }
 
     fn render(output: &ReadResult) -> Vec<String> {
@@ -71,7 +70,7 @@ Read it before the code; works on .d.ts files in node_modules and crates in the 
     }
 }
 
-fn read(ctx: &Context, params: Params) -> ToolResult<ReadResult> {
+async fn read(ctx: &Context, params: Params) -> ToolResult<ReadResult> {
     let path = ctx.workspace.resolve_read(&params.file)?;
     let shown = ctx.workspace.display(&path);
     let preview = params.preview.unwrap_or_default();
@@ -88,24 +87,8 @@ fn read(ctx: &Context, params: Params) -> ToolResult<ReadResult> {
             max_line_chars: RAW_MAX_LINE_CHARS,
             budget_chars: BUDGET_CHARS,
         };
-        return read_lines(&path, &shown, window).map(ReadResult::Raw);
+        return blocking(move || read_lines(&path, &shown, window).map(ReadResult::Raw)).await;
     }
-
-    if path.is_dir() {
-        return Err(ToolError::new(
-            ErrorCode::NotAFile,
-            format!("{shown} is a folder, not a file; use find to list its files"),
-        ));
-    }
-    let Some(language) = Language::from_path(&path) else {
-        return Err(ToolError::new(
-            ErrorCode::InvalidParams,
-            format!(
-                "{shown}: no outline for this kind of file (outlines cover {}); use read_file, or read with preview \"raw\"",
-                syntax::EXTENSIONS
-            ),
-        ));
-    };
     let kinds = parse_kinds(params.kinds.as_deref())?;
     if params.max_depth == Some(0) {
         return Err(ToolError::new(
@@ -113,11 +96,27 @@ fn read(ctx: &Context, params: Params) -> ToolResult<ReadResult> {
             "max_depth must be at least 1 (1 shows the top-level symbols only)",
         ));
     }
-    let file = syntax::parse(language, read_source(&path, &shown)?);
-    let mut note = "Outline from tree-sitter (no language server yet)".to_string();
-    if file.has_syntax_errors() {
-        note.push_str("; the file has syntax errors, so some symbols may be missing");
-    }
+    let file = outline(ctx, &path, &shown).await?;
+    let note = match &file {
+        FileOutline::TreeSitter(parsed) => {
+            let mut note = "Outline from tree-sitter (no language server yet)".to_string();
+            if parsed.has_syntax_errors() {
+                note.push_str("; the file has syntax errors, so some symbols may be missing");
+            }
+            note
+        }
+        FileOutline::Server {
+            server,
+            index_complete,
+            ..
+        } => {
+            let mut note = format!("Outline from {server}");
+            if !index_complete {
+                note.push_str(" (still indexing: it may be incomplete)");
+            }
+            note
+        }
+    };
     let request = Request {
         preview,
         scope: params.symbol,
@@ -126,19 +125,29 @@ fn read(ctx: &Context, params: Params) -> ToolResult<ReadResult> {
         offset: params.offset.unwrap_or(0),
         limit: params.limit,
     };
-    let page = outline_page(&file, file.outline(), &request, &shown)?;
+    let page = outline_page(&file, &request, &shown)?;
+    let (fence, line_comment) = match file.language() {
+        Some(language) => (language.fence(), language.line_comment()),
+        None => (fence_for(&path), "//"),
+    };
     Ok(ReadResult::Outline(ReadOutline {
         path: shown,
         preview,
-        source: OutlineSource::TreeSitter,
+        source: file.source(),
         note: Some(note),
-        fence: language.fence().to_string(),
-        line_comment: language.line_comment().to_string(),
+        fence: fence.to_string(),
+        line_comment: line_comment.to_string(),
         scope: request.scope,
         kinds: request.kinds,
         max_depth: request.max_depth,
         ..page
     }))
+}
+
+/// A code fence's language tag for a file sextant has no grammar for: its
+/// extension (`py`, `go`), which is what Markdown renderers know.
+fn fence_for(path: &Path) -> &str {
+    path.extension().and_then(|e| e.to_str()).unwrap_or("")
 }
 
 /// What the caller asked to see of an outline.
@@ -161,14 +170,10 @@ struct Item<'a> {
 
 /// Chooses the page of `outline` that `request` asks for and fits the
 /// budget. Fills everything of a `ReadOutline` but the file's identity.
-fn outline_page(
-    file: &SourceFile,
-    outline: &[OutlineSymbol],
-    request: &Request,
-    shown: &str,
-) -> ToolResult<ReadOutline> {
+fn outline_page(file: &FileOutline, request: &Request, shown: &str) -> ToolResult<ReadOutline> {
+    let outline = file.symbols();
     let roots = match &request.scope {
-        Some(path) => resolve_symbol(outline, path, shown, file.language())?,
+        Some(path) => resolve_name_path(outline, path, shown, file.path_separator())?.symbols,
         None => outline.iter().collect(),
     };
     let mut items = Vec::new();
@@ -243,7 +248,7 @@ fn outline_page(
     Ok(ReadOutline {
         path: String::new(),
         preview: request.preview,
-        source: OutlineSource::TreeSitter,
+        source: file.source(),
         note: None,
         fence: String::new(),
         line_comment: String::new(),
@@ -296,7 +301,7 @@ fn context_entry(item: &Item) -> OutlineEntry {
 /// A leaf's code starts after the last line already shown, so no line is
 /// printed twice; a leaf with nothing left to show gets its signature.
 fn full_entry(
-    file: &SourceFile,
+    file: &FileOutline,
     item: &Item,
     preview: Preview,
     printed_through: u32,
@@ -309,14 +314,14 @@ fn full_entry(
     let mut through = printed_through;
     match preview {
         Preview::Expanded if syntax::is_leaf(symbol) => {
-            let (first, last) = syntax::line_span(file, symbol.range);
+            let (first, last) = file.line_span(symbol.range);
             let first = first.max(printed_through + 1);
             if first > last {
                 // Its lines are on screen already (enum members on one
                 // line, a parameter property in its constructor's line).
                 entry.signature = file.signature(symbol);
             } else {
-                let mut code = syntax::excerpt(file, first, last, EXCERPT_LINES);
+                let mut code = file.excerpt(first, last, EXCERPT_LINES);
                 for line in &mut code.lines {
                     if let (cut, Some(full)) = cut_line(line, CODE_MAX_LINE_CHARS) {
                         *line = format!(
@@ -371,235 +376,4 @@ fn parse_kinds(kinds: Option<&[String]>) -> ToolResult<Vec<SymbolKind>> {
         }
     }
     Ok(out)
-}
-
-/// Reads a file whole for parsing: text only, bounded in size; bytes that
-/// are not UTF-8 become U+FFFD (one character each, so columns stay right).
-fn read_source(path: &Path, shown: &str) -> ToolResult<String> {
-    let meta = regular_file(path, shown)?;
-    if meta.len() > MAX_OUTLINE_BYTES {
-        return Err(ToolError::new(
-            ErrorCode::InvalidParams,
-            format!(
-                "{shown} is {} bytes; outlines stop at {MAX_OUTLINE_BYTES} bytes; use read_file, or read with preview \"raw\"",
-                meta.len()
-            ),
-        ));
-    }
-    let bytes = std::fs::read(path).map_err(|err| ToolError::io(shown, &err))?;
-    if looks_binary(&bytes) {
-        return Err(ToolError::new(
-            ErrorCode::BinaryFile,
-            format!(
-                "{shown} is a binary file ({} bytes); only text files can be read",
-                bytes.len()
-            ),
-        ));
-    }
-    Ok(match String::from_utf8(bytes) {
-        Ok(text) => text,
-        Err(err) => String::from_utf8_lossy(err.as_bytes()).into_owned(),
-    })
-}
-
-/// The symbols a name path designates. Segments are joined by `.`, `::` or
-/// `/`, and a segment is a whole symbol name, so names holding separators
-/// (`impl fmt::Display for Ledger`, `[Symbol.iterator]`) still resolve. The
-/// path may start at any depth; a path from a root wins over deeper
-/// matches, and overloads (one name, one parent) come together.
-fn resolve_symbol<'a>(
-    outline: &'a [OutlineSymbol],
-    path: &str,
-    shown: &str,
-    language: Language,
-) -> ToolResult<Vec<&'a OutlineSymbol>> {
-    let path = path.trim();
-    let mut matches: Vec<Match<'a>> = Vec::new();
-    let mut chain = Vec::new();
-    collect_matches(outline, path, &mut chain, &mut matches);
-    if matches.iter().any(|m| m.from_root) {
-        matches.retain(|m| m.from_root);
-    }
-    let Some(first) = matches.first() else {
-        return Err(ToolError::new(
-            ErrorCode::InvalidParams,
-            format!(
-                "no symbol '{path}' in {shown}; {}",
-                candidates(outline, path, language)
-            ),
-        ));
-    };
-    let same_place = matches.iter().all(|m| {
-        let same_parent = match (m.parent, first.parent) {
-            (Some(a), Some(b)) => std::ptr::eq(a, b),
-            (None, None) => true,
-            _ => false,
-        };
-        same_parent && m.symbol.name == first.symbol.name
-    });
-    if !same_place {
-        let listed: Vec<String> = matches
-            .iter()
-            .take(20)
-            .map(|m| describe(&m.path, m.symbol, language))
-            .collect();
-        return Err(ToolError::new(
-            ErrorCode::InvalidParams,
-            format!(
-                "symbol '{path}' matches {} symbols in {shown}: {}; pass one of these name paths",
-                matches.len(),
-                listed.join(", ")
-            ),
-        ));
-    }
-    Ok(matches.into_iter().map(|m| m.symbol).collect())
-}
-
-struct Match<'a> {
-    symbol: &'a OutlineSymbol,
-    /// The names from the root down to the symbol.
-    path: Vec<&'a str>,
-    /// The symbol's parent in the outline (compared by identity: two
-    /// classes may share a name).
-    parent: Option<&'a OutlineSymbol>,
-    from_root: bool,
-}
-
-/// Tries the path from every symbol of the tree.
-fn collect_matches<'a>(
-    symbols: &'a [OutlineSymbol],
-    path: &str,
-    chain: &mut Vec<&'a OutlineSymbol>,
-    out: &mut Vec<Match<'a>>,
-) {
-    for symbol in symbols {
-        let mut ends = Vec::new();
-        match_from(symbol, path, &mut vec![symbol], &mut ends);
-        for end in ends {
-            let parent = if end.len() > 1 {
-                Some(end[end.len() - 2])
-            } else {
-                chain.last().copied()
-            };
-            let names = chain
-                .iter()
-                .chain(end.iter())
-                .map(|s| s.name.as_str())
-                .collect();
-            out.push(Match {
-                symbol: end[end.len() - 1],
-                path: names,
-                parent,
-                from_root: chain.is_empty(),
-            });
-        }
-        chain.push(symbol);
-        collect_matches(&symbol.children, path, chain, out);
-        chain.pop();
-    }
-}
-
-/// The chains below `symbol` (itself first) that spell `rest`.
-fn match_from<'a>(
-    symbol: &'a OutlineSymbol,
-    rest: &str,
-    chain: &mut Vec<&'a OutlineSymbol>,
-    out: &mut Vec<Vec<&'a OutlineSymbol>>,
-) {
-    let Some(after) = rest.strip_prefix(symbol.name.as_str()) else {
-        return;
-    };
-    if after.is_empty() {
-        out.push(chain.clone());
-        return;
-    }
-    let Some(after) = ["::", ".", "/"]
-        .iter()
-        .find_map(|sep| after.strip_prefix(sep))
-    else {
-        return;
-    };
-    for child in &symbol.children {
-        chain.push(child);
-        match_from(child, after, chain, out);
-        chain.pop();
-    }
-}
-
-/// `Store.lookup (Method @97:3)`.
-fn describe(path: &[&str], symbol: &OutlineSymbol, language: Language) -> String {
-    format!(
-        "{} ({} @{})",
-        join_path(path, language),
-        symbol.kind.name(),
-        symbol.selection_range.start
-    )
-}
-
-/// Joins names the way the language reads: `Store.lookup`,
-/// `Area::area`, and `/` after a name with spaces (`impl Area for
-/// Shape/area`).
-fn join_path(names: &[&str], language: Language) -> String {
-    let sep = if language == Language::Rust {
-        "::"
-    } else {
-        "."
-    };
-    let mut out = String::new();
-    for (i, name) in names.iter().enumerate() {
-        if i > 0 {
-            out.push_str(if names[i - 1].contains(' ') { "/" } else { sep });
-        }
-        out.push_str(name);
-    }
-    out
-}
-
-/// Suggestions for a path that matched nothing: symbols whose name holds
-/// its last segment, else the top-level symbols.
-fn candidates(outline: &[OutlineSymbol], path: &str, language: Language) -> String {
-    let last = path
-        .rsplit(['.', '/', ':'])
-        .find(|s| !s.is_empty())
-        .unwrap_or(path)
-        .to_lowercase();
-    let mut similar = Vec::new();
-    let mut chain = Vec::new();
-    similar_names(outline, &last, &mut chain, &mut similar, language);
-    if !similar.is_empty() {
-        let more = similar.len().saturating_sub(10);
-        similar.truncate(10);
-        let mut text = format!("similar names: {}", similar.join(", "));
-        if more > 0 {
-            text.push_str(&format!(" and {more} more"));
-        }
-        return text;
-    }
-    let roots: Vec<String> = outline
-        .iter()
-        .take(20)
-        .map(|s| describe(&[s.name.as_str()], s, language))
-        .collect();
-    if roots.is_empty() {
-        "the file has no symbols".to_string()
-    } else {
-        format!("the top-level symbols are {}", roots.join(", "))
-    }
-}
-
-fn similar_names<'a>(
-    symbols: &'a [OutlineSymbol],
-    needle: &str,
-    chain: &mut Vec<&'a str>,
-    out: &mut Vec<String>,
-    language: Language,
-) {
-    for symbol in symbols {
-        chain.push(&symbol.name);
-        if symbol.name.to_lowercase().contains(needle) {
-            out.push(describe(chain, symbol, language));
-        }
-        similar_names(&symbol.children, needle, chain, out, language);
-        chain.pop();
-    }
 }

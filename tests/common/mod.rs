@@ -239,3 +239,33 @@ pub fn generate_monorepo(root: &Path, packages: usize, files: usize) {
         }
     }
 }
+
+/// The fake language server (examples/fake_lsp.rs), built if needed.
+pub fn fake_server() -> PathBuf {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            // target/debug/deps/faults-HASH -> target/debug/examples/fake_lsp
+            let exe = std::env::current_exe().unwrap();
+            let path = exe
+                .parent()
+                .unwrap()
+                .parent()
+                .unwrap()
+                .join("examples")
+                .join("fake_lsp");
+            // A whole `cargo test` builds examples; a filtered run may not.
+            let status = std::process::Command::new(env!("CARGO"))
+                .args(["build", "--quiet", "--example", "fake_lsp"])
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                .status()
+                .expect("cargo runs");
+            assert!(
+                status.success() && path.exists(),
+                "{} could not be built",
+                path.display()
+            );
+            path
+        })
+        .clone()
+}

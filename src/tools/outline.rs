@@ -1,0 +1,171 @@
+//! The outline of any file a tool works on: sextant's tree-sitter outline
+//! where it has a grammar (TypeScript, JavaScript, Rust: faster than a
+//! server, needs none, and `tests/outline_agreement.rs` holds it to the
+//! servers'), else the file's language server's `documentSymbol`, filtered
+//! and nested the same way. `read` pages it; symbol addresses resolve name
+//! paths through it.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::blocking;
+use crate::context::Context;
+use crate::error::{ErrorCode, ToolError, ToolResult};
+use crate::fs::text::{looks_binary, regular_file};
+use crate::lsp::requests::document_symbols;
+use crate::model::{CodeExcerpt, OutlineSource, OutlineSymbol, Range};
+use crate::syntax::signature::MAX_SIGNATURE_CHARS;
+use crate::syntax::{self, Language, LineIndex, SourceFile};
+
+/// Files larger than this get no outline (read_file still pages them).
+pub const MAX_OUTLINE_BYTES: u64 = 16 * 1024 * 1024;
+
+/// A file's outline and the text it was made from.
+pub enum FileOutline {
+    TreeSitter(Arc<SourceFile>),
+    Server {
+        server: String,
+        /// Filtered, nested by range, in source order.
+        symbols: Vec<OutlineSymbol>,
+        /// The text the server answered for.
+        text: String,
+        lines: LineIndex,
+        /// The server was still indexing after its `ready_timeout`.
+        index_complete: bool,
+    },
+}
+
+impl FileOutline {
+    pub fn symbols(&self) -> &[OutlineSymbol] {
+        match self {
+            FileOutline::TreeSitter(file) => file.outline(),
+            FileOutline::Server { symbols, .. } => symbols,
+        }
+    }
+
+    pub fn text(&self) -> &str {
+        match self {
+            FileOutline::TreeSitter(file) => file.text(),
+            FileOutline::Server { text, .. } => text,
+        }
+    }
+
+    pub fn lines(&self) -> &LineIndex {
+        match self {
+            FileOutline::TreeSitter(file) => file.lines(),
+            FileOutline::Server { lines, .. } => lines,
+        }
+    }
+
+    /// The tree-sitter language, when the outline is tree-sitter's.
+    pub fn language(&self) -> Option<Language> {
+        match self {
+            FileOutline::TreeSitter(file) => Some(file.language()),
+            FileOutline::Server { .. } => None,
+        }
+    }
+
+    pub fn source(&self) -> OutlineSource {
+        match self {
+            FileOutline::TreeSitter(_) => OutlineSource::TreeSitter,
+            FileOutline::Server { server, .. } => OutlineSource::LanguageServer(server.clone()),
+        }
+    }
+
+    /// The separator a name path of this file reads best with (`::` in
+    /// Rust, `.` elsewhere).
+    pub fn path_separator(&self) -> &'static str {
+        match self.language() {
+            Some(Language::Rust) => "::",
+            _ => ".",
+        }
+    }
+
+    /// A symbol's condensed declaration: tree-sitter's declaration without
+    /// its body, or, from a server's outline, the line its name is on.
+    pub fn signature(&self, symbol: &OutlineSymbol) -> Option<String> {
+        match self {
+            FileOutline::TreeSitter(file) => file.signature(symbol),
+            FileOutline::Server { text, lines, .. } => {
+                let row = (symbol.selection_range.start.line as usize).checked_sub(1)?;
+                (row < lines.line_count())
+                    .then(|| syntax::condense(lines.line(text, row), MAX_SIGNATURE_CHARS))
+                    .filter(|line| !line.is_empty())
+            }
+        }
+    }
+
+    /// The 1-based first and last lines of `range`.
+    pub fn line_span(&self, range: Range) -> (u32, u32) {
+        syntax::line_span(self.lines(), range)
+    }
+
+    /// Lines `first..=last`, at most `max_lines` of them.
+    pub fn excerpt(&self, first: u32, last: u32, max_lines: usize) -> CodeExcerpt {
+        syntax::excerpt(self.text(), self.lines(), first, last, max_lines)
+    }
+}
+
+/// The outline of `path` (`shown` names it in messages).
+pub async fn outline(ctx: &Context, path: &Path, shown: &str) -> ToolResult<FileOutline> {
+    if path.is_dir() {
+        return Err(ToolError::new(
+            ErrorCode::NotAFile,
+            format!("{shown} is a folder, not a file; use find to list its files"),
+        ));
+    }
+    if let Some(language) = Language::from_path(path) {
+        let (path, shown) = (path.to_path_buf(), shown.to_string());
+        let file =
+            blocking(move || Ok(syntax::parse(language, read_source(&path, &shown)?))).await?;
+        return Ok(FileOutline::TreeSitter(file));
+    }
+    if ctx.lsp.config().language_for(path).is_none() {
+        return Err(ToolError::new(
+            ErrorCode::InvalidParams,
+            format!(
+                "{shown}: no outline for this kind of file (outlines cover {} and the files of languages configured in sextant.toml); use read_file, or read with preview \"raw\"",
+                syntax::EXTENSIONS
+            ),
+        ));
+    }
+    let session = ctx.lsp.open(path).await?;
+    let symbols = syntax::filter_outline(document_symbols(&session).await?);
+    let text = session.document.index.text().to_string();
+    Ok(FileOutline::Server {
+        server: session.client.server().to_string(),
+        symbols,
+        lines: LineIndex::new(&text),
+        text,
+        index_complete: session.index_complete,
+    })
+}
+
+/// Reads a file whole for parsing: text only, bounded in size; bytes that
+/// are not UTF-8 become U+FFFD (one character each, so columns stay right).
+fn read_source(path: &Path, shown: &str) -> ToolResult<String> {
+    let meta = regular_file(path, shown)?;
+    if meta.len() > MAX_OUTLINE_BYTES {
+        return Err(ToolError::new(
+            ErrorCode::InvalidParams,
+            format!(
+                "{shown} is {} bytes; outlines stop at {MAX_OUTLINE_BYTES} bytes; use read_file, or read with preview \"raw\"",
+                meta.len()
+            ),
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(|err| ToolError::io(shown, &err))?;
+    if looks_binary(&bytes) {
+        return Err(ToolError::new(
+            ErrorCode::BinaryFile,
+            format!(
+                "{shown} is a binary file ({} bytes); only text files can be read",
+                bytes.len()
+            ),
+        ));
+    }
+    Ok(match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(err) => String::from_utf8_lossy(err.as_bytes()).into_owned(),
+    })
+}
