@@ -1,11 +1,13 @@
 //! What every tool call shares: the workspace sandbox, the language-server
-//! supervisor, the log book, the patches waiting to be applied, and the
+//! supervisor, the symbol index, the log book, the patches waiting to be applied, and the
 //! server's mode.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::fs::patch::PatchStore;
 use crate::fs::workspace::Workspace;
+use crate::index::SymbolIndex;
 use crate::logbook::LogBook;
 use crate::lsp::Supervisor;
 use crate::lsp::config::Config;
@@ -14,6 +16,8 @@ pub struct Context {
     pub workspace: Workspace,
     pub lsp: Supervisor,
     pub logs: Arc<LogBook>,
+    /// The tree-sitter symbol index `search` falls back on.
+    pub index: Arc<SymbolIndex>,
     pub patches: PatchStore,
     /// Writing tools are left out (`--read-only`).
     pub read_only: bool,
@@ -22,10 +26,17 @@ pub struct Context {
 impl Context {
     pub fn new(workspace: Workspace, config: Config, read_only: bool) -> Context {
         let logs = Arc::new(LogBook::default());
+        let lsp = Supervisor::new(config, workspace.root(), Arc::clone(&logs));
+        let index = Arc::new(SymbolIndex::default());
+        let listening = Arc::clone(&index);
+        lsp.on_file_changes(Box::new(move |paths| {
+            listening.note_changed(paths.iter().map(PathBuf::as_path))
+        }));
         Context {
-            lsp: Supervisor::new(config, workspace.root(), Arc::clone(&logs)),
+            lsp,
             workspace,
             logs,
+            index,
             patches: PatchStore::default(),
             read_only,
         }

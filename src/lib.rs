@@ -8,6 +8,7 @@ pub mod context;
 pub mod doctor;
 pub mod error;
 pub mod fs;
+pub mod index;
 pub mod logbook;
 pub mod lsp;
 pub mod model;

@@ -26,3 +26,8 @@ pub fn report(message: &str, fraction: Option<f64>) {
     tracing::debug!(fraction, "progress: {message}");
     let _ = SINK.try_with(|sink| sink(message, fraction));
 }
+
+/// The current call's sink, to hand to work spawned for it.
+pub fn current() -> Option<Sink> {
+    SINK.try_with(Sink::clone).ok()
+}

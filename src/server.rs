@@ -31,6 +31,8 @@ sextant answers in plain text from real language servers and tree-sitter, for th
 and for library sources (node_modules, cargo registry crates).
 
 When to use which tool:
+- search: where a class, function or method is defined, by name (or part of one), across the \
+workspace; more precise than grep for symbols.
 - read: a source file's outline with signatures; symbol=Class.method narrows it, \
 preview=expanded shows leaf code. Read it before reading code.
 - diagnostics: errors and warnings of a file, a folder or the workspace as on disk now; faster than a build.

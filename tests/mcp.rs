@@ -85,8 +85,9 @@ async fn initialize_and_list_tools() {
     assert_eq!(
         names,
         [
-            "read_file",
+            "search",
             "read",
+            "read_file",
             "find",
             "grep",
             "edit",
@@ -143,7 +144,15 @@ async fn read_only_server_lists_no_writing_tool() {
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
     assert_eq!(
         names,
-        ["read_file", "read", "find", "grep", "diagnostics", "logs"]
+        [
+            "search",
+            "read",
+            "read_file",
+            "find",
+            "grep",
+            "diagnostics",
+            "logs"
+        ]
     );
     client.cancel().await.unwrap();
 }
@@ -167,6 +176,18 @@ async fn every_tool_answers_in_text_blocks() {
     assert!(
         text.contains("\texport const tsFile = /\\.ts$/;\n"),
         "{text}"
+    );
+
+    // search: one text block per file, plain text, no structuredContent.
+    let search = call(&client, "search", json!({"query": "tsFile"})).await;
+    assert_eq!(search.is_error, Some(false));
+    assert!(search.structured_content.is_none());
+    assert_eq!(
+        texts(&search),
+        [
+            "Found 1 match for query \"tsFile\" across 1 file, from typescript-go",
+            "src/paths.ts (1 result)\n  @2:14 Constant - tsFile\n    `export const tsFile = /\\.ts$/`"
+        ]
     );
 
     let found = call(&client, "find", json!({"pattern": "src/*.ts", "limit": 2})).await;

@@ -108,6 +108,9 @@ pub struct LspClient {
     checked: std::sync::Mutex<Option<u64>>,
     /// Held by whoever asks for a check and waits for it (see `one_check`).
     checks: tokio::sync::Mutex<()>,
+    /// Set once a file of each of its projects is open (see
+    /// `Supervisor::open_projects`).
+    pub projects_opened: tokio::sync::OnceCell<()>,
 }
 
 impl std::fmt::Debug for LspClient {
@@ -243,6 +246,7 @@ impl LspClient {
             kill,
             checked: std::sync::Mutex::new(None),
             checks: tokio::sync::Mutex::new(()),
+            projects_opened: tokio::sync::OnceCell::new(),
         };
         client.initialize(root_uri, folder).await
     }
@@ -701,6 +705,17 @@ impl LspClient {
         {
             let _ = self.sync(&path).await;
         }
+    }
+
+    /// The line index of `uri` as the server sees it: the open document's,
+    /// else the file on disk's; `None` when it cannot be read.
+    pub async fn line_index(&self, uri: &Url) -> Option<Arc<LineIndex>> {
+        let path = uri.to_file_path().ok()?;
+        if let Some(document) = self.documents.lock().await.get(&path) {
+            return Some(Arc::clone(&document.index));
+        }
+        let bytes = tokio::fs::read(&path).await.ok()?;
+        Some(Arc::new(LineIndex::new(&String::from_utf8_lossy(&bytes))))
     }
 
     /// Paths of the documents the server has open.

@@ -66,6 +66,9 @@ pub struct LanguageConfig {
     pub checks_on_save: bool,
     /// Ask tsserver for diagnostics synchronously (typescript-language-server).
     pub tsserver_diagnostics: bool,
+    /// Files that each make a project the server searches (workspace/symbol)
+    /// only while it has one of the project's files open (`tsconfig.json`).
+    pub project_files: Vec<String>,
     /// The servers it can run and which one to, when it has several.
     pub choice: Option<ServerChoice>,
 }
@@ -141,6 +144,7 @@ struct LanguageFile {
     enabled: Option<bool>,
     checks_on_save: Option<bool>,
     tsserver_diagnostics: Option<bool>,
+    project_files: Option<Vec<String>>,
     server: Option<String>,
     servers: Option<BTreeMap<String, ServerFile>>,
 }
@@ -244,6 +248,7 @@ impl LanguageFile {
             enabled: other.enabled.or(self.enabled),
             checks_on_save: other.checks_on_save.or(self.checks_on_save),
             tsserver_diagnostics: other.tsserver_diagnostics.or(self.tsserver_diagnostics),
+            project_files: other.project_files.or(self.project_files),
             server: other.server.or(self.server),
             servers: match (self.servers, other.servers) {
                 (Some(mut base), Some(over)) => {
@@ -480,6 +485,7 @@ fn resolve(
         install: language.install,
         checks_on_save: language.checks_on_save.unwrap_or(false) && !checker_off,
         tsserver_diagnostics: language.tsserver_diagnostics.unwrap_or(false),
+        project_files: language.project_files.unwrap_or_default(),
         choice: None,
     })
 }
@@ -598,7 +604,11 @@ mod tests {
         assert_eq!(rust.request_timeout, Duration::from_secs(5));
         assert_eq!(
             rust.initialization_options,
-            Some(serde_json::json!({"cargo": {"targetDir": true}, "checkOnSave": false}))
+            Some(serde_json::json!({
+                "cargo": {"targetDir": true},
+                "checkOnSave": false,
+                "workspace": {"symbol": {"search": {"kind": "all_symbols", "limit": 1000}}}
+            }))
         );
         // Another program for TypeScript, the same one (by another path)
         // for Rust: only the latter keeps its install recipe.

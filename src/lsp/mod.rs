@@ -75,6 +75,8 @@ pub enum LspError {
         code: i64,
         message: String,
     },
+    #[error("{server} is still starting; retry in a moment (see `logs`)")]
+    Starting { server: String },
     #[error("{server} does not support {what}")]
     Unsupported { server: String, what: String },
     #[error("{detail}")]
@@ -102,7 +104,7 @@ impl From<LspError> for ToolError {
             | LspError::StartFailed { .. }
             | LspError::Crashed { .. }
             | LspError::GaveUp { .. } => ErrorCode::ServerFailed,
-            LspError::Timeout { .. } => ErrorCode::ServerTimeout,
+            LspError::Timeout { .. } | LspError::Starting { .. } => ErrorCode::ServerTimeout,
             LspError::Rpc { .. } => ErrorCode::ServerError,
             LspError::Unsupported { .. } => ErrorCode::Unsupported,
             LspError::Io { .. } => ErrorCode::Io,

@@ -3,14 +3,22 @@
 
 use std::time::Duration;
 
-use lsp_types::request::{DocumentDiagnosticRequest, DocumentSymbolRequest};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use lsp_types::request::{
+    DocumentDiagnosticRequest, DocumentSymbolRequest, WorkspaceSymbolRequest,
+};
 use lsp_types::{
     DiagnosticSeverity, DocumentDiagnosticParams, DocumentDiagnosticReport,
-    DocumentDiagnosticReportResult, DocumentSymbolParams, DocumentSymbolResponse,
-    PartialResultParams, TextDocumentIdentifier, WorkDoneProgressParams,
+    DocumentDiagnosticReportResult, DocumentSymbolParams, DocumentSymbolResponse, OneOf,
+    PartialResultParams, TextDocumentIdentifier, Url, WorkDoneProgressParams,
+    WorkspaceSymbolParams, WorkspaceSymbolResponse,
 };
 
 use super::LspError;
+use super::client::LspClient;
 use super::convert::{Encoding, LineIndex, TsserverLines};
 use super::supervisor::Session;
 use crate::model::{Diagnostic, OutlineSymbol, Range, Severity, SymbolKind};
@@ -133,6 +141,89 @@ fn insert_nested(siblings: &mut Vec<OutlineSymbol>, symbol: OutlineSymbol) {
         return;
     }
     siblings.push(symbol);
+}
+
+/// A symbol a server found for a workspace search.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SymbolHit {
+    pub path: PathBuf,
+    pub name: String,
+    pub kind: SymbolKind,
+    /// Where the name stands.
+    pub range: Range,
+    /// The container the server names (`Registry`), if any.
+    pub container: Option<String>,
+}
+
+/// `workspace/symbol` for `query`, positions converted through each hit's
+/// file (the open document, else the file on disk). Hits without a range
+/// (a `WorkspaceSymbol` that would need resolving) are left out.
+pub async fn workspace_symbols(
+    client: &LspClient,
+    query: &str,
+) -> Result<Vec<SymbolHit>, LspError> {
+    let params = WorkspaceSymbolParams {
+        query: query.to_string(),
+        work_done_progress_params: WorkDoneProgressParams::default(),
+        partial_result_params: PartialResultParams::default(),
+    };
+    let answer = client
+        .request_settled::<WorkspaceSymbolRequest>(params)
+        .await?;
+    let raw: Vec<(
+        Url,
+        lsp_types::Range,
+        String,
+        lsp_types::SymbolKind,
+        Option<String>,
+    )> = match answer {
+        None => Vec::new(),
+        Some(WorkspaceSymbolResponse::Flat(flat)) => flat
+            .into_iter()
+            .map(|s| {
+                (
+                    s.location.uri,
+                    s.location.range,
+                    s.name,
+                    s.kind,
+                    s.container_name,
+                )
+            })
+            .collect(),
+        Some(WorkspaceSymbolResponse::Nested(nested)) => nested
+            .into_iter()
+            .filter_map(|s| match s.location {
+                OneOf::Left(location) => Some((
+                    location.uri,
+                    location.range,
+                    s.name,
+                    s.kind,
+                    s.container_name,
+                )),
+                OneOf::Right(_) => None,
+            })
+            .collect(),
+    };
+    let mut texts: HashMap<Url, Option<Arc<LineIndex>>> = HashMap::new();
+    let mut hits = Vec::new();
+    for (uri, range, name, kind, container) in raw {
+        if !texts.contains_key(&uri) {
+            let index = client.line_index(&uri).await;
+            texts.insert(uri.clone(), index);
+        }
+        let (Some(index), Ok(path)) = (&texts[&uri], uri.to_file_path()) else {
+            continue;
+        };
+        let range = index.range_to_model(range, client.encoding);
+        hits.push(SymbolHit {
+            path,
+            range: name_within(index, range, &name),
+            name,
+            kind: symbol_kind(kind),
+            container: container.filter(|c| !c.is_empty()),
+        });
+    }
+    Ok(hits)
 }
 
 /// LSP's numeric kind as sextant's.

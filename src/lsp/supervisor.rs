@@ -52,7 +52,19 @@ pub struct Supervisor {
     /// Off for a one-off tool run: nothing changes between its start and
     /// its one request.
     file_watching: AtomicBool,
+    /// Told of every change the watcher sees (the symbol index).
+    listeners: Arc<Mutex<Vec<ChangeListener>>>,
+    /// One file per (language, project root) of the workspace, found on
+    /// first use; forgotten when a root marker or a file of a language
+    /// without one changes on disk (see `projects`).
+    projects: Arc<Mutex<Option<Projects>>>,
 }
+
+/// One file per (language, project root): the language's name and the file.
+type Projects = Vec<(String, PathBuf)>;
+
+/// Told of paths created, changed or deleted on disk.
+pub type ChangeListener = Box<dyn Fn(&[PathBuf]) + Send + Sync>;
 
 /// One (language, root) pair and whatever runs for it.
 struct Slot {
@@ -99,6 +111,8 @@ impl Supervisor {
             slots: Arc::new(Mutex::new(Vec::new())),
             watcher: OnceLock::new(),
             file_watching: AtomicBool::new(true),
+            listeners: Arc::new(Mutex::new(Vec::new())),
+            projects: Arc::new(Mutex::new(None)),
         }
     }
 
@@ -372,18 +386,7 @@ impl Supervisor {
     /// again. rust-analyzer and tsserver both serve nested projects from
     /// the top (a crate's own Cargo.toml, a package's own tsconfig.json).
     fn project_root(&self, path: &Path, language: &LanguageConfig) -> PathBuf {
-        let mut root = None;
-        if path.starts_with(&self.workspace_root) {
-            for dir in path.ancestors().skip(1) {
-                if !dir.starts_with(&self.workspace_root) {
-                    break;
-                }
-                if language.root_markers.iter().any(|m| dir.join(m).exists()) {
-                    root = Some(dir);
-                }
-            }
-        }
-        root.map_or_else(|| self.workspace_root.clone(), Path::to_path_buf)
+        outermost_root(&self.workspace_root, path, language)
     }
 
     /// The slot for `language` at `root`, made on first use with the
@@ -427,6 +430,72 @@ impl Supervisor {
         slot
     }
 
+    /// Opens one file of every project under `client`'s root that its
+    /// language lists in `project_files` (a `tsconfig.json`), once per
+    /// server: tsserver and TypeScript 7's server search (workspace/symbol)
+    /// only the projects they have a file of open, answering nothing (or
+    /// "No Project") for the others. At most [`MAX_PROJECTS`].
+    pub async fn open_projects(&self, client: &Arc<LspClient>) {
+        client
+            .projects_opened
+            .get_or_init(|| async {
+                let (root, language) = (client.root.clone(), Arc::clone(&client.language));
+                let files = tokio::task::spawn_blocking(move || project_files(&root, &language))
+                    .await
+                    .unwrap_or_default();
+                for file in files {
+                    let _ = client.sync(&file).await;
+                }
+            })
+            .await;
+    }
+
+    /// One file of each (language, project root) the workspace holds, in
+    /// path order: asking for a session on each reaches every server a
+    /// workspace-wide request (search) needs. Found by one walk on first
+    /// use, .gitignore respected and dependency folders left out.
+    pub async fn projects(&self) -> Vec<PathBuf> {
+        if let Some(known) = self
+            .projects
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+        {
+            return known.iter().map(|(_, file)| file.clone()).collect();
+        }
+        let (root, config) = (self.workspace_root.clone(), self.config.clone());
+        let found = tokio::task::spawn_blocking(move || {
+            let mut seen = std::collections::HashSet::new();
+            let mut found = Vec::new();
+            let files = ignore::WalkBuilder::new(&root)
+                .require_git(false)
+                .filter_entry(|e| {
+                    let name = e.file_name();
+                    name != ".git" && name != "node_modules" && name != "target"
+                })
+                .sort_by_file_name(|a, b| a.cmp(b))
+                .build()
+                .filter_map(Result::ok)
+                .filter(|e| e.file_type().is_some_and(|t| t.is_file()));
+            for entry in files {
+                let path = entry.into_path();
+                let Some(language) = config.language_for(&path) else {
+                    continue;
+                };
+                let project = outermost_root(&root, &path, language);
+                if seen.insert((language.name.clone(), project)) {
+                    found.push((language.name.clone(), path));
+                }
+            }
+            found
+        })
+        .await
+        .unwrap_or_default();
+        let files = found.iter().map(|(_, file)| file.clone()).collect();
+        *self.projects.lock().unwrap_or_else(|e| e.into_inner()) = Some(found);
+        files
+    }
+
     /// Every running client.
     pub fn clients(&self) -> Vec<Arc<LspClient>> {
         running_clients(&self.slots)
@@ -438,16 +507,39 @@ impl Supervisor {
         super::shown(path, &self.workspace_root)
     }
 
-    /// Starts the file watcher once: from then on every running server
-    /// hears of the files created, changed or deleted that it watches.
-    fn watch_files(&self) {
+    /// Calls `listener` with the paths created, changed or deleted on disk,
+    /// from the moment file watching starts (see `watch_files`).
+    pub fn on_file_changes(&self, listener: ChangeListener) {
+        self.listeners
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(listener);
+    }
+
+    /// Starts the file watcher once (a server's start does it too): from
+    /// then on every running server hears of the files created, changed or
+    /// deleted that it watches, and every `on_file_changes` listener of all
+    /// of them.
+    pub fn watch_files(&self) {
         if !self.file_watching.load(Ordering::Relaxed) {
             return;
         }
         self.watcher.get_or_init(|| {
             let slots = Arc::downgrade(&self.slots);
+            let listeners = Arc::downgrade(&self.listeners);
+            let projects = Arc::downgrade(&self.projects);
+            let config = self.config.clone();
             let logs = Arc::clone(&self.logs);
             let deliver: Deliver = Box::new(move |changes| {
+                if let Some(projects) = projects.upgrade() {
+                    forget_projects_if_changed(&projects, &config, changes);
+                }
+                if let Some(listeners) = listeners.upgrade() {
+                    let paths: Vec<PathBuf> = changes.iter().map(|c| c.path.clone()).collect();
+                    for listener in listeners.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+                        listener(&paths);
+                    }
+                }
                 let Some(slots) = slots.upgrade() else {
                     return;
                 };
@@ -592,6 +684,104 @@ impl Supervisor {
         }
         while stopping.join_next().await.is_some() {}
     }
+}
+
+/// The outermost folder above `path`, inside `workspace_root`, holding one
+/// of the language's root markers; else the workspace root (see
+/// `Supervisor::project_root`).
+fn outermost_root(workspace_root: &Path, path: &Path, language: &LanguageConfig) -> PathBuf {
+    let mut root = None;
+    if path.starts_with(workspace_root) {
+        for dir in path.ancestors().skip(1) {
+            if !dir.starts_with(workspace_root) {
+                break;
+            }
+            if language.root_markers.iter().any(|m| dir.join(m).exists()) {
+                root = Some(dir);
+            }
+        }
+    }
+    root.map_or_else(|| workspace_root.to_path_buf(), Path::to_path_buf)
+}
+
+/// Forgets the workspace's projects when a change can add or move one: a
+/// root marker, or a file of a language that had none.
+fn forget_projects_if_changed(
+    projects: &Mutex<Option<Projects>>,
+    config: &Config,
+    changes: &[super::watch::FileChange],
+) {
+    let mut known = projects.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(found) = known.as_ref() else {
+        return;
+    };
+    let moves_a_project = changes.iter().any(|change| {
+        let name = change
+            .path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("");
+        let marker = config
+            .languages
+            .iter()
+            .any(|l| l.root_markers.iter().any(|m| m == name));
+        let unrepresented = config
+            .language_for(&change.path)
+            .is_some_and(|l| !found.iter().any(|(name, _)| *name == l.name));
+        marker || unrepresented || change.folder
+    });
+    if moves_a_project {
+        *known = None;
+    }
+}
+
+/// Projects opened at most for a workspace search.
+pub const MAX_PROJECTS: usize = 200;
+
+/// One source file of each project under `root` (a folder holding one of
+/// the language's `project_files`), dependency folders left out.
+fn project_files(root: &Path, language: &LanguageConfig) -> Vec<PathBuf> {
+    if language.project_files.is_empty() {
+        return Vec::new();
+    }
+    let skip = |e: &ignore::DirEntry| {
+        let name = e.file_name();
+        name != ".git" && name != "node_modules" && name != "target"
+    };
+    let mut projects: Vec<PathBuf> = ignore::WalkBuilder::new(root)
+        .require_git(false)
+        .filter_entry(skip)
+        .build()
+        .filter_map(Result::ok)
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy();
+            language.project_files.iter().any(|m| *m == name)
+        })
+        .filter_map(|e| e.path().parent().map(Path::to_path_buf))
+        .collect();
+    projects.sort();
+    projects.dedup();
+    projects.truncate(MAX_PROJECTS);
+    let served = |path: &Path| {
+        path.extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|ext| language.extensions.iter().any(|x| x == ext))
+    };
+    projects
+        .iter()
+        .filter_map(|project| {
+            ignore::WalkBuilder::new(project)
+                .require_git(false)
+                .filter_entry(skip)
+                .max_depth(Some(4))
+                .sort_by_file_name(|a, b| a.cmp(b))
+                .build()
+                .filter_map(Result::ok)
+                .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
+                .map(|e| e.into_path())
+                .find(|p| served(p) && !p.to_string_lossy().ends_with(".d.ts"))
+        })
+        .collect()
 }
 
 /// Drops the crashes that happened before the restart window.

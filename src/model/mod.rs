@@ -9,10 +9,12 @@
 
 mod files;
 mod outline;
+mod search;
 mod servers;
 mod symbols;
 
 pub use files::*;
 pub use outline::*;
+pub use search::*;
 pub use servers::*;
 pub use symbols::*;

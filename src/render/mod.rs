@@ -7,11 +7,13 @@
 
 mod files;
 mod outline;
+mod search;
 mod servers;
 mod symbols;
 
 pub use files::{created_file, file_lines, found_files, grep, patch_report};
 pub use outline::read;
+pub use search::search;
 pub use servers::{diagnostics, doctor, logs};
 pub use symbols::target_header;
 

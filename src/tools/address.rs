@@ -172,7 +172,7 @@ fn at_line(
         }
     };
     let position = Position::new(line, word.start as u32 + 1);
-    let declaration = declared_at(file, position);
+    let declaration = declared_at(file.symbols(), position, file.path_separator());
     Ok(Target {
         path: shown.to_string(),
         position,
@@ -182,10 +182,12 @@ fn at_line(
     })
 }
 
-/// The declaration whose name starts at `position`, with its name path.
-fn declared_at(
-    file: &FileOutline,
+/// The declaration whose name starts at `position` in `symbols`, with its
+/// name path joined by `separator`.
+pub(crate) fn declared_at(
+    symbols: &[OutlineSymbol],
     position: Position,
+    separator: &str,
 ) -> Option<(String, crate::model::SymbolKind)> {
     fn walk<'a>(
         symbols: &'a [OutlineSymbol],
@@ -208,8 +210,8 @@ fn declared_at(
         None
     }
     let mut chain = Vec::new();
-    let symbol = walk(file.symbols(), position, &mut chain)?;
-    Some((join_path(&chain, file.path_separator()), symbol.kind))
+    let symbol = walk(symbols, position, &mut chain)?;
+    Some((join_path(&chain, separator), symbol.kind))
 }
 
 /// The symbol a name path designates.

@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
-use crate::model::LogLevel;
+use crate::model::{ALL_KINDS, LogLevel, SymbolKind};
 
 pub mod address;
 pub mod apply_patch;
@@ -31,6 +31,7 @@ pub mod logs;
 pub mod outline;
 pub mod read;
 pub mod read_file;
+pub mod search;
 
 /// About 8,000 tokens of text: what one answer may hold before it pages.
 pub const BUDGET_CHARS: usize = 32_000;
@@ -96,8 +97,9 @@ impl ToolEntry {
 /// Every tool, in the order they are listed.
 pub fn all() -> Vec<ToolEntry> {
     vec![
-        ToolEntry::of::<read_file::ReadFile>(),
+        ToolEntry::of::<search::Search>(),
         ToolEntry::of::<read::Read>(),
+        ToolEntry::of::<read_file::ReadFile>(),
         ToolEntry::of::<find::Find>(),
         ToolEntry::of::<grep::Grep>(),
         ToolEntry::of::<edit::Edit>(),
@@ -268,6 +270,28 @@ fn compact(property: &mut Value) {
             items.remove("description");
         }
     }
+}
+
+/// The `kinds` parameter: symbol kind names (`Class`, `Method`), checked.
+pub(crate) fn parse_kinds(kinds: Option<&[String]>) -> ToolResult<Vec<SymbolKind>> {
+    let mut out = Vec::new();
+    for name in kinds.unwrap_or_default() {
+        match SymbolKind::parse(name.trim()) {
+            Some(kind) if !out.contains(&kind) => out.push(kind),
+            Some(_) => {}
+            None => {
+                let names: Vec<&str> = ALL_KINDS.iter().map(|k| k.name()).collect();
+                return Err(ToolError::new(
+                    ErrorCode::InvalidParams,
+                    format!(
+                        "unknown kind '{name}' in kinds; the kinds are {}",
+                        names.join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Runs blocking file work off the async threads; a panic becomes an error.

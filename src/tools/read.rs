@@ -14,12 +14,12 @@ use serde::Deserialize;
 
 use super::address::resolve_name_path;
 use super::outline::{FileOutline, outline};
-use super::{BUDGET_CHARS, Tool, blocking};
+use super::{BUDGET_CHARS, Tool, blocking, parse_kinds};
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::fs::text::{LineWindow, cut_line, read_lines};
 use crate::model::{
-    ALL_KINDS, KindCount, OutlineEntry, OutlineSymbol, Preview, ReadOutline, ReadResult, SymbolKind,
+    KindCount, OutlineEntry, OutlineSymbol, Preview, ReadOutline, ReadResult, SymbolKind,
 };
 use crate::syntax;
 
@@ -355,25 +355,4 @@ fn estimate(entry: &OutlineEntry) -> usize {
             + 3 * (indent + 12);
     }
     size
-}
-
-fn parse_kinds(kinds: Option<&[String]>) -> ToolResult<Vec<SymbolKind>> {
-    let mut out = Vec::new();
-    for name in kinds.unwrap_or_default() {
-        match SymbolKind::parse(name.trim()) {
-            Some(kind) if !out.contains(&kind) => out.push(kind),
-            Some(_) => {}
-            None => {
-                let names: Vec<&str> = ALL_KINDS.iter().map(|k| k.name()).collect();
-                return Err(ToolError::new(
-                    ErrorCode::InvalidParams,
-                    format!(
-                        "unknown kind '{name}' in kinds; the kinds are {}",
-                        names.join(", ")
-                    ),
-                ));
-            }
-        }
-    }
-    Ok(out)
 }

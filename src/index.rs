@@ -1,0 +1,316 @@
+//! The tree-sitter symbol index of the workspace: every declaration of every
+//! file sextant has a grammar for, so `search` can answer where no language
+//! server can (missing, failed, still starting).
+//!
+//! Built on first use, in parallel (one thread per core), from the same
+//! outlines `read` shows; kept fresh by the file watcher, whose changed
+//! paths mark files to parse again before the next query; bounded in files
+//! and symbols, and a query says when the bound left files out.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use ignore::WalkBuilder;
+
+use crate::model::{OutlineSymbol, Position, SymbolKind};
+use crate::syntax::{Language, SourceFile};
+
+/// Files indexed at most.
+pub const MAX_FILES: usize = 20_000;
+/// Symbols kept at most (about 100 bytes each).
+pub const MAX_SYMBOLS: usize = 500_000;
+/// Larger files are left out (generated code, bundles).
+const MAX_FILE_BYTES: u64 = 2 * 1024 * 1024;
+
+/// One declaration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexedSymbol {
+    pub name: String,
+    pub kind: SymbolKind,
+    /// Where its name starts.
+    pub position: Position,
+    /// Its container's name path (`Registry`, `impl Account for Ledger`).
+    pub container: Option<String>,
+}
+
+/// A symbol found by a query, with its file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexHit {
+    pub path: PathBuf,
+    pub symbol: IndexedSymbol,
+}
+
+/// What a query found, and whether the index is whole.
+#[derive(Debug, Clone, Default)]
+pub struct IndexAnswer {
+    pub hits: Vec<IndexHit>,
+    /// Why some files are not indexed, when a bound was reached.
+    pub incomplete: Option<String>,
+}
+
+#[derive(Default)]
+pub struct SymbolIndex {
+    state: Mutex<Option<State>>,
+}
+
+struct State {
+    root: PathBuf,
+    files: HashMap<PathBuf, Vec<IndexedSymbol>>,
+    /// Paths changed on disk since they were indexed.
+    dirty: HashSet<PathBuf>,
+    symbols: usize,
+    incomplete: Option<String>,
+}
+
+impl SymbolIndex {
+    /// Notes paths created, changed or deleted on disk (the file watcher
+    /// says so): they are indexed again before the next query.
+    pub fn note_changed<'a>(&self, paths: impl IntoIterator<Item = &'a Path>) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(state) = state.as_mut() {
+            state.dirty.extend(paths.into_iter().map(Path::to_path_buf));
+        }
+    }
+
+    /// The symbols of the workspace under `root` that `keep` accepts (it
+    /// sees each symbol's name), building or refreshing the index first.
+    /// Blocking: call it off the async threads.
+    pub fn query(&self, root: &Path, keep: impl Fn(&str) -> bool) -> IndexAnswer {
+        let mut guard = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        match guard.as_mut() {
+            Some(state) if state.root == root => state.refresh(),
+            _ => *guard = Some(State::build(root)),
+        }
+        let state = guard.as_ref().expect("built above");
+        let mut hits = Vec::new();
+        for (path, symbols) in &state.files {
+            for symbol in symbols.iter().filter(|s| keep(&s.name)) {
+                hits.push(IndexHit {
+                    path: path.clone(),
+                    symbol: symbol.clone(),
+                });
+            }
+        }
+        IndexAnswer {
+            hits,
+            incomplete: state.incomplete.clone(),
+        }
+    }
+
+    /// How many files and symbols are indexed (none before the first query).
+    pub fn size(&self) -> (usize, usize) {
+        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state
+            .as_ref()
+            .map_or((0, 0), |s| (s.files.len(), s.symbols))
+    }
+}
+
+impl State {
+    fn build(root: &Path) -> State {
+        let (paths, more) = indexable_files(root);
+        let mut state = State {
+            root: root.to_path_buf(),
+            files: HashMap::new(),
+            dirty: HashSet::new(),
+            symbols: 0,
+            incomplete: (more > 0)
+                .then(|| format!("{more} files past the first {MAX_FILES} are not indexed")),
+        };
+        for (path, symbols) in index_files(paths) {
+            state.insert(path, symbols);
+        }
+        state
+    }
+
+    /// Parses the dirty paths again: a changed file is re-indexed, a
+    /// deleted one dropped, a new folder walked.
+    fn refresh(&mut self) {
+        if self.dirty.is_empty() {
+            return;
+        }
+        let dirty: Vec<PathBuf> = self.dirty.drain().collect();
+        let mut parse = Vec::new();
+        for path in dirty {
+            if path.is_dir() {
+                let (inside, _) = indexable_files(&path);
+                parse.extend(inside);
+                continue;
+            }
+            // Gone (a file, or a folder and everything under it).
+            let gone: Vec<PathBuf> = self
+                .files
+                .keys()
+                .filter(|indexed| indexed.starts_with(&path))
+                .cloned()
+                .collect();
+            for old in gone {
+                if let Some(symbols) = self.files.remove(&old) {
+                    self.symbols -= symbols.len();
+                }
+            }
+            if path.is_file() && Language::from_path(&path).is_some() {
+                parse.push(path);
+            }
+        }
+        for (path, symbols) in index_files(parse) {
+            self.insert(path, symbols);
+        }
+    }
+
+    fn insert(&mut self, path: PathBuf, symbols: Vec<IndexedSymbol>) {
+        if self.symbols + symbols.len() > MAX_SYMBOLS {
+            self.incomplete = Some(format!(
+                "the index stopped at {MAX_SYMBOLS} symbols; some files are not indexed"
+            ));
+            return;
+        }
+        self.symbols += symbols.len();
+        if let Some(old) = self.files.insert(path, symbols) {
+            self.symbols -= old.len();
+        }
+    }
+}
+
+/// The files under `root` with a grammar, .gitignore respected and the
+/// dependency folders left out, at most [`MAX_FILES`]; and how many more.
+fn indexable_files(root: &Path) -> (Vec<PathBuf>, usize) {
+    let mut files: Vec<PathBuf> = WalkBuilder::new(root)
+        .require_git(false)
+        .filter_entry(|e| {
+            let name = e.file_name();
+            name != ".git" && name != "node_modules" && name != "target"
+        })
+        .build()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
+        .filter(|e| e.metadata().is_ok_and(|m| m.len() <= MAX_FILE_BYTES))
+        .map(|e| e.into_path())
+        .filter(|p| Language::from_path(p).is_some())
+        .collect();
+    files.sort();
+    let more = files.len().saturating_sub(MAX_FILES);
+    files.truncate(MAX_FILES);
+    (files, more)
+}
+
+/// Parses `paths` on one thread per core; unreadable files are skipped.
+fn index_files(paths: Vec<PathBuf>) -> Vec<(PathBuf, Vec<IndexedSymbol>)> {
+    let threads = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .min(paths.len().max(1));
+    let chunk = paths.len().div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = paths
+            .chunks(chunk)
+            .map(|chunk| {
+                scope.spawn(move || {
+                    chunk
+                        .iter()
+                        .filter_map(|path| Some((path.clone(), index_file(path)?)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|worker| worker.join().unwrap_or_default())
+            .collect()
+    })
+}
+
+/// One file's declarations, flattened with their containers. The tree is
+/// dropped: the index keeps only what a query needs.
+fn index_file(path: &Path) -> Option<Vec<IndexedSymbol>> {
+    let language = Language::from_path(path)?;
+    let bytes = std::fs::read(path).ok()?;
+    if crate::fs::text::looks_binary(&bytes) {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let file = SourceFile::parse(language, text);
+    let separator = if language == Language::Rust {
+        "::"
+    } else {
+        "."
+    };
+    let mut out = Vec::new();
+    flatten(file.outline(), None, separator, &mut out);
+    Some(out)
+}
+
+fn flatten(
+    symbols: &[OutlineSymbol],
+    container: Option<&str>,
+    separator: &str,
+    out: &mut Vec<IndexedSymbol>,
+) {
+    for symbol in symbols {
+        out.push(IndexedSymbol {
+            name: symbol.name.clone(),
+            kind: symbol.kind,
+            position: symbol.selection_range.start,
+            container: container.map(str::to_string),
+        });
+        let path = match container {
+            Some(container) => {
+                let joint = if container.contains(' ') {
+                    "/"
+                } else {
+                    separator
+                };
+                format!("{container}{joint}{}", symbol.name)
+            }
+            None => symbol.name.clone(),
+        };
+        flatten(&symbol.children, Some(&path), separator, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_index_follows_files_written_and_deleted() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(
+            root.join("a.ts"),
+            "export class Alpha {\n  run(): void {}\n}\n",
+        )
+        .unwrap();
+        std::fs::create_dir(root.join("node_modules")).unwrap();
+        std::fs::write(root.join("node_modules/dep.ts"), "export class Hidden {}\n").unwrap();
+        let index = SymbolIndex::default();
+        let names = |index: &SymbolIndex| {
+            let mut hits: Vec<String> = index
+                .query(root, |_| true)
+                .hits
+                .into_iter()
+                .map(|h| {
+                    format!(
+                        "{} {} {}@{} in {}",
+                        h.symbol.kind.name(),
+                        h.symbol.container.unwrap_or_default(),
+                        h.symbol.name,
+                        h.symbol.position,
+                        h.path.file_name().unwrap().to_string_lossy()
+                    )
+                })
+                .collect();
+            hits.sort();
+            hits
+        };
+        assert_eq!(
+            names(&index),
+            ["Class  Alpha@1:14 in a.ts", "Method Alpha run@2:3 in a.ts"]
+        );
+        std::fs::write(root.join("b.rs"), "pub fn beta() {}\n").unwrap();
+        std::fs::remove_file(root.join("a.ts")).unwrap();
+        index.note_changed([root.join("b.rs").as_path(), root.join("a.ts").as_path()]);
+        assert_eq!(names(&index), ["Function  beta@1:8 in b.rs"]);
+        assert_eq!(index.size(), (1, 1));
+    }
+}

@@ -1,0 +1,213 @@
+//! `search` on the real servers and the fixtures: ranking, filters, a
+//! workspace of two languages, a monorepo with no root tsconfig searched
+//! right after start, library hits on request, and the tree-sitter index
+//! where no server can answer.
+//!
+//! The servers must be installed (scripts/test.sh does it).
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Fixture, fixture, fixtures_dir};
+use insta::assert_snapshot;
+use serde_json::json;
+
+async fn search(f: &Fixture, args: serde_json::Value) -> String {
+    f.run("search", args).await
+}
+
+/// Waits until every server the workspace needs is ready, so answers come
+/// from the servers, not the index.
+async fn servers_ready(f: &Fixture) {
+    for file in f.ctx.lsp.projects().await {
+        let client = f.ctx.lsp.client_for(&file).await.unwrap();
+        assert!(
+            client.wait_ready(Duration::from_secs(120), |_| {}).await,
+            "{} never became ready",
+            client.server()
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typescript_matches_rank_and_filter() {
+    let f = fixture("ts");
+    // Exact, then prefix, substring and fuzzy matches.
+    assert_snapshot!("exact", search(&f, json!({"query": "Registry"})).await);
+    assert_snapshot!(
+        "prefix_and_substring",
+        search(&f, json!({"query": "area", "preview": "none"})).await
+    );
+    assert_snapshot!("fuzzy", search(&f, json!({"query": "mkcrc"})).await);
+    // Kinds, and a path (a file, a glob).
+    assert_snapshot!(
+        "kinds",
+        search(
+            &f,
+            json!({"query": "e", "kinds": ["Class", "Interface"], "preview": "none"})
+        )
+        .await
+    );
+    assert_snapshot!(
+        "path_glob",
+        search(
+            &f,
+            json!({"query": "e", "path": "src/g*.ts", "preview": "none"})
+        )
+        .await
+    );
+    assert_snapshot!(search(&f, json!({"query": "Nothingness"})).await, @r#"No matches for query "Nothingness", from typescript-go"#);
+    // Paging.
+    assert_snapshot!(
+        "paged",
+        search(
+            &f,
+            json!({"query": "a", "preview": "none", "limit": 3, "offset": 2})
+        )
+        .await
+    );
+    // Bad input.
+    assert_snapshot!(search(&f, json!({"query": " "})).await, @"error[invalid-params]: query is empty; pass a name or part of one");
+    assert_snapshot!(search(&f, json!({"query": "a", "kinds": ["Klass"]})).await, @"error[invalid-params]: unknown kind 'Klass' in kinds; the kinds are File, Module, Namespace, Package, Class, Method, Property, Field, Constructor, Enum, Interface, Function, Variable, Constant, String, Number, Boolean, Array, Object, Key, Null, EnumMember, Struct, Event, Operator, TypeParameter");
+    assert_snapshot!(search(&f, json!({"query": "a", "path": "src/[.ts"})).await, @"error[invalid-glob]: path src/[.ts: unclosed character class; missing ']'");
+    assert_snapshot!(search(&f, json!({"query": "a", "offset": 500})).await, @r#"error[out-of-range]: 20 matches for query "a"; offset 500 is past the end"#);
+}
+
+/// A pnpm-style monorepo: no tsconfig at the root, one per package. The
+/// servers search only projects they have a file of open: the first
+/// search right after start finds both packages' symbols.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_first_search_of_a_monorepo_finds_every_package() {
+    let f = fixture("monorepo");
+    assert_snapshot!(search(&f, json!({"query": "lookup"})).await, @r#"
+    Found 2 matches for query "lookup" across 2 files, from typescript-go
+
+    === next block ===
+
+    packages/app/src/session.ts (1 result)
+      @16:3 Method - SessionManager.lookup
+        `lookup(user: string): SessionInfo | undefined`
+
+    === next block ===
+
+    packages/lib/src/store.ts (1 result)
+      @15:3 Method - BoundedStore.lookup
+        `lookup(key: string): V | undefined`
+    "#);
+}
+
+/// TypeScript and Rust in one workspace: one name defined in both, each
+/// from its own server; library files only when asked for.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_languages_and_library_hits() {
+    let dir = tempfile::tempdir().unwrap();
+    copy(&fixtures_dir().join("ts"), &dir.path().join("web"));
+    copy(&fixtures_dir().join("rust"), &dir.path().join("core"));
+    // A library under node_modules that the project uses.
+    let library = dir.path().join("web/node_modules/describer");
+    std::fs::create_dir_all(&library).unwrap();
+    std::fs::write(
+        library.join("package.json"),
+        r#"{ "name": "describer", "version": "1.0.0", "types": "index.d.ts" }"#,
+    )
+    .unwrap();
+    std::fs::write(
+        library.join("index.d.ts"),
+        "export declare function describeAll(items: string[]): string;\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("web/src/uses.ts"),
+        "import { describeAll } from \"describer\";\n\nexport const described = describeAll([\"a\"]);\n",
+    )
+    .unwrap();
+    let f = Fixture {
+        ctx: common::context(dir.path(), false),
+        dir,
+    };
+    search(&f, json!({"query": "describe"})).await;
+    servers_ready(&f).await;
+    assert_snapshot!(
+        "both_languages",
+        search(&f, json!({"query": "describe"})).await
+    );
+}
+
+/// With no server to ask, the tree-sitter index answers, and says so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_server_the_index_answers() {
+    let f = common::fixture_with(
+        "ts",
+        &[(
+            "sextant.toml",
+            "auto_install = false\n[language.typescript]\ncommand = \"sextant-no-such-server\"\n",
+        )],
+    );
+    assert_snapshot!(search(&f, json!({"query": "greet"})).await, @r#"
+    Found 2 matches for query "greet" across 1 file, from tree-sitter
+    Note: sextant-no-such-server is not installed; install `sextant-no-such-server` and put it on PATH, or set `command` for [language.typescript] in sextant.toml; typescript results are from tree-sitter
+
+    === next block ===
+
+    src/greeting.ts (2 results)
+      @2:14 Constant - greeting
+        `export const greeting = "héllo wörld"`
+      @6:17 Function - greet
+        `export function greet(名前: string): string`
+    "#);
+    // The index follows the disk.
+    std::fs::write(
+        f.path("src/added.ts"),
+        "export function greetAgain(): void {}\n",
+    )
+    .unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_snapshot!(search(&f, json!({"query": "greet", "preview": "none"})).await, @r#"
+    Found 3 matches for query "greet" across 2 files, from tree-sitter
+    Note: sextant-no-such-server is not installed; install `sextant-no-such-server` and put it on PATH, or set `command` for [language.typescript] in sextant.toml; typescript results are from tree-sitter
+
+    === next block ===
+
+    src/greeting.ts (2 results)
+      @2:14 Constant - greeting
+      @6:17 Function - greet
+
+    === next block ===
+
+    src/added.ts (1 result)
+      @1:17 Function - greetAgain
+    "#);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rust_answers_from_rust_analyzer_once_ready() {
+    let f = fixture("rust");
+    search(&f, json!({"query": "x"})).await;
+    servers_ready(&f).await;
+    assert_snapshot!(
+        "rust_balance",
+        search(&f, json!({"query": "balance"})).await
+    );
+    assert_snapshot!(
+        "rust_kinds",
+        search(
+            &f,
+            json!({"query": "l", "kinds": ["Struct", "Interface"], "preview": "none"})
+        )
+        .await
+    );
+}
+
+fn copy(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
