@@ -295,7 +295,7 @@ async fn read_only_mode_leaves_writing_tools_out() {
     let out = common::run(&ctx, "create_file", json!({"path": "x.ts", "content": "x"})).await;
     assert_eq!(
         out,
-        "error[unknown-tool]: no tool named 'create_file'; the tools are read_file, read, find, grep, diagnostics, logs"
+        "error[unknown-tool]: no tool named 'create_file'; the tools are search, read, read_file, find, grep, diagnostics, logs"
     );
     assert!(!f.path("x.ts").exists());
 }
