@@ -1,6 +1,8 @@
-//! The tree-sitter symbol index of the workspace: every declaration of every
-//! file sextant has a grammar for, so `search` can answer where no language
-//! server can (missing, failed, still starting).
+//! The tree-sitter symbol indexes: every declaration of every workspace file
+//! sextant has a grammar for, so `search` can answer where no language
+//! server can (missing, failed, still starting); and of the declaration
+//! files of the workspace's npm dependencies, which TypeScript's servers do
+//! not search, for `search` with `include_external`.
 //!
 //! Built on first use, in parallel (one thread per core), from the same
 //! outlines `read` shows; kept fresh by the file watcher, whose changed
@@ -49,8 +51,20 @@ pub struct IndexAnswer {
     pub incomplete: Option<String>,
 }
 
+/// What an index holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Indexed {
+    /// The workspace's own files.
+    #[default]
+    Workspace,
+    /// The `.d.ts` files of the packages the workspace's package.json
+    /// files depend on (and their `@types`), under node_modules.
+    NpmDependencies,
+}
+
 #[derive(Default)]
 pub struct SymbolIndex {
+    indexed: Indexed,
     state: Mutex<Option<State>>,
 }
 
@@ -64,12 +78,32 @@ struct State {
 }
 
 impl SymbolIndex {
+    pub fn new(indexed: Indexed) -> SymbolIndex {
+        SymbolIndex {
+            indexed,
+            state: Mutex::new(None),
+        }
+    }
+
     /// Notes paths created, changed or deleted on disk (the file watcher
-    /// says so): they are indexed again before the next query.
+    /// says so): they are indexed again before the next query. The
+    /// dependencies' index is made again after a package.json changes (the
+    /// watcher does not look inside node_modules).
     pub fn note_changed<'a>(&self, paths: impl IntoIterator<Item = &'a Path>) {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(state) = state.as_mut() {
-            state.dirty.extend(paths.into_iter().map(Path::to_path_buf));
+        let mut guard = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(state) = guard.as_mut() else {
+            return;
+        };
+        match self.indexed {
+            Indexed::Workspace => state.dirty.extend(paths.into_iter().map(Path::to_path_buf)),
+            Indexed::NpmDependencies => {
+                if paths
+                    .into_iter()
+                    .any(|p| p.file_name().is_some_and(|n| n == "package.json"))
+                {
+                    *guard = None;
+                }
+            }
         }
     }
 
@@ -80,7 +114,13 @@ impl SymbolIndex {
         let mut guard = self.state.lock().unwrap_or_else(|e| e.into_inner());
         match guard.as_mut() {
             Some(state) if state.root == root => state.refresh(),
-            _ => *guard = Some(State::build(root)),
+            _ => {
+                let files = match self.indexed {
+                    Indexed::Workspace => indexable_files(root),
+                    Indexed::NpmDependencies => npm_declarations(root),
+                };
+                *guard = Some(State::build(root, files));
+            }
         }
         let state = guard.as_ref().expect("built above");
         let mut hits = Vec::new();
@@ -108,8 +148,7 @@ impl SymbolIndex {
 }
 
 impl State {
-    fn build(root: &Path) -> State {
-        let (paths, more) = indexable_files(root);
+    fn build(root: &Path, (paths, more): (Vec<PathBuf>, usize)) -> State {
         let mut state = State {
             root: root.to_path_buf(),
             files: HashMap::new(),
@@ -190,6 +229,83 @@ fn indexable_files(root: &Path) -> (Vec<PathBuf>, usize) {
         .filter(|p| Language::from_path(p).is_some())
         .collect();
     files.sort();
+    let more = files.len().saturating_sub(MAX_FILES);
+    files.truncate(MAX_FILES);
+    (files, more)
+}
+
+/// The declaration files (`.d.ts`, `.d.mts`, `.d.cts`) of the npm packages
+/// the workspace's package.json files depend on, and of their `@types`,
+/// as node resolves them from each package.json's folder; nested
+/// node_modules left out. At most [`MAX_FILES`]; and how many more.
+fn npm_declarations(root: &Path) -> (Vec<PathBuf>, usize) {
+    let manifests = WalkBuilder::new(root)
+        .require_git(false)
+        .filter_entry(|e| {
+            let name = e.file_name();
+            name != ".git" && name != "node_modules" && name != "target"
+        })
+        .build()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name() == "package.json");
+    let mut packages: Vec<PathBuf> = Vec::new();
+    for manifest in manifests {
+        let Some(folder) = manifest.path().parent() else {
+            continue;
+        };
+        let Ok(text) = std::fs::read_to_string(manifest.path()) else {
+            continue;
+        };
+        let Ok(json) = serde_json::from_str::<serde_json::Value>(&text) else {
+            continue;
+        };
+        let names = [
+            "dependencies",
+            "devDependencies",
+            "peerDependencies",
+            "optionalDependencies",
+        ]
+        .iter()
+        .filter_map(|key| json.get(key)?.as_object())
+        .flat_map(|deps| deps.keys().cloned());
+        for name in names {
+            let types = match name.strip_prefix('@') {
+                Some(scoped) => format!("@types/{}", scoped.replace('/', "__")),
+                None => format!("@types/{name}"),
+            };
+            for wanted in [name, types] {
+                let found = folder
+                    .ancestors()
+                    .take_while(|dir| dir.starts_with(root))
+                    .map(|dir| dir.join("node_modules").join(&wanted))
+                    .find(|dir| dir.is_dir());
+                if let Some(found) = found
+                    && !packages.contains(&found)
+                {
+                    packages.push(found);
+                }
+            }
+        }
+    }
+    let mut files: Vec<PathBuf> = packages
+        .iter()
+        .flat_map(|package| {
+            WalkBuilder::new(package)
+                .standard_filters(false)
+                .filter_entry(|e| e.depth() == 0 || e.file_name() != "node_modules")
+                .build()
+                .filter_map(Result::ok)
+                .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
+                .map(|e| e.into_path())
+                .filter(|p| {
+                    let name = p.to_string_lossy();
+                    name.ends_with(".d.ts") || name.ends_with(".d.mts") || name.ends_with(".d.cts")
+                })
+                .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() <= MAX_FILE_BYTES))
+        })
+        .collect();
+    files.sort();
+    files.dedup();
     let more = files.len().saturating_sub(MAX_FILES);
     files.truncate(MAX_FILES);
     (files, more)
@@ -283,7 +399,7 @@ mod tests {
         .unwrap();
         std::fs::create_dir(root.join("node_modules")).unwrap();
         std::fs::write(root.join("node_modules/dep.ts"), "export class Hidden {}\n").unwrap();
-        let index = SymbolIndex::default();
+        let index = SymbolIndex::new(Indexed::Workspace);
         let names = |index: &SymbolIndex| {
             let mut hits: Vec<String> = index
                 .query(root, |_| true)
@@ -312,5 +428,50 @@ mod tests {
         index.note_changed([root.join("b.rs").as_path(), root.join("a.ts").as_path()]);
         assert_eq!(names(&index), ["Function  beta@1:8 in b.rs"]);
         assert_eq!(index.size(), (1, 1));
+    }
+}
+
+#[cfg(test)]
+mod dependency_tests {
+    use super::*;
+
+    #[test]
+    fn the_dependencies_declarations_are_indexed() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let write = |path: &str, text: &str| {
+            let path = root.join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        write(
+            "packages/app/package.json",
+            r#"{"dependencies": {"lib": "1", "@scope/pkg": "1"}}"#,
+        );
+        write(
+            "node_modules/lib/index.d.ts",
+            "export declare function fromLib(): void;\n",
+        );
+        write(
+            "node_modules/lib/node_modules/nested/index.d.ts",
+            "export declare class Nested {}\n",
+        );
+        write(
+            "node_modules/@types/scope__pkg/index.d.ts",
+            "export declare class Typed {}\n",
+        );
+        write(
+            "node_modules/unlisted/index.d.ts",
+            "export declare class Unlisted {}\n",
+        );
+        let index = SymbolIndex::new(Indexed::NpmDependencies);
+        let mut names: Vec<String> = index
+            .query(root, |_| true)
+            .hits
+            .into_iter()
+            .map(|h| h.symbol.name)
+            .collect();
+        names.sort();
+        assert_eq!(names, ["Typed", "fromLib"]);
     }
 }

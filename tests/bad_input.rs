@@ -290,7 +290,15 @@ async fn read_only_mode_leaves_writing_tools_out() {
         .collect();
     assert_eq!(
         names,
-        ["search", "read", "read_file", "find", "grep", "diagnostics", "logs"]
+        [
+            "search",
+            "read",
+            "read_file",
+            "find",
+            "grep",
+            "diagnostics",
+            "logs"
+        ]
     );
     let out = common::run(&ctx, "create_file", json!({"path": "x.ts", "content": "x"})).await;
     assert_eq!(

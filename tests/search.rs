@@ -118,6 +118,11 @@ async fn two_languages_and_library_hits() {
     )
     .unwrap();
     std::fs::write(
+        dir.path().join("web/package.json"),
+        r#"{ "name": "web", "private": true, "type": "module", "dependencies": { "describer": "1.0.0" } }"#,
+    )
+    .unwrap();
+    std::fs::write(
         dir.path().join("web/src/uses.ts"),
         "import { describeAll } from \"describer\";\n\nexport const described = describeAll([\"a\"]);\n",
     )
@@ -131,6 +136,28 @@ async fn two_languages_and_library_hits() {
     assert_snapshot!(
         "both_languages",
         search(&f, json!({"query": "describe"})).await
+    );
+    // Library hits on request: the npm dependency's declarations, and
+    // rust-analyzer's search of the standard library.
+    assert_snapshot!(
+        "with_libraries",
+        search(&f, json!({"query": "describeA", "include_external": true})).await
+    );
+    let btree = search(
+        &f,
+        json!({"query": "BTreeMap", "include_external": true, "kinds": ["Struct"]}),
+    )
+    .await;
+    assert!(
+        btree.contains("library/alloc/src/collections/btree/map.rs (1 result)\n  @")
+            && btree.contains(" Struct - BTreeMap\n    `pub struct BTreeMap<"),
+        "{btree}"
+    );
+    assert!(
+        search(&f, json!({"query": "BTreeMap", "kinds": ["Struct"]}))
+            .await
+            .starts_with("No matches"),
+        "library hits only when asked for"
     );
 }
 

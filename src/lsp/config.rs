@@ -69,6 +69,9 @@ pub struct LanguageConfig {
     /// Files that each make a project the server searches (workspace/symbol)
     /// only while it has one of the project's files open (`tsconfig.json`).
     pub project_files: Vec<String>,
+    /// Appended to a workspace/symbol query to search the libraries too
+    /// (rust-analyzer: `*`, its dependencies and the standard library).
+    pub library_query_suffix: Option<String>,
     /// The servers it can run and which one to, when it has several.
     pub choice: Option<ServerChoice>,
 }
@@ -145,6 +148,7 @@ struct LanguageFile {
     checks_on_save: Option<bool>,
     tsserver_diagnostics: Option<bool>,
     project_files: Option<Vec<String>>,
+    library_query_suffix: Option<String>,
     server: Option<String>,
     servers: Option<BTreeMap<String, ServerFile>>,
 }
@@ -249,6 +253,7 @@ impl LanguageFile {
             checks_on_save: other.checks_on_save.or(self.checks_on_save),
             tsserver_diagnostics: other.tsserver_diagnostics.or(self.tsserver_diagnostics),
             project_files: other.project_files.or(self.project_files),
+            library_query_suffix: other.library_query_suffix.or(self.library_query_suffix),
             server: other.server.or(self.server),
             servers: match (self.servers, other.servers) {
                 (Some(mut base), Some(over)) => {
@@ -486,6 +491,7 @@ fn resolve(
         checks_on_save: language.checks_on_save.unwrap_or(false) && !checker_off,
         tsserver_diagnostics: language.tsserver_diagnostics.unwrap_or(false),
         project_files: language.project_files.unwrap_or_default(),
+        library_query_suffix: language.library_query_suffix,
         choice: None,
     })
 }

@@ -20,8 +20,11 @@ pub fn search(result: &SearchResult) -> Vec<String> {
             count(result.total_files, "file", "files")
         )
     };
-    if !result.sources.is_empty() {
-        let _ = write!(summary, ", from {}", result.sources.join(" and "));
+    if let Some((last, others)) = result.sources.split_last() {
+        let _ = match others {
+            [] => write!(summary, ", from {last}"),
+            _ => write!(summary, ", from {} and {last}", others.join(", ")),
+        };
     }
     for note in &result.notes {
         let _ = write!(summary, "\nNote: {note}");

@@ -21,6 +21,7 @@ use super::address::declared_at;
 use super::{BUDGET_CHARS, Tool, blocking, parse_kinds};
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
+use crate::index::IndexHit;
 use crate::lsp::LspError;
 use crate::lsp::requests::{SymbolHit, workspace_symbols};
 use crate::model::{
@@ -117,27 +118,43 @@ async fn search(ctx: Arc<Context>, params: Params) -> ToolResult<SearchResult> {
     ctx.lsp.watch_files();
     let deadline = tokio::time::Instant::now() + SERVER_WAIT;
     let projects = ctx.lsp.projects().await;
-    let asks: Vec<(String, tokio::task::JoinHandle<Result<Asked, LspError>>)> = projects
+    let asks: Vec<Asking> = projects
         .into_iter()
         .filter_map(|file| {
             let language = ctx.lsp.config().language_for(&file)?.name.clone();
-            let (ctx, query, sink) = (Arc::clone(&ctx), query.clone(), progress::current());
+            let (ctx, sink) = (Arc::clone(&ctx), progress::current());
+            // A server's library search (rust-analyzer's `query*`) leaves
+            // the workspace out: ask both.
+            let queries = match &ctx.lsp.config().language_for(&file)?.library_query_suffix {
+                Some(suffix) if include_external => vec![query.clone(), format!("{query}{suffix}")],
+                _ => vec![query.clone()],
+            };
             // Spawned: a server still starting at the deadline goes on
             // starting, for the next search.
-            let ask = async move { ask(&ctx, &file, &query, deadline).await };
+            let (asked_tx, asked) = tokio::sync::oneshot::channel();
+            let ask = async move { ask(&ctx, &file, &queries, deadline, asked_tx).await };
             let task = tokio::spawn(async move {
                 match sink {
                     Some(sink) => progress::with_sink(sink, ask).await,
                     None => ask.await,
                 }
             });
-            Some((language, task))
+            Some(Asking {
+                language,
+                asked,
+                task,
+            })
         })
         .collect();
-    let index = {
+    let (index, dependencies) = {
         let (ctx, query) = (Arc::clone(&ctx), query.clone());
         let root = ctx.workspace.root().to_path_buf();
-        blocking(move || Ok(ctx.index.query(&root, |name| rank(name, &query).is_some()))).await?
+        blocking(move || {
+            let matches = |name: &str| rank(name, &query).is_some();
+            let dependencies = include_external.then(|| ctx.dependencies.query(&root, matches));
+            Ok((ctx.index.query(&root, matches), dependencies))
+        })
+        .await?
     };
 
     let mut found: Vec<Found> = Vec::new();
@@ -146,8 +163,22 @@ async fn search(ctx: Arc<Context>, params: Params) -> ToolResult<SearchResult> {
     // Languages whose servers answered; the others are the index's.
     let mut answered: HashSet<String> = HashSet::new();
     let mut fallen_back: Vec<(String, String)> = Vec::new();
-    for (language, task) in asks {
-        let outcome = tokio::time::timeout_at(deadline + Duration::from_millis(100), task).await;
+    for Asking {
+        language,
+        asked,
+        task,
+    } in asks
+    {
+        // A server that was asked by the deadline is waited for (its request
+        // has its own timeout); one still starting is not.
+        let asked_in_time = tokio::time::timeout_at(deadline + Duration::from_millis(100), asked)
+            .await
+            .is_ok();
+        let outcome = if asked_in_time || task.is_finished() {
+            Ok(task.await)
+        } else {
+            Err(())
+        };
         match outcome {
             Ok(Ok(Ok(asked))) => {
                 if !asked.index_complete {
@@ -205,19 +236,20 @@ async fn search(ctx: Arc<Context>, params: Params) -> ToolResult<SearchResult> {
         if language.as_ref().is_some_and(|l| answered.contains(l)) {
             continue;
         }
-        let Some(rank) = rank(&hit.symbol.name, &query) else {
-            continue;
-        };
-        from_index = true;
-        found.push(Found {
-            path: hit.path,
-            position: hit.symbol.position,
-            kind: hit.symbol.kind,
-            name: hit.symbol.name,
-            container: hit.symbol.container,
-            rank,
-            from_server: false,
-        });
+        if let Some(hit) = from_tree_sitter(hit, &query) {
+            from_index = true;
+            found.push(hit);
+        }
+    }
+    // TypeScript's servers do not search the declarations of npm packages.
+    if let Some(dependencies) = dependencies {
+        for hit in dependencies.hits {
+            if let Some(hit) = from_tree_sitter(hit, &query) {
+                from_index = true;
+                found.push(hit);
+            }
+        }
+        notes.extend(dependencies.incomplete);
     }
     if from_index {
         sources.push("tree-sitter".to_string());
@@ -266,6 +298,27 @@ async fn search(ctx: Arc<Context>, params: Params) -> ToolResult<SearchResult> {
     })
 }
 
+/// An index hit as a match, if its name matches the query.
+fn from_tree_sitter(hit: IndexHit, query: &str) -> Option<Found> {
+    Some(Found {
+        rank: rank(&hit.symbol.name, query)?,
+        path: hit.path,
+        position: hit.symbol.position,
+        kind: hit.symbol.kind,
+        name: hit.symbol.name,
+        container: hit.symbol.container,
+        from_server: false,
+    })
+}
+
+/// A server being asked: its language, a signal sent once it was asked
+/// (ready, its projects open), and the task that asks it.
+struct Asking {
+    language: String,
+    asked: tokio::sync::oneshot::Receiver<()>,
+    task: tokio::task::JoinHandle<Result<Asked, LspError>>,
+}
+
 /// What a server answered.
 struct Asked {
     server: String,
@@ -279,8 +332,9 @@ struct Asked {
 async fn ask(
     ctx: &Context,
     file: &Path,
-    query: &str,
+    queries: &[String],
     deadline: tokio::time::Instant,
+    asked: tokio::sync::oneshot::Sender<()>,
 ) -> Result<Asked, LspError> {
     let client = ctx.lsp.client_for(file).await?;
     let server = client.server().to_string();
@@ -295,7 +349,11 @@ async fn ask(
         return Err(LspError::Starting { server });
     }
     ctx.lsp.open_projects(&client).await;
-    let hits = workspace_symbols(&client, query).await?;
+    let _ = asked.send(());
+    let mut hits = Vec::new();
+    for query in queries {
+        hits.extend(workspace_symbols(&client, query).await?);
+    }
     Ok(Asked {
         server,
         hits,
