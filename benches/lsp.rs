@@ -1,152 +1,266 @@
-//! Language-server figures on the fixtures, measured in one run:
+//! Language-server figures, measured in one run, both TypeScript servers
+//! side by side (TypeScript 7's native server and typescript-language-server
+//! with TypeScript 6) and rust-analyzer:
 //!
-//! - spawn to ready, per server (rust-analyzer, typescript-language-server);
-//! - sextant's own overhead per request: the median of 100 documentSymbol
-//!   calls through sextant (document sync check, conversion to the model)
-//!   against the same request sent raw over the same client;
-//! - `diagnostics` for an unchanged file (warm) and right after an edit.
+//! - spawn to ready;
+//! - warm requests, raw round trips over the client (median of 50):
+//!   documentSymbol, hover, definition, references, workspace/symbol;
+//! - sextant's own overhead: documentSymbol through `Supervisor::open`
+//!   against raw, and `search` against the raw workspace/symbol of the
+//!   same query (median of 20 each, alternated);
+//! - `diagnostics` of one file, unchanged (median of 20) and after an edit
+//!   (median of 5);
+//! - on a generated 400-file monorepo (10 packages, a tsconfig each, none at
+//!   the root): whole-workspace `diagnostics` and the first `search` from a
+//!   cold start, and the resident memory of the server's process tree;
+//! - the tree-sitter symbol index: build time and a query on the largest
+//!   crate of the cargo registry and on TypeScript's own `lib` folder.
 //!
 //! Run with `cargo bench --bench lsp` after `bash scripts/test.sh` has
-//! installed the servers. It prints figures only; nothing here asserts a time.
+//! installed the servers. It prints figures only; nothing here asserts a
+//! time.
+
+#[path = "../tests/common/mod.rs"]
+mod common;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use lsp_types::request::DocumentSymbolRequest;
-use lsp_types::{DocumentSymbolParams, TextDocumentIdentifier};
+use lsp_types::request::{
+    DocumentSymbolRequest, GotoDefinition, HoverRequest, References, WorkspaceSymbolRequest,
+};
+use lsp_types::{
+    DocumentSymbolParams, GotoDefinitionParams, HoverParams, Position, ReferenceContext,
+    ReferenceParams, TextDocumentIdentifier, TextDocumentPositionParams, WorkspaceSymbolParams,
+};
 use serde_json::json;
 use sextant::context::Context;
-use sextant::fs::workspace::Workspace;
-use sextant::lsp::config::Config;
+use sextant::index::{Indexed, SymbolIndex};
+use sextant::lsp::Session;
 use sextant::lsp::requests::document_symbols;
 
-const ROUNDS: usize = 100;
+const RAW_ROUNDS: usize = 50;
+const ROUNDS: usize = 20;
+const TIMEOUT: Duration = Duration::from_secs(60);
 
-fn copy_fixture(name: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let from = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures")
-        .join(name);
-    copy_tree(&from, dir.path());
-    dir
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap().flatten() {
-        if entry.file_name() == "target" || entry.file_name() == "node_modules" {
-            continue;
-        }
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
+/// The middle sample.
 fn median(mut samples: Vec<Duration>) -> Duration {
     samples.sort();
     samples[samples.len() / 2]
 }
 
+/// `12.34 ms`.
 fn ms(d: Duration) -> String {
-    format!("{:.3} ms", d.as_secs_f64() * 1000.0)
+    format!("{:.2} ms", d.as_secs_f64() * 1000.0)
 }
 
+/// A tool's answer, as the agent reads it.
 async fn call(ctx: &Arc<Context>, tool: &str, args: serde_json::Value) -> String {
-    let serde_json::Value::Object(args) = args else {
-        unreachable!()
-    };
-    match sextant::tools::call(ctx, tool, args).await {
-        Ok(answer) => answer.blocks.join("\n"),
-        Err(err) => err.to_string(),
-    }
+    common::run(ctx, tool, args).await
 }
 
-async fn measure(fixture: &str, file: &str, edit: (&str, &str)) {
-    let dir = copy_fixture(fixture);
-    let root = dir.path().canonicalize().unwrap();
-    let config = Config::load(&root, None).unwrap();
-    let ctx = Arc::new(Context::new(
-        Workspace::new(&root, &[]).unwrap(),
-        config,
-        false,
-    ));
-    let path: PathBuf = root.join(file);
+/// The median time of `rounds` calls of `f`.
+async fn time<F, Fut>(rounds: usize, mut f: F) -> Duration
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future,
+{
+    let mut samples = Vec::with_capacity(rounds);
+    for _ in 0..rounds {
+        let t = Instant::now();
+        f().await;
+        samples.push(t.elapsed());
+    }
+    median(samples)
+}
 
+/// The resident memory of `pid` and every process below it, in MB.
+fn tree_rss_mb(pid: u32) -> f64 {
+    let mut parents: Vec<(u32, u32)> = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(child) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        let ppid = stat
+            .rsplit(") ")
+            .next()
+            .and_then(|rest| rest.split_whitespace().nth(1))
+            .and_then(|p| p.parse().ok());
+        if let Some(ppid) = ppid {
+            parents.push((child, ppid));
+        }
+    }
+    let mut tree = vec![pid];
+    let mut i = 0;
+    while i < tree.len() {
+        let parent = tree[i];
+        tree.extend(
+            parents
+                .iter()
+                .filter(|(_, p)| *p == parent)
+                .map(|(c, _)| *c),
+        );
+        i += 1;
+    }
+    let kb: u64 = tree
+        .iter()
+        .filter_map(|pid| std::fs::read_to_string(format!("/proc/{pid}/status")).ok())
+        .filter_map(|status| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))
+                .and_then(|v| v.trim().trim_end_matches(" kB").trim().parse::<u64>().ok())
+        })
+        .sum();
+    kb as f64 / 1024.0
+}
+
+/// What one server measured, for the closing table.
+#[derive(Default)]
+struct Figures {
+    server: String,
+    ready: Option<Duration>,
+    symbols: Option<Duration>,
+    hover: Option<Duration>,
+    definition: Option<Duration>,
+    references: Option<Duration>,
+    workspace_symbol: Option<Duration>,
+    search: Option<Duration>,
+    overhead: Option<Duration>,
+    diagnostics: Option<Duration>,
+    diagnostics_edit: Option<Duration>,
+    monorepo_diagnostics: Option<(Duration, String)>,
+    monorepo_search: Option<Duration>,
+    rss_mb: Option<f64>,
+}
+
+/// A context over a copy of `fixture` with `config` as its sextant.toml.
+fn context(fixture: &str, config: &str) -> common::Fixture {
+    common::fixture_with(fixture, &[("sextant.toml", config)])
+}
+
+/// The server's figures on a fixture: `file`, a position of an identifier
+/// used in other files (0-based line and UTF-16 character, ASCII line),
+/// an edit that breaks the file, and a search query.
+async fn measure(
+    f: &common::Fixture,
+    file: &str,
+    at: (u32, u32),
+    edit: (&str, &str),
+    query: &str,
+) -> Figures {
+    let ctx = &f.ctx;
+    let path: PathBuf = f.path(file);
     let started = Instant::now();
-    let session = match ctx.lsp.open(&path).await {
+    let session: Session = match ctx.lsp.open(&path).await {
         Ok(session) => session,
         Err(err) => {
-            println!("{fixture}: {err}");
-            return;
+            println!("{file}: {err}");
+            return Figures::default();
         }
     };
-    let ready = started.elapsed();
-    let server = session.client.server().to_string();
-    println!("{server}");
-    println!(
-        "  spawn to ready:            {} (index complete: {})",
-        ms(ready),
-        session.index_complete
-    );
-
-    // Warm both paths once.
+    let mut figures = Figures {
+        server: session.client.server().to_string(),
+        ready: Some(started.elapsed()),
+        ..Figures::default()
+    };
+    let client = Arc::clone(&session.client);
+    let document = TextDocumentIdentifier {
+        uri: session.document.uri.clone(),
+    };
+    let position = TextDocumentPositionParams {
+        text_document: document.clone(),
+        position: Position::new(at.0, at.1),
+    };
+    // Warm every path once.
     document_symbols(&session).await.unwrap();
-    let params = DocumentSymbolParams {
-        text_document: TextDocumentIdentifier {
-            uri: session.document.uri.clone(),
+    call(ctx, "search", json!({"query": query})).await;
+
+    let symbols = DocumentSymbolParams {
+        text_document: document.clone(),
+        work_done_progress_params: Default::default(),
+        partial_result_params: Default::default(),
+    };
+    figures.symbols = Some(
+        time(RAW_ROUNDS, || {
+            client.request::<DocumentSymbolRequest>(symbols.clone(), TIMEOUT)
+        })
+        .await,
+    );
+    let hover = HoverParams {
+        text_document_position_params: position.clone(),
+        work_done_progress_params: Default::default(),
+    };
+    figures.hover = Some(
+        time(RAW_ROUNDS, || {
+            client.request::<HoverRequest>(hover.clone(), TIMEOUT)
+        })
+        .await,
+    );
+    let definition = GotoDefinitionParams {
+        text_document_position_params: position.clone(),
+        work_done_progress_params: Default::default(),
+        partial_result_params: Default::default(),
+    };
+    figures.definition = Some(
+        time(RAW_ROUNDS, || {
+            client.request::<GotoDefinition>(definition.clone(), TIMEOUT)
+        })
+        .await,
+    );
+    let references = ReferenceParams {
+        text_document_position: position.clone(),
+        context: ReferenceContext {
+            include_declaration: true,
         },
         work_done_progress_params: Default::default(),
         partial_result_params: Default::default(),
     };
-    let timeout = Duration::from_secs(30);
-    let mut raw = Vec::with_capacity(ROUNDS);
-    let mut through = Vec::with_capacity(ROUNDS);
+    figures.references = Some(
+        time(RAW_ROUNDS, || {
+            client.request::<References>(references.clone(), TIMEOUT)
+        })
+        .await,
+    );
+
+    // sextant against raw, alternated so both see the same noise.
+    let workspace = WorkspaceSymbolParams {
+        query: query.to_string(),
+        work_done_progress_params: Default::default(),
+        partial_result_params: Default::default(),
+    };
+    let (mut raw_search, mut search, mut raw_symbols, mut through) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for _ in 0..ROUNDS {
-        // Alternate, so both see the same machine noise.
         let t = Instant::now();
-        session
-            .client
-            .request::<DocumentSymbolRequest>(params.clone(), timeout)
+        client
+            .request::<WorkspaceSymbolRequest>(workspace.clone(), TIMEOUT)
             .await
             .unwrap();
-        raw.push(t.elapsed());
+        raw_search.push(t.elapsed());
+        let t = Instant::now();
+        call(ctx, "search", json!({"query": query})).await;
+        search.push(t.elapsed());
+        let t = Instant::now();
+        client
+            .request::<DocumentSymbolRequest>(symbols.clone(), TIMEOUT)
+            .await
+            .unwrap();
+        raw_symbols.push(t.elapsed());
         let t = Instant::now();
         let session = ctx.lsp.open(&path).await.unwrap();
         document_symbols(&session).await.unwrap();
         through.push(t.elapsed());
     }
-    let (raw, through) = (median(raw), median(through));
-    println!(
-        "  documentSymbol raw:        {} (median of {ROUNDS})",
-        ms(raw)
-    );
-    println!(
-        "  documentSymbol via sextant:{} (median of {ROUNDS}, sync check included)",
-        ms(through)
-    );
-    println!(
-        "  sextant overhead:          {} (target under 1 ms)",
-        ms(through.saturating_sub(raw))
-    );
+    figures.workspace_symbol = Some(median(raw_search));
+    figures.search = Some(median(search));
+    figures.overhead = Some(median(through).saturating_sub(median(raw_symbols)));
 
     let file_arg = json!({"file": file});
-    call(&ctx, "diagnostics", file_arg.clone()).await;
-    let mut warm = Vec::new();
-    for _ in 0..20 {
-        let t = Instant::now();
-        call(&ctx, "diagnostics", file_arg.clone()).await;
-        warm.push(t.elapsed());
-    }
-    println!(
-        "  diagnostics, unchanged:    {} (median of 20; target under 100 ms)",
-        ms(median(warm))
-    );
-
+    call(ctx, "diagnostics", file_arg.clone()).await;
+    figures.diagnostics = Some(time(ROUNDS, || call(ctx, "diagnostics", file_arg.clone())).await);
     let original = std::fs::read_to_string(&path).unwrap();
     let mut edited = Vec::new();
     for i in 0..5 {
@@ -157,34 +271,196 @@ async fn measure(fixture: &str, file: &str, edit: (&str, &str)) {
         };
         std::fs::write(&path, text).unwrap();
         let t = Instant::now();
-        let answer = call(&ctx, "diagnostics", file_arg.clone()).await;
+        call(ctx, "diagnostics", file_arg.clone()).await;
         edited.push(t.elapsed());
-        if i == 0 {
+    }
+    std::fs::write(&path, original).unwrap();
+    figures.diagnostics_edit = Some(median(edited));
+    figures.rss_mb = client.pid.map(tree_rss_mb);
+    ctx.lsp.shutdown(Duration::from_secs(2)).await;
+    figures
+}
+
+/// Whole-workspace diagnostics and the first search of a generated
+/// 400-file monorepo, each from a cold start, with `config`.
+async fn monorepo(config: &str, figures: &mut Figures) {
+    for first in ["diagnostics", "search"] {
+        let dir = tempfile::tempdir().unwrap();
+        common::generate_monorepo(dir.path(), 10, 40);
+        std::fs::write(dir.path().join("sextant.toml"), config).unwrap();
+        let ctx = common::context(dir.path(), false);
+        let t = Instant::now();
+        if first == "diagnostics" {
+            let answer = call(&ctx, "diagnostics", json!({"severity": "error"})).await;
+            let summary = answer.lines().next().unwrap_or("").to_string();
+            figures.monorepo_diagnostics = Some((t.elapsed(), summary));
+            let pid = ctx.lsp.clients().first().and_then(|c| c.pid);
+            figures.rss_mb = pid.map(tree_rss_mb).or(figures.rss_mb);
+        } else {
+            let answer = call(&ctx, "search", json!({"query": "Thing39"})).await;
+            figures.monorepo_search = Some(t.elapsed());
             println!(
-                "  after the edit it says:    {}",
+                "  first monorepo search: {}",
                 answer.lines().next().unwrap_or("")
             );
         }
+        ctx.lsp.shutdown(Duration::from_secs(2)).await;
     }
+}
+
+/// The tree-sitter index of a real tree: build time, files, symbols, and
+/// a query once built.
+fn index_figures(name: &str, root: &Path, indexed: Indexed) {
+    let index = SymbolIndex::new(indexed);
+    let t = Instant::now();
+    let answer = index.query(root, |n| n.contains("Stream"));
+    let build = t.elapsed();
+    let t = Instant::now();
+    let again = index.query(root, |n| n.contains("Stream"));
+    let query = t.elapsed();
+    let (files, symbols) = index.size();
     println!(
-        "  diagnostics, after an edit:{} (median of 5; target under 1 s)",
-        ms(median(edited))
+        "index of {name}: {files} files, {symbols} symbols, built and queried in {}; warm query {} ({} hits){}",
+        ms(build),
+        ms(query),
+        again.hits.len(),
+        answer
+            .incomplete
+            .map(|why| format!("; {why}"))
+            .unwrap_or_default()
     );
-    ctx.lsp.shutdown(Duration::from_secs(2)).await;
+}
+
+/// The cargo registry's crate with the most `.rs` files.
+fn largest_registry_crate() -> Option<PathBuf> {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))?;
+    let registry = home.join("registry/src");
+    std::fs::read_dir(registry)
+        .ok()?
+        .flatten()
+        .flat_map(|index| {
+            std::fs::read_dir(index.path())
+                .into_iter()
+                .flatten()
+                .flatten()
+        })
+        .map(|krate| {
+            let count = ignore::WalkBuilder::new(krate.path())
+                .build()
+                .flatten()
+                .filter(|e| e.path().extension().is_some_and(|x| x == "rs"))
+                .count();
+            (count, krate.path())
+        })
+        .max()
+        .map(|(_, path)| path)
+}
+
+/// One row of the closing table.
+fn row(name: &str, figures: &[&Figures], cell: impl Fn(&Figures) -> String) {
+    let cells: Vec<String> = figures.iter().map(|f| cell(f)).collect();
+    println!("| {name} | {} |", cells.join(" | "));
+}
+
+/// A figure, or `-` where it was not measured.
+fn opt(d: Option<Duration>) -> String {
+    d.map(ms).unwrap_or_else(|| "-".into())
 }
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
-    measure(
-        "ts",
+    const NATIVE: &str = "[language.typescript]\nserver = \"typescript-go\"\n";
+    const JAVASCRIPT: &str = "[language.typescript]\nserver = \"typescript-language-server\"\n";
+    // index.ts line 7: `  return greet("world") + " " + registry.totalArea();`
+    let ts_at = (6, 42);
+    let ts_edit = ("registry.totalArea()", "registry.totalAreaa()");
+    let mut native = measure(
+        &context("ts", NATIVE),
         "src/index.ts",
-        ("registry.totalArea()", "registry.totalAreaa()"),
+        ts_at,
+        ts_edit,
+        "area",
     )
     .await;
-    measure(
-        "rust",
-        "src/text.rs",
-        ("format!(\"{GREETING}, {名前} 🎉\")", "42"),
+    monorepo(NATIVE, &mut native).await;
+    let mut javascript = measure(
+        &context("ts", JAVASCRIPT),
+        "src/index.ts",
+        ts_at,
+        ts_edit,
+        "area",
     )
     .await;
+    monorepo(JAVASCRIPT, &mut javascript).await;
+    // lib.rs line 44: `        self.total()`
+    let rust = measure(
+        &context("rust", ""),
+        "src/lib.rs",
+        (43, 14),
+        ("        self.total()\n", "        self.totl()\n"),
+        "balance",
+    )
+    .await;
+
+    let all = [&native, &javascript, &rust];
+    println!();
+    println!(
+        "| | {} |",
+        all.iter()
+            .map(|f| f.server.as_str())
+            .collect::<Vec<_>>()
+            .join(" | ")
+    );
+    println!("|---|{}", "---|".repeat(all.len()));
+    row("spawn to ready", &all, |f| opt(f.ready));
+    row("documentSymbol (raw)", &all, |f| opt(f.symbols));
+    row("hover (raw)", &all, |f| opt(f.hover));
+    row("definition (raw)", &all, |f| opt(f.definition));
+    row("references (raw)", &all, |f| opt(f.references));
+    row("workspace/symbol (raw)", &all, |f| opt(f.workspace_symbol));
+    row("search (sextant)", &all, |f| opt(f.search));
+    row("sextant overhead per documentSymbol", &all, |f| {
+        opt(f.overhead)
+    });
+    row("diagnostics, unchanged", &all, |f| opt(f.diagnostics));
+    row("diagnostics, after an edit", &all, |f| {
+        opt(f.diagnostics_edit)
+    });
+    row(
+        "400-file monorepo: workspace diagnostics, cold",
+        &all,
+        |f| {
+            f.monorepo_diagnostics
+                .as_ref()
+                .map(|(d, summary)| format!("{} ({summary})", ms(*d)))
+                .unwrap_or_else(|| "-".into())
+        },
+    );
+    row("400-file monorepo: first search, cold", &all, |f| {
+        opt(f.monorepo_search)
+    });
+    row(
+        "server RSS (process tree; TypeScript after the monorepo)",
+        &all,
+        |f| f.rss_mb.map_or("-".into(), |mb| format!("{mb:.0} MB")),
+    );
+    println!();
+
+    if let Some(krate) = largest_registry_crate() {
+        let name = krate.file_name().unwrap().to_string_lossy().into_owned();
+        tokio::task::spawn_blocking(move || index_figures(&name, &krate, Indexed::Workspace))
+            .await
+            .unwrap();
+    }
+    let typescript_lib = sextant::lsp::config::default_tools_dir()
+        .join("typescript-language-server/node_modules/typescript/lib");
+    if typescript_lib.is_dir() {
+        tokio::task::spawn_blocking(move || {
+            index_figures("typescript/lib", &typescript_lib, Indexed::Workspace)
+        })
+        .await
+        .unwrap();
+    }
 }

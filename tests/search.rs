@@ -97,6 +97,20 @@ async fn the_first_search_of_a_monorepo_finds_every_package() {
     "#);
 }
 
+/// The same with typescript-language-server, whose own workspace/symbol
+/// searches one project only: tsserver is asked for every open project.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typescript_language_server_searches_every_package_too() {
+    let f = common::fixture_on("monorepo", common::TYPESCRIPT_LANGUAGE_SERVER);
+    let answer = search(&f, json!({"query": "lookup", "preview": "none"})).await;
+    assert_eq!(
+        answer,
+        "Found 2 matches for query \"lookup\" across 2 files, from typescript-language-server\n\n=== next block ===\n\n\
+         packages/app/src/session.ts (1 result)\n  @16:3 Method - SessionManager.lookup\n\n=== next block ===\n\n\
+         packages/lib/src/store.ts (1 result)\n  @15:3 Method - BoundedStore.lookup"
+    );
+}
+
 /// TypeScript and Rust in one workspace: one name defined in both, each
 /// from its own server; library files only when asked for.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

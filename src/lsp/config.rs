@@ -64,14 +64,19 @@ pub struct LanguageConfig {
     pub install: Option<Install>,
     /// Saving a file starts a checker whose results are published later.
     pub checks_on_save: bool,
-    /// Ask tsserver for diagnostics synchronously (typescript-language-server).
-    pub tsserver_diagnostics: bool,
+    /// Ask tsserver directly (typescript-language-server's
+    /// `typescript.tsserverRequest`) for diagnostics and workspace symbols.
+    pub tsserver_requests: bool,
     /// Files that each make a project the server searches (workspace/symbol)
     /// only while it has one of the project's files open (`tsconfig.json`).
     pub project_files: Vec<String>,
     /// Appended to a workspace/symbol query to search the libraries too
     /// (rust-analyzer: `*`, its dependencies and the standard library).
     pub library_query_suffix: Option<String>,
+    /// How long after being told of changed files the server starts
+    /// reloading (rust-analyzer debounces them): a request within that
+    /// moment waits it out, so the readiness wait sees the server busy.
+    pub reload_delay: Duration,
     /// The servers it can run and which one to, when it has several.
     pub choice: Option<ServerChoice>,
 }
@@ -146,9 +151,11 @@ struct LanguageFile {
     install: Option<Install>,
     enabled: Option<bool>,
     checks_on_save: Option<bool>,
-    tsserver_diagnostics: Option<bool>,
+    #[serde(alias = "tsserver_diagnostics")]
+    tsserver_requests: Option<bool>,
     project_files: Option<Vec<String>>,
     library_query_suffix: Option<String>,
+    reload_delay: Option<f64>,
     server: Option<String>,
     servers: Option<BTreeMap<String, ServerFile>>,
 }
@@ -168,7 +175,8 @@ struct ServerFile {
     version_args: Option<Vec<String>>,
     install: Option<Install>,
     checks_on_save: Option<bool>,
-    tsserver_diagnostics: Option<bool>,
+    #[serde(alias = "tsserver_diagnostics")]
+    tsserver_requests: Option<bool>,
 }
 
 impl ServerFile {
@@ -188,7 +196,7 @@ impl ServerFile {
             version_args: other.version_args.or(self.version_args),
             install: other.install.or(self.install),
             checks_on_save: other.checks_on_save.or(self.checks_on_save),
-            tsserver_diagnostics: other.tsserver_diagnostics.or(self.tsserver_diagnostics),
+            tsserver_requests: other.tsserver_requests.or(self.tsserver_requests),
         }
     }
 }
@@ -211,7 +219,7 @@ impl LanguageFile {
             version_args: server.version_args.or(self.version_args.clone()),
             install: server.install.or(self.install.clone()),
             checks_on_save: server.checks_on_save.or(self.checks_on_save),
-            tsserver_diagnostics: server.tsserver_diagnostics.or(self.tsserver_diagnostics),
+            tsserver_requests: server.tsserver_requests.or(self.tsserver_requests),
             server: None,
             servers: None,
             ..self.clone()
@@ -251,9 +259,10 @@ impl LanguageFile {
             install: other.install.or(inherited_install),
             enabled: other.enabled.or(self.enabled),
             checks_on_save: other.checks_on_save.or(self.checks_on_save),
-            tsserver_diagnostics: other.tsserver_diagnostics.or(self.tsserver_diagnostics),
+            tsserver_requests: other.tsserver_requests.or(self.tsserver_requests),
             project_files: other.project_files.or(self.project_files),
             library_query_suffix: other.library_query_suffix.or(self.library_query_suffix),
+            reload_delay: other.reload_delay.or(self.reload_delay),
             server: other.server.or(self.server),
             servers: match (self.servers, other.servers) {
                 (Some(mut base), Some(over)) => {
@@ -489,9 +498,12 @@ fn resolve(
             .unwrap_or_else(|| vec!["--version".into()]),
         install: language.install,
         checks_on_save: language.checks_on_save.unwrap_or(false) && !checker_off,
-        tsserver_diagnostics: language.tsserver_diagnostics.unwrap_or(false),
+        tsserver_requests: language.tsserver_requests.unwrap_or(false),
         project_files: language.project_files.unwrap_or_default(),
         library_query_suffix: language.library_query_suffix,
+        reload_delay: Duration::from_secs_f64(
+            language.reload_delay.unwrap_or(0.0).clamp(0.0, 10.0),
+        ),
         choice: None,
     })
 }
@@ -528,7 +540,7 @@ mod tests {
         assert_eq!(choice.pick, None);
         let servers: Vec<(&str, &str, bool)> = ts
             .servers()
-            .map(|s| (s.server_name(), s.command.as_str(), s.tsserver_diagnostics))
+            .map(|s| (s.server_name(), s.command.as_str(), s.tsserver_requests))
             .collect();
         assert_eq!(
             servers,

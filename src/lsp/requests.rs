@@ -170,6 +170,13 @@ pub async fn workspace_symbols(
     let answer = client
         .request_settled::<WorkspaceSymbolRequest>(params)
         .await?;
+    // typescript-language-server hands documents to tsserver in batches,
+    // which its own requests flush first (as the one above did), and
+    // searches only one project: tsserver's navto, asked now, searches them
+    // all.
+    if client.language.tsserver_requests {
+        return tsserver_navto(client, query).await;
+    }
     let raw: Vec<(
         Url,
         lsp_types::Range,
@@ -358,7 +365,6 @@ fn convert_diagnostics(session: &Session, items: Vec<lsp_types::Diagnostic>) -> 
 /// server has now, complete. (What typescript-language-server publishes
 /// arrives in parts, one kind at a time, with no sign of the last one.)
 pub async fn tsserver_diagnostics(session: &Session) -> Result<Vec<Diagnostic>, LspError> {
-    use lsp_types::request::ExecuteCommand;
     let file = session.document.path.display().to_string();
     let mut diagnostics = Vec::new();
     let ts_lines = TsserverLines::new(session.document.index.text());
@@ -367,27 +373,12 @@ pub async fn tsserver_diagnostics(session: &Session) -> Result<Vec<Diagnostic>, 
         "semanticDiagnosticsSync",
         "suggestionDiagnosticsSync",
     ] {
-        let params = lsp_types::ExecuteCommandParams {
-            command: "typescript.tsserverRequest".into(),
-            arguments: vec![
-                serde_json::json!(command),
-                serde_json::json!({ "file": file }),
-            ],
-            work_done_progress_params: WorkDoneProgressParams::default(),
-        };
-        let answer = session
-            .client
-            .request_settled::<ExecuteCommand>(params)
-            .await?
-            .unwrap_or_default();
-        let Some(items) = answer.get("body").and_then(|b| b.as_array()) else {
-            return Err(LspError::Rpc {
-                server: session.client.server().to_string(),
-                method: format!("typescript.tsserverRequest {command}"),
-                code: 0,
-                message: format!("unusable answer: {}", truncate(&answer.to_string(), 200)),
-            });
-        };
+        let items = tsserver_request(
+            &session.client,
+            command,
+            serde_json::json!({ "file": file }),
+        )
+        .await?;
         diagnostics.extend(
             items
                 .iter()
@@ -395,6 +386,111 @@ pub async fn tsserver_diagnostics(session: &Session) -> Result<Vec<Diagnostic>, 
         );
     }
     Ok(diagnostics)
+}
+
+/// A tsserver command through typescript-language-server's
+/// `typescript.tsserverRequest`; the items of its answer's `body`.
+async fn tsserver_request(
+    client: &LspClient,
+    command: &str,
+    arguments: serde_json::Value,
+) -> Result<Vec<serde_json::Value>, LspError> {
+    use lsp_types::request::ExecuteCommand;
+    let params = lsp_types::ExecuteCommandParams {
+        command: "typescript.tsserverRequest".into(),
+        arguments: vec![serde_json::json!(command), arguments],
+        work_done_progress_params: WorkDoneProgressParams::default(),
+    };
+    let answer = client
+        .request_settled::<ExecuteCommand>(params)
+        .await?
+        .unwrap_or_default();
+    match answer.get("body").and_then(|b| b.as_array()) {
+        Some(items) => Ok(items.clone()),
+        None => Err(LspError::Rpc {
+            server: client.server().to_string(),
+            method: format!("typescript.tsserverRequest {command}"),
+            code: 0,
+            message: format!("unusable answer: {}", truncate(&answer.to_string(), 200)),
+        }),
+    }
+}
+
+/// tsserver's `navto` with no file: every project it has open (what
+/// typescript-language-server's own workspace/symbol does searches only the
+/// project of one file).
+async fn tsserver_navto(client: &LspClient, query: &str) -> Result<Vec<SymbolHit>, LspError> {
+    let items = tsserver_request(
+        client,
+        "navto",
+        serde_json::json!({ "searchValue": query, "maxResultCount": 1000 }),
+    )
+    .await?;
+    let mut lines: HashMap<String, Option<(Arc<LineIndex>, TsserverLines)>> = HashMap::new();
+    let mut hits = Vec::new();
+    for item in items {
+        let (Some(file), Some(name)) = (
+            item.get("file").and_then(|f| f.as_str()),
+            item.get("name").and_then(|n| n.as_str()),
+        ) else {
+            continue;
+        };
+        if !lines.contains_key(file) {
+            let index = match Url::from_file_path(file) {
+                Ok(uri) => client.line_index(&uri).await,
+                Err(()) => None,
+            };
+            let counted = index.map(|index| {
+                let ts = TsserverLines::new(index.text());
+                (index, ts)
+            });
+            lines.insert(file.to_string(), counted);
+        }
+        let Some((index, ts)) = &lines[file] else {
+            continue;
+        };
+        let position = |key: &str| {
+            let at = item.get(key)?;
+            Some(ts.to_model(
+                index,
+                at.get("line")?.as_u64()?,
+                at.get("offset")?.as_u64()?,
+            ))
+        };
+        let (Some(start), Some(end)) = (position("start"), position("end")) else {
+            continue;
+        };
+        hits.push(SymbolHit {
+            path: PathBuf::from(file),
+            name: name.to_string(),
+            kind: script_element_kind(item.get("kind").and_then(|k| k.as_str()).unwrap_or("")),
+            range: name_within(index, Range::new(start, end), name),
+            container: item
+                .get("containerName")
+                .and_then(|c| c.as_str())
+                .filter(|c| !c.is_empty())
+                .map(str::to_string),
+        });
+    }
+    Ok(hits)
+}
+
+/// tsserver's ScriptElementKind as the kind typescript-language-server
+/// would report.
+fn script_element_kind(kind: &str) -> SymbolKind {
+    match kind {
+        "class" | "local class" => SymbolKind::Class,
+        "interface" => SymbolKind::Interface,
+        "enum" => SymbolKind::Enum,
+        "enum member" | "const" => SymbolKind::Constant,
+        "module" => SymbolKind::Module,
+        "function" | "local function" => SymbolKind::Function,
+        "method" | "getter" | "setter" | "call" | "index" | "construct" => SymbolKind::Method,
+        "property" => SymbolKind::Property,
+        "constructor" => SymbolKind::Constructor,
+        "type parameter" => SymbolKind::TypeParameter,
+        _ => SymbolKind::Variable,
+    }
 }
 
 /// One tsserver diagnostic: `start`/`end` are 1-based lines (TypeScript's)

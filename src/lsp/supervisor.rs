@@ -23,10 +23,6 @@ use crate::logbook::LogBook;
 use crate::model::{LogLevel, ServerState, ServerStatus, WatchStatus};
 use crate::progress;
 
-/// How long after being told of changed files a server is given to start
-/// reloading before a request goes to it.
-const FILE_EVENT_SETTLE: Duration = Duration::from_millis(300);
-
 /// Crashes allowed within [`RESTART_WINDOW`] before giving up for a while.
 const MAX_RESTARTS: usize = 5;
 const RESTART_WINDOW: Duration = Duration::from_secs(600);
@@ -142,7 +138,7 @@ impl Supervisor {
         };
         // A server told of files reloads a moment later (rust-analyzer
         // debounces): give it that moment, so the wait below sees it busy.
-        if let Some(pause) = client.settling(FILE_EVENT_SETTLE) {
+        if let Some(pause) = client.settling(client.language.reload_delay) {
             tokio::time::sleep(pause).await;
         }
         let index_complete = client
@@ -434,8 +430,10 @@ impl Supervisor {
     /// language lists in `project_files` (a `tsconfig.json`), once per
     /// server: tsserver and TypeScript 7's server search (workspace/symbol)
     /// only the projects they have a file of open, answering nothing (or
-    /// "No Project") for the others. At most [`MAX_PROJECTS`].
-    pub async fn open_projects(&self, client: &Arc<LspClient>) {
+    /// "No Project") for the others. At most [`MAX_PROJECTS`]. Whether this
+    /// call opened some (false once they are open, or with none to open).
+    pub async fn open_projects(&self, client: &Arc<LspClient>) -> bool {
+        let mut opened = false;
         client
             .projects_opened
             .get_or_init(|| async {
@@ -443,11 +441,13 @@ impl Supervisor {
                 let files = tokio::task::spawn_blocking(move || project_files(&root, &language))
                     .await
                     .unwrap_or_default();
+                opened = !files.is_empty();
                 for file in files {
                     let _ = client.sync(&file).await;
                 }
             })
             .await;
+        opened
     }
 
     /// One file of each (language, project root) the workspace holds, in

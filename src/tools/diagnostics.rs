@@ -369,7 +369,7 @@ async fn collect(
             format!("{server} was still indexing; diagnostics may be incomplete"),
         );
     }
-    if session.client.language.tsserver_diagnostics {
+    if session.client.language.tsserver_requests {
         return tsserver_diagnostics(session).await;
     }
     let pulled = pull_diagnostics(session).await?;

@@ -348,7 +348,13 @@ async fn ask(
             .await;
         return Err(LspError::Starting { server });
     }
-    ctx.lsp.open_projects(&client).await;
+    // Opening the projects makes a TypeScript server load them (with
+    // progress): searching before they are loaded finds nothing.
+    if ctx.lsp.open_projects(&client).await {
+        client
+            .wait_ready(client.language.ready_timeout, |_| {})
+            .await;
+    }
     let _ = asked.send(());
     let mut hits = Vec::new();
     for query in queries {
