@@ -74,7 +74,7 @@ async fn every_file_of_a_large_workspace_is_checked_with_progress() {
 /// reported, and the rest are counted by folder with how to check them.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_time_bound_names_the_files_left_unchecked() {
-    let (_dir, ctx) = monorepo("workspace_diagnostics_timeout = 0.3\n");
+    let (_dir, ctx) = monorepo("workspace_diagnostics_timeout = 0.05\n");
     // The server is started and its first project loaded outside the bound.
     assert_eq!(
         common::run(
@@ -91,7 +91,7 @@ async fn the_time_bound_names_the_files_left_unchecked() {
         .find_map(|line| line.strip_prefix("Note: "))
         .unwrap_or_else(|| panic!("no note: {answer}"));
     let (left, rest) = note
-        .split_once(" of 320 files were not checked within 0.3 s: ")
+        .split_once(" of 320 files were not checked within 0.05 s: ")
         .unwrap_or_else(|| panic!("{note}"));
     let left: usize = left.parse().unwrap();
     assert!(left > 0, "{note}");

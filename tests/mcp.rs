@@ -178,7 +178,9 @@ async fn every_tool_answers_in_text_blocks() {
         "{text}"
     );
 
-    // search: one text block per file, plain text, no structuredContent.
+    // search: one text block per file, plain text, no structuredContent
+    // (after a call that waits for the server, so it answers, not the index).
+    call(&client, "diagnostics", json!({"file": "src/paths.ts"})).await;
     let search = call(&client, "search", json!({"query": "tsFile"})).await;
     assert_eq!(search.is_error, Some(false));
     assert!(search.structured_content.is_none());

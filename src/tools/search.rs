@@ -351,9 +351,13 @@ async fn ask(
     // Opening the projects makes a TypeScript server load them (with
     // progress): searching before they are loaded finds nothing.
     if ctx.lsp.open_projects(&client).await {
-        client
-            .wait_ready(client.language.ready_timeout, |_| {})
-            .await;
+        let wait = deadline.saturating_duration_since(tokio::time::Instant::now());
+        if !client.wait_ready(wait, |_| {}).await {
+            client
+                .wait_ready(client.language.ready_timeout, |_| {})
+                .await;
+            return Err(LspError::Starting { server });
+        }
     }
     let _ = asked.send(());
     let mut hits = Vec::new();
