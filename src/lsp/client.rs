@@ -403,7 +403,10 @@ impl LspClient {
     }
 
     /// `request`, retried a few times while the server says its state moved
-    /// under it (rust-analyzer answers ContentModified while loading).
+    /// under it: rust-analyzer answers ContentModified while loading, and
+    /// TypeScript 7's server cancels a pending request itself
+    /// (RequestCancelled) when documents open or close around it. A request
+    /// sextant cancels is dropped, so it is never retried.
     pub async fn request_settled<R>(&self, params: R::Params) -> Result<R::Result, LspError>
     where
         R: Request,
@@ -417,7 +420,7 @@ impl LspClient {
                 .await
             {
                 Err(LspError::Rpc { code, .. })
-                    if attempts < 5 && (code == -32801 || code == -32802) =>
+                    if attempts < 5 && [-32800, -32801, -32802].contains(&code) =>
                 {
                     attempts += 1;
                     tokio::time::sleep(Duration::from_millis(200 * attempts)).await;
