@@ -819,6 +819,22 @@ impl LspClient {
         }
     }
 
+    /// `wait_ready`, reporting the server's indexing as the current call's
+    /// progress (`rust-analyzer: Indexing 40%`).
+    pub async fn wait_ready_reporting(&self, timeout: Duration) -> bool {
+        let server = self.server().to_string();
+        self.wait_ready(timeout, |readiness| {
+            if let Readiness::Indexing { title, percentage } = readiness {
+                let message = match percentage {
+                    Some(p) => format!("{server}: {title} {p}%"),
+                    None => format!("{server}: {title}"),
+                };
+                crate::progress::report(&message, percentage.map(|p| f64::from(p) / 100.0));
+            }
+        })
+        .await
+    }
+
     /// Waits for a change of what the server told us, at most until
     /// `deadline`; whether one came.
     pub async fn changed_before(&self, deadline: tokio::time::Instant) -> bool {

@@ -142,15 +142,7 @@ impl Supervisor {
             tokio::time::sleep(pause).await;
         }
         let index_complete = client
-            .wait_ready(client.language.ready_timeout, |readiness| {
-                if let Readiness::Indexing { title, percentage } = readiness {
-                    let message = match percentage {
-                        Some(p) => format!("{server}: {title} {p}%"),
-                        None => format!("{server}: {title}"),
-                    };
-                    progress::report(&message, percentage.map(|p| f64::from(p) / 100.0));
-                }
-            })
+            .wait_ready_reporting(client.language.ready_timeout)
             .await;
         if !client.is_alive() {
             return Err(LspError::Crashed {

@@ -339,7 +339,7 @@ async fn ask(
     let client = ctx.lsp.client_for(file).await?;
     let server = client.server().to_string();
     let wait = deadline.saturating_duration_since(tokio::time::Instant::now());
-    let ready = client.wait_ready(wait, |_| {}).await;
+    let ready = client.wait_ready_reporting(wait).await;
     if !ready && !client.shared.state().was_ready {
         // Not ready yet: wait on (the caller has moved on to the index by
         // then), so the next search finds it ready.
@@ -352,7 +352,7 @@ async fn ask(
     // progress): searching before they are loaded finds nothing.
     if ctx.lsp.open_projects(&client).await {
         let wait = deadline.saturating_duration_since(tokio::time::Instant::now());
-        if !client.wait_ready(wait, |_| {}).await {
+        if !client.wait_ready_reporting(wait).await {
             client
                 .wait_ready(client.language.ready_timeout, |_| {})
                 .await;
