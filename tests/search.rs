@@ -134,8 +134,16 @@ async fn typescript_language_server_searches_every_package_too() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_languages_and_library_hits() {
     let dir = tempfile::tempdir().unwrap();
-    copy(&fixtures_dir().join("ts"), &dir.path().join("web"));
-    copy(&fixtures_dir().join("rust"), &dir.path().join("core"));
+    common::copy_tree(
+        &fixtures_dir().join("ts"),
+        &dir.path().join("web"),
+        &mut Vec::new(),
+    );
+    common::copy_tree(
+        &fixtures_dir().join("rust"),
+        &dir.path().join("core"),
+        &mut Vec::new(),
+    );
     // A library under node_modules that the project uses.
     let library = dir.path().join("web/node_modules/describer");
     std::fs::create_dir_all(&library).unwrap();
@@ -256,17 +264,4 @@ async fn rust_answers_from_rust_analyzer_once_ready() {
         )
         .await
     );
-}
-
-fn copy(from: &std::path::Path, to: &std::path::Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }

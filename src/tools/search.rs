@@ -350,7 +350,8 @@ async fn ask(
     }
     // Opening the projects makes a TypeScript server load them (with
     // progress): searching before they are loaded finds nothing.
-    if ctx.lsp.open_projects(&client).await {
+    let just_opened = ctx.lsp.open_projects(&client).await;
+    if just_opened {
         let wait = deadline.saturating_duration_since(tokio::time::Instant::now());
         if !client.wait_ready_reporting(wait).await {
             client
@@ -360,9 +361,23 @@ async fn ask(
         }
     }
     let _ = asked.send(());
-    let mut hits = Vec::new();
-    for query in queries {
-        hits.extend(workspace_symbols(&client, query).await?);
+    let ask_all = || async {
+        let mut hits = Vec::new();
+        for query in queries {
+            hits.extend(workspace_symbols(&client, query).await?);
+        }
+        Ok::<_, LspError>(hits)
+    };
+    let mut hits = ask_all().await?;
+    // typescript-language-server loads the projects just opened a moment
+    // later, with no progress to wait for: until the deadline an empty
+    // answer is asked again, and past it the index answers instead.
+    while just_opened && hits.is_empty() {
+        if tokio::time::Instant::now() >= deadline {
+            return Err(LspError::Starting { server });
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        hits = ask_all().await?;
     }
     Ok(Asked {
         server,

@@ -97,7 +97,8 @@ pub fn context(root: &Path, read_only: bool) -> Arc<Context> {
     ))
 }
 
-fn copy_tree(from: &Path, to: &Path, files: &mut Vec<PathBuf>) {
+/// Copies `from` into `to` (dependency folders left out), listing the files.
+pub fn copy_tree(from: &Path, to: &Path, files: &mut Vec<PathBuf>) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();
