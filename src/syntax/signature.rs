@@ -298,6 +298,15 @@ fn condense_skipping(
 /// before a closing one goes), a trailing `{`, `;` or `,` is dropped, and a
 /// text longer than `max_chars` characters is cut to `max_chars` with
 /// `...` at the end (on a character boundary).
+/// The declaration of a symbol sextant has no grammar for: the line its
+/// name is on (1-based), condensed; `None` past the end or for a blank line.
+pub fn declaration_line(text: &str, lines: &super::LineIndex, line: u32) -> Option<String> {
+    let row = (line as usize).checked_sub(1)?;
+    (row < lines.line_count())
+        .then(|| condense(lines.line(text, row), MAX_SIGNATURE_CHARS))
+        .filter(|line| !line.is_empty())
+}
+
 pub fn condense(text: &str, max_chars: usize) -> String {
     condense_pieces(std::iter::once(text), max_chars)
 }

@@ -14,7 +14,6 @@ use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::fs::text::{looks_binary, regular_file};
 use crate::lsp::requests::document_symbols;
 use crate::model::{CodeExcerpt, OutlineSource, OutlineSymbol, Range};
-use crate::syntax::signature::MAX_SIGNATURE_CHARS;
 use crate::syntax::{self, Language, LineIndex, SourceFile};
 
 /// Files larger than this get no outline (read_file still pages them).
@@ -87,10 +86,7 @@ impl FileOutline {
         match self {
             FileOutline::TreeSitter(file) => file.signature(symbol),
             FileOutline::Server { text, lines, .. } => {
-                let row = (symbol.selection_range.start.line as usize).checked_sub(1)?;
-                (row < lines.line_count())
-                    .then(|| syntax::condense(lines.line(text, row), MAX_SIGNATURE_CHARS))
-                    .filter(|line| !line.is_empty())
+                syntax::signature::declaration_line(text, lines, symbol.selection_range.start.line)
             }
         }
     }

@@ -526,15 +526,7 @@ fn render_page(ctx: &Context, page: Vec<PageFile>, preview: SearchPreview) -> Ve
                         _ if preview == SearchPreview::None => None,
                         (Some(file), _, _) => file.signature(&at(f.position, f.kind)),
                         (None, Some(text), Some(lines)) => {
-                            let row = f.position.line as usize - 1;
-                            (row < lines.line_count())
-                                .then(|| {
-                                    syntax::condense(
-                                        lines.line(text, row),
-                                        syntax::signature::MAX_SIGNATURE_CHARS,
-                                    )
-                                })
-                                .filter(|s| !s.is_empty())
+                            syntax::signature::declaration_line(text, lines, f.position.line)
                         }
                         _ => None,
                     };
