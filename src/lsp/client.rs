@@ -721,6 +721,11 @@ impl LspClient {
         Some(Arc::new(LineIndex::new(&String::from_utf8_lossy(&bytes))))
     }
 
+    /// Whether the server has `path` open.
+    pub async fn is_open(&self, path: &Path) -> bool {
+        self.documents.lock().await.contains_key(path)
+    }
+
     /// Paths of the documents the server has open.
     pub async fn open_documents(&self) -> Vec<PathBuf> {
         self.documents.lock().await.keys().cloned().collect()

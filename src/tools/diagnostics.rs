@@ -269,7 +269,7 @@ async fn check_file(
     let shown = ctx.workspace.display(path);
     let mut notes = Vec::new();
     let was_open = match ctx.lsp.client_for(path).await {
-        Ok(client) => client.open_documents().await.iter().any(|p| p == path),
+        Ok(client) => client.is_open(path).await,
         Err(err) => return (FileOutcome::NoServer(err), notes),
     };
     let session = match ctx.lsp.open(path).await {
