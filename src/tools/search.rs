@@ -10,7 +10,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use globset::GlobMatcher;
@@ -132,7 +132,9 @@ async fn search(ctx: Arc<Context>, params: Params) -> ToolResult<SearchResult> {
             // Spawned: a server still starting at the deadline goes on
             // starting, for the next search.
             let (asked_tx, asked) = tokio::sync::oneshot::channel();
-            let ask = async move { ask(&ctx, &file, &queries, deadline, asked_tx).await };
+            let server = Arc::new(OnceLock::new());
+            let named = Arc::clone(&server);
+            let ask = async move { ask(&ctx, &file, &queries, deadline, asked_tx, &named).await };
             let task = tokio::spawn(async move {
                 match sink {
                     Some(sink) => progress::with_sink(sink, ask).await,
@@ -141,6 +143,7 @@ async fn search(ctx: Arc<Context>, params: Params) -> ToolResult<SearchResult> {
             });
             Some(Asking {
                 language,
+                server,
                 asked,
                 task,
             })
@@ -165,6 +168,7 @@ async fn search(ctx: Arc<Context>, params: Params) -> ToolResult<SearchResult> {
     let mut fallen_back: Vec<(String, String)> = Vec::new();
     for Asking {
         language,
+        server,
         asked,
         task,
     } in asks
@@ -210,12 +214,7 @@ async fn search(ctx: Arc<Context>, params: Params) -> ToolResult<SearchResult> {
             Ok(Ok(Err(err))) => fallen_back.push((language, err.to_string())),
             Ok(Err(_)) => fallen_back.push((language, "its search failed".to_string())),
             Err(_) => {
-                let server = ctx
-                    .lsp
-                    .config()
-                    .language(&language)
-                    .map_or("its server", |l| l.server_name())
-                    .to_string();
+                let server = server.get().map_or("its server", String::as_str);
                 fallen_back.push((language, format!("{server} is still starting")));
             }
         }
@@ -311,10 +310,12 @@ fn from_tree_sitter(hit: IndexHit, query: &str) -> Option<Found> {
     })
 }
 
-/// A server being asked: its language, a signal sent once it was asked
-/// (ready, its projects open), and the task that asks it.
+/// A server being asked: its language and name, a signal sent once it was
+/// asked (ready, its projects open), and the task that asks it.
 struct Asking {
     language: String,
+    /// The server's name, once it has one (the language's chosen server).
+    server: Arc<OnceLock<String>>,
     asked: tokio::sync::oneshot::Receiver<()>,
     task: tokio::task::JoinHandle<Result<Asked, LspError>>,
 }
@@ -335,9 +336,11 @@ async fn ask(
     queries: &[String],
     deadline: tokio::time::Instant,
     asked: tokio::sync::oneshot::Sender<()>,
+    named: &OnceLock<String>,
 ) -> Result<Asked, LspError> {
     let client = ctx.lsp.client_for(file).await?;
     let server = client.server().to_string();
+    let _ = named.set(server.clone());
     let wait = deadline.saturating_duration_since(tokio::time::Instant::now());
     let ready = client.wait_ready_reporting(wait).await;
     if !ready && !client.shared.state().was_ready {
