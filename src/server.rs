@@ -35,6 +35,10 @@ When to use which tool:
 workspace; more precise than grep for symbols.
 - read: a source file's outline with signatures; symbol=Class.method narrows it, \
 preview=expanded shows leaf code. Read it before reading code.
+- inspect: what a symbol is (signature, docs, definition, implementations), also in libraries.
+- references: every use of a symbol, each with the function it is in; before changing a symbol.
+- call_hierarchy: who calls a function and what it calls.
+- completion: the members available after `value.`, to explore an unfamiliar API.
 - diagnostics: errors and warnings of a file, a folder or the workspace as on disk now; faster than a build.
 - logs: the language servers' states and recent tool calls, when an answer reports a server problem.
 - read_file: a file with line numbers, paged.
@@ -48,6 +52,8 @@ Rules every tool follows:
 - Paths are relative to the workspace root, or absolute inside a library root.
 - Positions are 1-based line:character, counting characters. `@line:char Kind - name` is where a \
 name starts: pass it back as line and character.
+- A symbol is given as file + line + character, file + line + symbol (its name on that line), or \
+file + symbol as a name path (Registry.add, scale[2] for an overload).
 - Long answers are cut to a budget and say which offset to pass next.
 - Errors start with error[code] and say how to fix the call.
 - Every tool takes format: \"json\" for its typed result instead of text.";

@@ -95,7 +95,7 @@ async fn bad_addresses_say_what_to_pass() {
     // A name that is not on that line.
     assert_snapshot!(hit(&f, "src/shapes.ts", Some(49), None, Some("remove")).await, @"error[not-found]: no `remove` on line 49 of src/shapes.ts; its names are add, item, T, this");
     // A line with no name at all.
-    assert_snapshot!(hit(&f, "src/shapes.ts", Some(52), Some(1), None).await, @"error[not-found]: line 52 of src/shapes.ts has no identifier; pass the line of a name");
+    assert_snapshot!(hit(&f, "src/shapes.ts", Some(52), Some(1), None).await, @"error[not-found]: line 52 of src/shapes.ts has no name (keywords, comments and literals name nothing); pass the line of a name");
     // Not enough to go on.
     assert_snapshot!(hit(&f, "src/shapes.ts", None, Some(3), None).await, @"error[invalid-params]: an address needs `line` (with `character` or `symbol`) or `symbol` (a name path such as `Registry.add`) besides `file` src/shapes.ts");
     assert_snapshot!(hit(&f, "src/shapes.ts", Some(49), None, None).await, @"error[invalid-params]: with `line`, pass `character` or `symbol` (the name on that line)");

@@ -87,6 +87,10 @@ async fn initialize_and_list_tools() {
         [
             "search",
             "read",
+            "inspect",
+            "references",
+            "call_hierarchy",
+            "completion",
             "read_file",
             "find",
             "grep",
@@ -147,6 +151,10 @@ async fn read_only_server_lists_no_writing_tool() {
         [
             "search",
             "read",
+            "inspect",
+            "references",
+            "call_hierarchy",
+            "completion",
             "read_file",
             "find",
             "grep",

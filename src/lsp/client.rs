@@ -1003,7 +1003,27 @@ fn client_capabilities() -> ClientCapabilities {
             }),
             references: Some(DynamicRegistrationClientCapabilities::default()),
             call_hierarchy: Some(CallHierarchyClientCapabilities::default()),
-            completion: Some(CompletionClientCapabilities::default()),
+            completion: Some(CompletionClientCapabilities {
+                completion_item: Some(CompletionItemCapability {
+                    // Labels and details are shown, never inserted: no
+                    // snippet syntax wanted in them.
+                    snippet_support: Some(false),
+                    documentation_format: Some(vec![MarkupKind::PlainText, MarkupKind::Markdown]),
+                    resolve_support: Some(CompletionItemCapabilityResolveSupport {
+                        properties: vec!["detail".into(), "documentation".into()],
+                    }),
+                    label_details_support: Some(true),
+                    ..Default::default()
+                }),
+                completion_item_kind: Some(CompletionItemKindCapability {
+                    value_set: Some(
+                        (1..=25)
+                            .filter_map(|n| serde_json::from_value(serde_json::json!(n)).ok())
+                            .collect(),
+                    ),
+                }),
+                ..Default::default()
+            }),
             rename: Some(RenameClientCapabilities {
                 prepare_support: Some(true),
                 ..Default::default()

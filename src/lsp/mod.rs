@@ -8,10 +8,12 @@
 
 pub mod choose;
 pub mod client;
+pub mod complete;
 pub mod config;
 pub mod convert;
 pub mod inbound;
 pub mod install;
+pub mod navigate;
 pub mod requests;
 pub mod supervisor;
 pub mod watch;

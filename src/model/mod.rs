@@ -8,12 +8,14 @@
 //! never have to guess.
 
 mod files;
+mod navigation;
 mod outline;
 mod search;
 mod servers;
 mod symbols;
 
 pub use files::*;
+pub use navigation::*;
 pub use outline::*;
 pub use search::*;
 pub use servers::*;

@@ -6,12 +6,14 @@
 //! when they choose what goes into a result, so a renderer shows all of it.
 
 mod files;
+mod navigation;
 mod outline;
 mod search;
 mod servers;
 mod symbols;
 
 pub use files::{created_file, file_lines, found_files, grep, patch_report};
+pub use navigation::{call_hierarchy, completion, inspect, references};
 pub use outline::read;
 pub use search::search;
 pub use servers::{diagnostics, doctor, logs};

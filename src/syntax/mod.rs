@@ -83,6 +83,27 @@ impl Language {
     }
 }
 
+/// What a piece of source text is, for telling a name from the rest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Token {
+    Name,
+    Keyword,
+    Comment,
+    Literal,
+}
+
+impl Token {
+    /// `a keyword`, `in a comment`, as a note says it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Token::Name => "a name",
+            Token::Keyword => "a keyword",
+            Token::Comment => "in a comment",
+            Token::Literal => "in a literal",
+        }
+    }
+}
+
 /// The extensions that have a tree-sitter outline, for messages.
 pub const EXTENSIONS: &str = ".ts .tsx .mts .cts .js .jsx .mjs .cjs .rs";
 
@@ -161,6 +182,46 @@ impl SourceFile {
     pub fn excerpt(&self, range: Range, max_lines: usize) -> CodeExcerpt {
         let (first, last) = line_span(&self.lines, range);
         excerpt(&self.text, &self.lines, first, last, max_lines)
+    }
+
+    /// What the text at `position` is: a name, a keyword, part of a
+    /// comment, or part of a literal (a string, a number, a regex).
+    pub fn token_at(&self, position: crate::model::Position) -> Token {
+        let Some(offset) = self.lines.offset(&self.text, position) else {
+            return Token::Name;
+        };
+        let tree = self
+            .trees
+            .iter()
+            .find(|tree| {
+                let root = tree.root_node();
+                root.start_byte() <= offset && offset < root.end_byte()
+            })
+            .unwrap_or(&self.trees[0]);
+        let Some(leaf) = tree.root_node().descendant_for_byte_range(offset, offset) else {
+            return Token::Name;
+        };
+        // `string` and `fn` are keywords: the grammar's unnamed words.
+        if !leaf.is_named() && leaf.kind().chars().all(|c| c.is_ascii_alphabetic()) {
+            return Token::Keyword;
+        }
+        let mut node = Some(leaf);
+        while let Some(n) = node {
+            let kind = n.kind();
+            if kind.contains("comment") {
+                return Token::Comment;
+            }
+            // Code inside `${...}` is code again.
+            if kind == "template_substitution" {
+                break;
+            }
+            let number = ["number", "char_literal", "integer_literal", "float_literal"];
+            if kind.contains("string") || kind.contains("regex") || number.contains(&kind) {
+                return Token::Literal;
+            }
+            node = n.parent();
+        }
+        Token::Name
     }
 
     fn declarations(&self) -> &signature::Declarations {

@@ -25,17 +25,17 @@ use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::lsp::LspError;
 use crate::model::{OutlineSymbol, Position, Target};
-use crate::syntax::Language;
+use crate::syntax::{Language, Token};
 
-/// The parameters of an address, as each position-taking tool takes them.
+// The parameters of an address, as each position-taking tool takes them
+// (flattened into its own). The forms are explained once, in the server's
+// instructions: a `//` comment, as doc comments land in tools/list.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct Address {
     pub file: String,
-    /// 1-based
     pub line: Option<u32>,
-    /// 1-based
     pub character: Option<u32>,
-    /// A name on `line`, or a name path: `Registry.add`, `impl Display for Point/fmt`
+    /// Name on `line`, or path `Registry.add`
     pub symbol: Option<String>,
 }
 
@@ -121,7 +121,14 @@ fn at_line(
             ));
         }
     }
-    let words = identifiers(&text);
+    // Keywords, and words in comments and literals, name nothing.
+    let token = |w: &Word| file.token_at(Position::new(line, w.start as u32 + 1));
+    let all_words = identifiers(&text);
+    let words: Vec<Word> = all_words
+        .iter()
+        .filter(|w| token(w) == Token::Name)
+        .copied()
+        .collect();
     let names = || {
         let names: Vec<String> = words.iter().map(|w| w.text(&text)).collect();
         if names.is_empty() {
@@ -154,20 +161,49 @@ fn at_line(
                     "with `line`, pass `character` or `symbol` (the name on that line)",
                 )
             })?;
+            // What the column is on, when it is not a name.
+            let not_a_name = match all_words.iter().find(|w| w.distance(column) == 0) {
+                Some(word) if token(word) != Token::Name => Some(format!(
+                    "`{}` at {line}:{} is {}",
+                    word.text(&text),
+                    word.start + 1,
+                    token(word).describe()
+                )),
+                Some(_) => None,
+                None => match file.token_at(Position::new(line, column as u32 + 1)) {
+                    Token::Comment | Token::Literal => Some(format!(
+                        "{line}:{} is {}",
+                        column + 1,
+                        file.token_at(Position::new(line, column as u32 + 1))
+                            .describe()
+                    )),
+                    _ => None,
+                },
+            };
             let Some(nearest) = words.iter().min_by_key(|w| w.distance(column)) else {
+                let why = not_a_name.map(|w| format!("{w}, and ")).unwrap_or_default();
                 return Err(ToolError::new(
                     ErrorCode::NotFound,
-                    format!("line {line} of {shown} has no identifier; pass the line of a name"),
+                    format!(
+                        "{why}line {line} of {shown} has no name (keywords, comments and literals name nothing); pass the line of a name"
+                    ),
                 ));
             };
-            let note = (nearest.distance(column) > 0).then(|| {
-                format!(
-                    "no identifier at {line}:{}; used `{}` at {line}:{}, the nearest on that line",
-                    column + 1,
+            let note = match not_a_name {
+                Some(what) => Some(format!(
+                    "{what}; used `{}` at {line}:{}, the nearest name on that line",
                     nearest.text(&text),
                     nearest.start + 1
-                )
-            });
+                )),
+                None => (nearest.distance(column) > 0).then(|| {
+                    format!(
+                        "no identifier at {line}:{}; used `{}` at {line}:{}, the nearest on that line",
+                        column + 1,
+                        nearest.text(&text),
+                        nearest.start + 1
+                    )
+                }),
+            };
             (*nearest, note)
         }
     };

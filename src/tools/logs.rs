@@ -30,8 +30,8 @@ pub struct Params {
 
 impl Tool for Logs {
     const NAME: &'static str = "logs";
-    const DESCRIPTION: &'static str = "The language servers' states (indexing, ready, crashed, and why) and recent log lines, \
-tool calls with their duration included. Use it when an answer reports a server problem.";
+    const DESCRIPTION: &'static str = "Language servers' states (indexing, ready, crashed: why) and recent log lines and tool calls, \
+for when an answer reports a server problem.";
     const WRITES: bool = false;
     type Params = Params;
     type Output = LogsReport;

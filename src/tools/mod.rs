@@ -22,15 +22,20 @@ use crate::model::{ALL_KINDS, LogLevel, SymbolKind};
 
 pub mod address;
 pub mod apply_patch;
+pub mod call_hierarchy;
+pub mod completion;
 pub mod create_file;
 pub mod diagnostics;
 pub mod edit;
 pub mod find;
 pub mod grep;
+pub mod inspect;
+pub mod locations;
 pub mod logs;
 pub mod outline;
 pub mod read;
 pub mod read_file;
+pub mod references;
 pub mod search;
 
 /// About 8,000 tokens of text: what one answer may hold before it pages.
@@ -99,6 +104,10 @@ pub fn all() -> Vec<ToolEntry> {
     vec![
         ToolEntry::of::<search::Search>(),
         ToolEntry::of::<read::Read>(),
+        ToolEntry::of::<inspect::Inspect>(),
+        ToolEntry::of::<references::References>(),
+        ToolEntry::of::<call_hierarchy::CallHierarchy>(),
+        ToolEntry::of::<completion::Completion>(),
         ToolEntry::of::<read_file::ReadFile>(),
         ToolEntry::of::<find::Find>(),
         ToolEntry::of::<grep::Grep>(),
@@ -160,6 +169,7 @@ async fn call_typed<T: Tool>(
             ));
         }
     };
+    let args_keys: Vec<String> = args.keys().cloned().collect();
     let params: T::Params = serde_json::from_value(Value::Object(args)).map_err(|err| {
         ToolError::new(
             ErrorCode::InvalidParams,
@@ -170,6 +180,22 @@ async fn call_typed<T: Tool>(
             ),
         )
     })?;
+    // Serde cannot refuse unknown keys of a struct with a flattened part
+    // (the tools that take a symbol address): the schema's names can.
+    if let Some(Value::Object(known)) = input_schema::<T::Params>().get("properties")
+        && let Some(unknown) = args_keys.iter().find(|key| !known.contains_key(*key))
+    {
+        let names: Vec<String> = known.keys().map(|k| format!("`{k}`")).collect();
+        return Err(ToolError::new(
+            ErrorCode::InvalidParams,
+            format!(
+                "{}: unknown field `{unknown}`, expected one of {}; see the parameters with `sextant {} --help`",
+                T::NAME,
+                names.join(", "),
+                T::NAME
+            ),
+        ));
+    }
     let output = T::run(ctx, params).await?;
     let blocks = T::render(&output);
     let json = if json {
@@ -206,6 +232,9 @@ fn input_schema<P: JsonSchema>() -> Map<String, Value> {
     };
     object.remove("$schema");
     object.remove("title");
+    // A flattened part's doc comment (the address's) is for the code's
+    // readers.
+    object.remove("description");
     object.remove("additionalProperties");
     object.insert("type".into(), Value::String("object".into()));
     let properties = object

@@ -13,8 +13,8 @@ use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::fs::text::{looks_binary, regular_file};
 use crate::lsp::requests::document_symbols;
-use crate::model::{CodeExcerpt, OutlineSource, OutlineSymbol, Range};
-use crate::syntax::{self, Language, LineIndex, SourceFile};
+use crate::model::{CodeExcerpt, OutlineSource, OutlineSymbol, Position, Range};
+use crate::syntax::{self, Language, LineIndex, SourceFile, Token};
 
 /// Files larger than this get no outline (read_file still pages them).
 pub const MAX_OUTLINE_BYTES: u64 = 16 * 1024 * 1024;
@@ -88,6 +88,15 @@ impl FileOutline {
             FileOutline::Server { text, lines, .. } => {
                 syntax::signature::declaration_line(text, lines, symbol.selection_range.start.line)
             }
+        }
+    }
+
+    /// What the text at `position` is (a name, a keyword, a comment, a
+    /// literal); every word is a name where sextant has no grammar.
+    pub fn token_at(&self, position: Position) -> Token {
+        match self {
+            FileOutline::TreeSitter(file) => file.token_at(position),
+            FileOutline::Server { .. } => Token::Name,
         }
     }
 

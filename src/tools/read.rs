@@ -54,9 +54,8 @@ pub struct Params {
 
 impl Tool for Read {
     const NAME: &'static str = "read";
-    const DESCRIPTION: &'static str = "A source file's outline: nested `@line:char Kind - name` lines, each with its declaration \
-(preview: signature), the code of leaf symbols (expanded), names only (none) or the numbered file (raw). \
-Read it before the code; works on .d.ts files in node_modules and crates in the cargo registry.";
+    const DESCRIPTION: &'static str = "A file's outline as `@line:char Kind - name` lines with declarations (preview signature), \
+leaf code (expanded), names (none) or numbered lines (raw). Read it before the code; works in node_modules and crates.";
     const WRITES: bool = false;
     type Params = Params;
     type Output = ReadResult;

@@ -69,8 +69,8 @@ pub struct Params {
 
 impl Tool for Search {
     const NAME: &'static str = "search";
-    const DESCRIPTION: &'static str = "Where symbols (classes, functions, methods...) are defined, by name or part of one, \
-across the workspace: `@line:char Kind - name` and declaration, grouped by file, best first.";
+    const DESCRIPTION: &'static str = "Where classes, functions, methods... are defined, by name or part of one, across the \
+workspace: `@line:char Kind - name` and declaration, best first.";
     const WRITES: bool = false;
     type Params = Params;
     type Output = SearchResult;

@@ -1,0 +1,287 @@
+//! Text for the navigation tools: `inspect`, `references`,
+//! `call_hierarchy` and `completion`.
+
+use std::fmt::Write;
+
+use super::count;
+use super::symbols::target_header;
+use crate::model::{
+    CallDirection, CallHierarchyResult, CallNode, CallTree, CompletionResult, InspectResult, Place,
+    ReferenceFile, ReferencesResult, SourceLocation,
+};
+
+/// `src/a.ts:3:5 `line``, marked when outside every root.
+fn location(l: &SourceLocation) -> String {
+    let mut out = format!("{}:{}", l.path, l.position);
+    if l.place == Place::Outside {
+        out.push_str(" (outside the workspace)");
+    }
+    if !l.text.is_empty() {
+        let _ = write!(out, " `{}`", l.text);
+    }
+    out
+}
+
+fn notes(out: &mut String, notes: &[String]) {
+    for note in notes {
+        let _ = write!(out, "\nNote: {note}");
+    }
+}
+
+pub fn inspect(result: &InspectResult) -> Vec<String> {
+    let mut out = target_header("inspect", &result.target);
+    if let Some(hover) = &result.hover {
+        let _ = write!(out, "\n\n{hover}");
+    }
+    let mut sections = String::new();
+    let mut section = |one: &str, many: &str, list: &[SourceLocation], total: usize| match list {
+        [] => {}
+        [only] if total == 1 => {
+            let _ = write!(sections, "\n{one}: {}", location(only));
+        }
+        _ => {
+            let _ = write!(sections, "\n{many} ({total}):");
+            for l in list {
+                let _ = write!(sections, "\n  {}", location(l));
+            }
+        }
+    };
+    section(
+        "Definition",
+        "Definitions",
+        &result.definitions,
+        result.definitions.len(),
+    );
+    section(
+        "Type definition",
+        "Type definitions",
+        &result.type_definitions,
+        result.type_definitions.len(),
+    );
+    section(
+        "Implementation",
+        "Implementations",
+        &result.implementations,
+        result.implementations_total,
+    );
+    if let Some(next) = result.next_offset {
+        let more = result.implementations_total - next;
+        let _ = write!(
+            sections,
+            "\n  ... {} more; pass offset={next}",
+            count(more, "implementation", "implementations")
+        );
+    }
+    if !sections.is_empty() {
+        out.push('\n');
+        out.push_str(&sections);
+    }
+    notes(&mut out, &result.notes);
+    vec![out]
+}
+
+pub fn references(result: &ReferencesResult) -> Vec<String> {
+    let mut summary = target_header("references", &result.target);
+    let name = &result.target.name;
+    if result.total == 0 {
+        let _ = write!(summary, "\nNo references to {name}");
+    } else {
+        let _ = write!(
+            summary,
+            "\nFound {} to {name} across {}",
+            count(result.total, "reference", "references"),
+            count(result.total_files, "file", "files")
+        );
+    }
+    if let Some(next) = result.next_offset {
+        let _ = write!(
+            summary,
+            "\n... {} more {} in {}; pass offset={next}",
+            result.left_out,
+            if result.left_out == 1 {
+                "reference"
+            } else {
+                "references"
+            },
+            count(result.left_out_files, "file", "files"),
+        );
+    }
+    notes(&mut summary, &result.notes);
+    let mut blocks = vec![summary];
+    blocks.extend(result.files.iter().map(reference_file));
+    blocks
+}
+
+fn reference_file(file: &ReferenceFile) -> String {
+    let mut out = format!(
+        "{} ({})",
+        file.path,
+        count(file.total, "reference", "references")
+    );
+    for line in &file.lines {
+        let columns: Vec<String> = line.characters.iter().map(u32::to_string).collect();
+        let _ = write!(out, "\n  @{}:{}", line.line, columns.join(","));
+        if let Some(enclosing) = &line.enclosing {
+            let _ = write!(out, " in {enclosing}");
+        }
+        if line.context.is_empty() {
+            let _ = write!(out, ": `{}`", line.text);
+            continue;
+        }
+        out.push(':');
+        let width = line
+            .context
+            .iter()
+            .map(|l| l.number.to_string().len())
+            .max()
+            .unwrap_or(1);
+        for numbered in &line.context {
+            let mark = if numbered.number == line.line as usize {
+                '>'
+            } else {
+                ' '
+            };
+            let _ = write!(
+                out,
+                "\n   {mark}{:>width$}  {}",
+                numbered.number, numbered.text
+            );
+        }
+    }
+    out
+}
+
+pub fn call_hierarchy(result: &CallHierarchyResult) -> Vec<String> {
+    let mut summary = target_header("call_hierarchy", &result.target);
+    let mut blocks = Vec::new();
+    for tree in [&result.incoming, &result.outgoing].into_iter().flatten() {
+        let (title, who) = match tree.direction {
+            CallDirection::Incoming => ("Incoming calls", ("caller", "callers")),
+            CallDirection::Outgoing => ("Outgoing calls", ("callee", "callees")),
+        };
+        if tree.calls.is_empty() && tree.left_out == 0 {
+            let _ = write!(summary, "\n{title}: none");
+            continue;
+        }
+        let _ = write!(
+            summary,
+            "\n{title}: {} in {}",
+            count(tree.calls.len(), who.0, who.1),
+            count(tree.files, "file", "files")
+        );
+        if result.depth > 1 {
+            let _ = write!(summary, ", {} in all to depth {}", tree.shown, result.depth);
+        }
+        if tree.left_out > 0 {
+            let _ = write!(
+                summary,
+                "; {} left out (the answer's size bound)",
+                count(tree.left_out, "call", "calls")
+            );
+        }
+        blocks.extend(call_blocks(tree, title));
+    }
+    notes(&mut summary, &result.notes);
+    let mut out = vec![summary];
+    out.extend(blocks);
+    out
+}
+
+/// One block per file of the first level: `Incoming calls: src/a.ts`.
+fn call_blocks(tree: &CallTree, title: &str) -> Vec<String> {
+    let mut blocks: Vec<(String, String)> = Vec::new();
+    for node in &tree.calls {
+        let text = match blocks.last_mut() {
+            Some((path, text)) if *path == node.path => text,
+            _ => {
+                blocks.push((node.path.clone(), format!("{title} in {}", node.path)));
+                &mut blocks.last_mut().expect("just pushed").1
+            }
+        };
+        call_node(text, node, tree.direction, 1, &node.path);
+    }
+    blocks.into_iter().map(|(_, text)| text).collect()
+}
+
+fn call_node(
+    out: &mut String,
+    node: &CallNode,
+    direction: CallDirection,
+    depth: usize,
+    file: &str,
+) {
+    let indent = "  ".repeat(depth);
+    let _ = write!(
+        out,
+        "\n{indent}@{} {} - {}",
+        node.position,
+        node.kind.name(),
+        node.name
+    );
+    if node.path != file {
+        let _ = write!(out, " in {}", node.path);
+    }
+    if node.place == Place::Outside {
+        out.push_str(" (outside the workspace)");
+    }
+    if node.repeated {
+        out.push_str(" (expanded elsewhere)");
+    }
+    // Incoming: the calls are in this node's file; outgoing: in the
+    // caller's, which is the line above.
+    for site in &node.sites {
+        if site.path == node.path {
+            let _ = write!(out, "\n{indent}  @{} `{}`", site.position, site.text);
+        } else {
+            let _ = write!(
+                out,
+                "\n{indent}  {}:{} `{}`",
+                site.path, site.position, site.text
+            );
+        }
+    }
+    for child in &node.children {
+        let arrow = match direction {
+            CallDirection::Incoming => "called by",
+            CallDirection::Outgoing => "calls",
+        };
+        if std::ptr::eq(child, &node.children[0]) {
+            let _ = write!(out, "\n{indent}  {arrow}:");
+        }
+        call_node(out, child, direction, depth + 2, &node.path);
+    }
+}
+
+pub fn completion(result: &CompletionResult) -> Vec<String> {
+    let shown: usize = result.groups.iter().map(|g| g.items.len()).sum();
+    let mut out = format!(
+        "completion at {}:{}: {}",
+        result.path,
+        result.position,
+        count(result.total, "item", "items")
+    );
+    if shown < result.total {
+        let _ = write!(
+            out,
+            ", the best {shown} shown ({} more; pass a larger limit, or type more of the name)",
+            result.total - shown
+        );
+    }
+    if result.incomplete {
+        out.push_str("\nNote: the server's list is incomplete; type more of the name to narrow it");
+    }
+    notes(&mut out, &result.notes);
+    for group in &result.groups {
+        let _ = write!(out, "\n\n{} ({})", group.kind.plural(), group.items.len());
+        for item in &group.items {
+            let _ = write!(out, "\n  {}", item.label);
+            if let Some(detail) = &item.detail {
+                let _ = write!(out, " - {detail}");
+            }
+            if let Some(doc) = &item.documentation {
+                let _ = write!(out, "\n    {doc}");
+            }
+        }
+    }
+    vec![out]
+}

@@ -1,0 +1,232 @@
+//! `call_hierarchy`: who calls a function and what it calls, to a depth of
+//! up to 3, each function named as its file's outline names it, with the
+//! lines of its calls. A function reached twice (a cycle, or two paths to
+//! it) is expanded once.
+
+use std::collections::HashSet;
+use std::future::Future;
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::address::{Address, resolve};
+use super::locations::SourceFiles;
+use super::{BUDGET_CHARS, Tool};
+use crate::context::Context;
+use crate::error::{ErrorCode, ToolError, ToolResult};
+use crate::lsp::LspError;
+use crate::lsp::client::LspClient;
+use crate::lsp::navigate::{
+    Call, CallItem, incoming_calls, outgoing_calls, prepare_call_hierarchy,
+};
+use crate::model::{
+    CallDirection, CallHierarchyResult, CallNode, CallTree, Place, Position, SourceLocation,
+};
+
+/// Functions shown in one answer, over every level and both directions.
+const MAX_NODES: usize = 200;
+
+pub struct CallHierarchy;
+
+// Which calls to follow. (A `//` comment: a doc comment would land in
+// every tools/list.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    Incoming,
+    Outgoing,
+    #[default]
+    Both,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Params {
+    #[serde(flatten)]
+    pub at: Address,
+    pub direction: Option<Direction>,
+    /// 1 to 3 (default 1)
+    pub depth: Option<u8>,
+}
+
+impl Tool for CallHierarchy {
+    const NAME: &'static str = "call_hierarchy";
+    const DESCRIPTION: &'static str = "Who calls a function and what it calls (depth 1-3), grouped by file, with each call's line.";
+    const WRITES: bool = false;
+    type Params = Params;
+    type Output = CallHierarchyResult;
+
+    async fn run(ctx: Arc<Context>, params: Params) -> ToolResult<CallHierarchyResult> {
+        call_hierarchy(&ctx, params).await
+    }
+
+    fn render(output: &CallHierarchyResult) -> Vec<String> {
+        crate::render::call_hierarchy(output)
+    }
+}
+
+async fn call_hierarchy(ctx: &Context, params: Params) -> ToolResult<CallHierarchyResult> {
+    let depth = params.depth.unwrap_or(1);
+    if !(1..=3).contains(&depth) {
+        return Err(ToolError::new(
+            ErrorCode::InvalidParams,
+            format!("depth is 1, 2 or 3, not {depth}"),
+        ));
+    }
+    let direction = params.direction.unwrap_or_default();
+    let resolved = resolve(ctx, &params.at).await?;
+    let session = ctx.lsp.open(&resolved.path).await?;
+    ctx.lsp.open_projects(&session.client).await;
+    let items = prepare_call_hierarchy(&session, resolved.target.position).await?;
+    let Some(item) = items.into_iter().next() else {
+        return Err(ToolError::new(
+            ErrorCode::NotFound,
+            format!(
+                "{} has no call hierarchy for `{}` at {}:{}: it is not a function, method or constructor it knows; pass the name of one",
+                session.client.server(),
+                resolved.target.name,
+                resolved.target.path,
+                resolved.target.position
+            ),
+        ));
+    };
+    let mut notes = Vec::new();
+    if !session.index_complete {
+        notes.push(format!(
+            "{} is still indexing; calls may be missing",
+            session.client.server()
+        ));
+    }
+    let mut walk = Walk {
+        client: &session.client,
+        files: SourceFiles::new(ctx),
+        seen: HashSet::new(),
+        nodes: 0,
+        used: 0,
+        left_out: 0,
+    };
+    let mut trees = [None, None];
+    for (slot, wanted) in [(0, CallDirection::Incoming), (1, CallDirection::Outgoing)] {
+        let follow = match direction {
+            Direction::Both => true,
+            Direction::Incoming => wanted == CallDirection::Incoming,
+            Direction::Outgoing => wanted == CallDirection::Outgoing,
+        };
+        if !follow {
+            continue;
+        }
+        walk.seen.clear();
+        walk.seen.insert((item.path.clone(), item.selection.start));
+        walk.left_out = 0;
+        let before = walk.nodes;
+        let mut calls = walk.expand(&item, wanted, depth).await?;
+        calls.sort_by(|a, b| (&a.path, a.position).cmp(&(&b.path, b.position)));
+        let mut files: Vec<&str> = calls.iter().map(|c| c.path.as_str()).collect();
+        files.dedup();
+        trees[slot] = Some(CallTree {
+            direction: wanted,
+            files: files.len(),
+            shown: walk.nodes - before,
+            left_out: walk.left_out,
+            calls,
+        });
+    }
+    let [incoming, outgoing] = trees;
+    Ok(CallHierarchyResult {
+        target: resolved.target,
+        depth,
+        incoming,
+        outgoing,
+        notes,
+    })
+}
+
+/// The state of one answer's walk through the hierarchy.
+struct Walk<'a> {
+    client: &'a LspClient,
+    files: SourceFiles<'a>,
+    /// Functions already shown in this direction (by file and name).
+    seen: HashSet<(PathBuf, Position)>,
+    nodes: usize,
+    /// Characters of text so far, against the budget.
+    used: usize,
+    left_out: usize,
+}
+
+type Expanded<'w> = Pin<Box<dyn Future<Output = Result<Vec<CallNode>, LspError>> + Send + 'w>>;
+
+impl Walk<'_> {
+    /// The calls of `item` in `direction`, each expanded `depth - 1` more
+    /// levels.
+    fn expand<'w>(
+        &'w mut self,
+        item: &'w CallItem,
+        direction: CallDirection,
+        depth: u8,
+    ) -> Expanded<'w> {
+        Box::pin(async move {
+            let calls = match direction {
+                CallDirection::Incoming => incoming_calls(self.client, item).await?,
+                CallDirection::Outgoing => outgoing_calls(self.client, item).await?,
+            };
+            // The whole level first, so a function called from here is
+            // expanded here rather than deeper down a sibling.
+            let mut level: Vec<(CallItem, CallNode)> = Vec::with_capacity(calls.len());
+            for Call { item: other, sites } in calls {
+                if self.nodes >= MAX_NODES || self.used > BUDGET_CHARS {
+                    self.left_out += 1;
+                    continue;
+                }
+                self.nodes += 1;
+                // Incoming: the calls are in the caller (`other`);
+                // outgoing: in `item`, the caller.
+                let sites_in = match direction {
+                    CallDirection::Incoming => &other.path,
+                    CallDirection::Outgoing => &item.path,
+                };
+                let mut locations: Vec<SourceLocation> = Vec::with_capacity(sites.len());
+                for site in &sites {
+                    // Two calls can start at one place (`a.f().f()`).
+                    if locations.iter().any(|l| l.position == site.start) {
+                        continue;
+                    }
+                    let location = self.files.location(sites_in, site.start).await;
+                    self.used += location.text.len() + 16;
+                    locations.push(location);
+                }
+                let (name, kind) = self
+                    .files
+                    .declared_at(&other.path, other.selection.start)
+                    .await
+                    .unwrap_or_else(|| (other.name.clone(), other.kind));
+                let path = self.files.shown(&other.path);
+                self.used += path.len() + name.len() + 16;
+                let repeated = !self
+                    .seen
+                    .insert((other.path.clone(), other.selection.start));
+                let node = CallNode {
+                    place: self.files.place(&other.path),
+                    path,
+                    position: other.selection.start,
+                    kind,
+                    name,
+                    sites: locations,
+                    repeated,
+                    children: Vec::new(),
+                };
+                level.push((other, node));
+            }
+            let mut nodes = Vec::with_capacity(level.len());
+            for (other, mut node) in level {
+                // Calls into libraries are shown, not followed.
+                if depth > 1 && !node.repeated && node.place == Place::Workspace {
+                    node.children = self.expand(&other, direction, depth - 1).await?;
+                }
+                nodes.push(node);
+            }
+            Ok(nodes)
+        })
+    }
+}

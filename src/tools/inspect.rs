@@ -1,0 +1,310 @@
+//! `inspect`: everything about one symbol in one call. The hover text
+//! (signature and documentation), where it is defined, where its type is
+//! defined and where it is implemented, each location with its source line.
+//! The four requests go to the server at once, so the answer costs about
+//! its slowest request.
+
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::address::{Address, resolve};
+use super::locations::SourceFiles;
+use super::{BUDGET_CHARS, Tool};
+use crate::context::Context;
+use crate::error::ToolResult;
+use crate::lsp::LspError;
+use crate::lsp::navigate::{Goto, Spot, goto, hover};
+use crate::model::{InspectResult, SourceLocation};
+
+/// Hover text past this many lines is cut (the documentation of a std
+/// type runs to hundreds).
+const MAX_HOVER_LINES: usize = 40;
+
+pub struct Inspect;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Params {
+    #[serde(flatten)]
+    pub at: Address,
+    /// Skip this many implementations
+    pub offset: Option<usize>,
+}
+
+impl Tool for Inspect {
+    const NAME: &'static str = "inspect";
+    const DESCRIPTION: &'static str = "A symbol's signature, docs, definition, type definition and implementations, with \
+their lines; also into node_modules and crates.";
+    const WRITES: bool = false;
+    type Params = Params;
+    type Output = InspectResult;
+
+    async fn run(ctx: Arc<Context>, params: Params) -> ToolResult<InspectResult> {
+        inspect(&ctx, params).await
+    }
+
+    fn render(output: &InspectResult) -> Vec<String> {
+        crate::render::inspect(output)
+    }
+}
+
+async fn inspect(ctx: &Context, params: Params) -> ToolResult<InspectResult> {
+    let resolved = resolve(ctx, &params.at).await?;
+    let session = ctx.lsp.open(&resolved.path).await?;
+    // Implementations in other projects of a monorepo are found only in
+    // projects the server has loaded.
+    ctx.lsp.open_projects(&session.client).await;
+    let position = resolved.target.position;
+    let (hover, definitions, type_definitions, implementations) = tokio::join!(
+        hover(&session, position),
+        goto(&session, position, Goto::Definition),
+        goto(&session, position, Goto::TypeDefinition),
+        goto(&session, position, Goto::Implementation),
+    );
+    let mut notes = Vec::new();
+    if !session.index_complete {
+        notes.push(format!(
+            "{} is still indexing; the answer may be incomplete",
+            session.client.server()
+        ));
+    }
+    // A request the server lacks leaves its section out; one that failed
+    // says so. Only when nothing at all came back is it an error.
+    let mut first_error = None;
+    let mut keep = |what: &str, result: Result<Vec<Spot>, LspError>| match result {
+        Ok(spots) => spots,
+        Err(LspError::Unsupported { .. }) => Vec::new(),
+        Err(err) => {
+            notes.push(format!("{what} failed: {err}"));
+            first_error.get_or_insert(err);
+            Vec::new()
+        }
+    };
+    let definitions = keep("the definition", definitions);
+    let type_definitions = keep("the type definition", type_definitions);
+    let implementations = keep("the implementations", implementations);
+    let hover = match hover {
+        Ok(text) => text
+            .map(|t| readable_markdown(&t))
+            .filter(|t| !t.is_empty()),
+        Err(LspError::Unsupported { .. }) => None,
+        Err(err) => {
+            notes.push(format!("the hover text failed: {err}"));
+            first_error.get_or_insert(err);
+            None
+        }
+    };
+    let nothing = hover.is_none()
+        && definitions.is_empty()
+        && type_definitions.is_empty()
+        && implementations.is_empty();
+    if nothing && let Some(err) = first_error {
+        return Err(err.into());
+    }
+    if nothing {
+        notes.push(format!(
+            "{} knows nothing about `{}` here: not a name it resolves (a keyword, a literal, or code it cannot type)",
+            session.client.server(),
+            resolved.target.name
+        ));
+    }
+
+    let mut files = SourceFiles::new(ctx);
+    let definition_spots = definitions.clone();
+    let definitions = locations(&mut files, &definitions).await;
+    // A class is its own type: a type definition equal to the definition
+    // says nothing more.
+    let type_definitions: Vec<SourceLocation> = locations(&mut files, &type_definitions)
+        .await
+        .into_iter()
+        .filter(|l| !definitions.contains(l))
+        .collect();
+    // Nor does an implementation that is the definition itself (a
+    // concrete method is its own implementation).
+    let implementations: Vec<Spot> = implementations
+        .into_iter()
+        .filter(|i| !definition_spots.contains(i))
+        .collect();
+    let implementations_total = implementations.len();
+    let offset = params.offset.unwrap_or(0).min(implementations_total);
+    let mut used = hover.as_ref().map_or(0, String::len)
+        + definitions
+            .iter()
+            .chain(&type_definitions)
+            .map(|l| l.path.len() + l.text.len() + 16)
+            .sum::<usize>();
+    let mut shown = Vec::new();
+    for spot in &implementations[offset..] {
+        let location = files.location(&spot.path, spot.range.start).await;
+        used += location.path.len() + location.text.len() + 16;
+        if used > BUDGET_CHARS && !shown.is_empty() {
+            break;
+        }
+        shown.push(location);
+    }
+    let end = offset + shown.len();
+    Ok(InspectResult {
+        target: resolved.target,
+        hover,
+        definitions,
+        type_definitions,
+        implementations: shown,
+        implementations_total,
+        offset,
+        next_offset: (end < implementations_total).then_some(end),
+        notes,
+    })
+}
+
+async fn locations(files: &mut SourceFiles<'_>, spots: &[Spot]) -> Vec<SourceLocation> {
+    let mut out = Vec::with_capacity(spots.len());
+    for spot in spots {
+        out.push(files.location(&spot.path, spot.range.start).await);
+    }
+    out
+}
+
+/// Hover markdown as a person would want to read it in plain text: code
+/// fences kept (with their language), horizontal rules, empty fences and
+/// runs of blank lines gone, backslash escapes and link targets dropped
+/// outside code, and cut after [`MAX_HOVER_LINES`] lines.
+pub fn readable_markdown(text: &str) -> String {
+    let text = text.replace("\r\n", "\n");
+    let mut lines: Vec<String> = Vec::new();
+    let mut in_code = false;
+    let mut fence_start = 0;
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("```") {
+            if in_code {
+                in_code = false;
+                // An empty fence says nothing.
+                if lines.len() == fence_start + 1 {
+                    lines.truncate(fence_start);
+                    continue;
+                }
+            } else {
+                in_code = true;
+                fence_start = lines.len();
+            }
+            lines.push(line.trim_end().to_string());
+            continue;
+        }
+        if in_code {
+            lines.push(line.trim_end().to_string());
+            continue;
+        }
+        let bare = trimmed.trim_end();
+        if bare.len() >= 3 && (bare.chars().all(|c| c == '-') || bare.chars().all(|c| c == '*')) {
+            lines.push(String::new());
+            continue;
+        }
+        // rust-analyzer writes `{unknown}` for a type it could not infer
+        // (its notable traits of a trait method's fn item): a line built
+        // on one says nothing true.
+        if line.contains("{unknown}") {
+            continue;
+        }
+        lines.push(plain_markdown_line(line.trim_end()));
+    }
+    // Blank lines: none at either end, never two in a row.
+    let mut out: Vec<String> = Vec::new();
+    for line in lines {
+        if line.is_empty() && out.last().is_none_or(|l: &String| l.is_empty()) {
+            continue;
+        }
+        out.push(line);
+    }
+    while out.last().is_some_and(|l| l.is_empty()) {
+        out.pop();
+    }
+    if out.len() > MAX_HOVER_LINES {
+        let more = out.len() - MAX_HOVER_LINES;
+        out.truncate(MAX_HOVER_LINES);
+        // Never leave a code fence open.
+        if out
+            .iter()
+            .filter(|l| l.trim_start().starts_with("```"))
+            .count()
+            % 2
+            == 1
+        {
+            out.push("```".to_string());
+        }
+        out.push(format!("... {more} more lines of documentation"));
+    }
+    out.join("\n")
+}
+
+/// One line of markdown prose: `\_` -> `_`, `[text](https://...)` -> `text`
+/// (inline code left as it is).
+pub(crate) fn plain_markdown_line(line: &str) -> String {
+    let chars: Vec<char> = line.chars().collect();
+    let mut out = String::with_capacity(line.len());
+    let mut i = 0;
+    let mut in_code = false;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '`' {
+            in_code = !in_code;
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        if !in_code {
+            if c == '\\' && chars.get(i + 1).is_some_and(|n| n.is_ascii_punctuation()) {
+                out.push(chars[i + 1]);
+                i += 2;
+                continue;
+            }
+            if c == '['
+                && let Some((text, after)) = link(&chars, i)
+            {
+                out.push_str(&text);
+                i = after;
+                continue;
+            }
+        }
+        out.push(c);
+        i += 1;
+    }
+    out
+}
+
+/// A `[text](target)` link starting at `start`: its text and the index
+/// after it.
+fn link(chars: &[char], start: usize) -> Option<(String, usize)> {
+    let close = start + chars[start..].iter().position(|&c| c == ']')?;
+    if chars.get(close + 1) != Some(&'(') {
+        return None;
+    }
+    let end = close + 1 + chars[close + 1..].iter().position(|&c| c == ')')?;
+    let text: String = chars[start + 1..close].iter().collect();
+    Some((text, end + 1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hover_markdown_keeps_code_and_drops_noise() {
+        let hover = "```rust\nsextant_fixture::Ledger\n```\n\n```rust\npub fn total(&self) -> i64\n```\n\n---\n\nSums the \\_entries\\_, see [`Vec::iter`](https://doc.rust-lang.org/std/vec/struct.Vec.html#method.iter).\n\n```ts\n```\n\n\n";
+        assert_eq!(
+            readable_markdown(hover),
+            "```rust\nsextant_fixture::Ledger\n```\n\n```rust\npub fn total(&self) -> i64\n```\n\nSums the _entries_, see `Vec::iter`."
+        );
+    }
+
+    #[test]
+    fn long_hover_text_is_cut_without_leaving_a_fence_open() {
+        let hover = format!("```ts\n{}```", "line\n".repeat(100));
+        let out = readable_markdown(&hover);
+        assert_eq!(out.lines().count(), MAX_HOVER_LINES + 2);
+        assert!(
+            out.ends_with("```\n... 62 more lines of documentation"),
+            "{out}"
+        );
+    }
+}

@@ -1,0 +1,204 @@
+//! What the navigation tools show of a place a server pointed at: its path
+//! as shown, whether it is the workspace's own code, a dependency's or
+//! outside every root, its source line, and the symbol enclosing it (from
+//! the file's outline, so `McpServer.connect` for a call inside that
+//! method). Each file is read and outlined once per answer.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use super::address::join_path;
+use super::outline::{FileOutline, outline};
+use crate::context::Context;
+use crate::model::{OutlineSymbol, Place, Position, SourceLocation};
+
+/// Lines longer than this are cut around the position they are shown for.
+const MAX_LINE_CHARS: usize = 160;
+
+/// The files of one answer, each read once.
+pub struct SourceFiles<'a> {
+    ctx: &'a Context,
+    /// `None`: the file could not be read or outlined (gone, binary, too
+    /// large); its locations are shown without a line.
+    files: HashMap<PathBuf, Option<FileOutline>>,
+}
+
+impl<'a> SourceFiles<'a> {
+    pub fn new(ctx: &'a Context) -> SourceFiles<'a> {
+        SourceFiles {
+            ctx,
+            files: HashMap::new(),
+        }
+    }
+
+    pub fn shown(&self, path: &Path) -> String {
+        self.ctx.workspace.display(path)
+    }
+
+    /// Whose code `path` is.
+    pub fn place(&self, path: &Path) -> Place {
+        place(self.ctx, path)
+    }
+
+    async fn file(&mut self, path: &Path) -> Option<&FileOutline> {
+        if !self.files.contains_key(path) {
+            let shown = self.shown(path);
+            let file = outline(self.ctx, path, &shown).await.ok();
+            self.files.insert(path.to_path_buf(), file);
+        }
+        self.files.get(path).and_then(Option::as_ref)
+    }
+
+    /// Line `line` (1-based) of `path`, trimmed; cut around `character`
+    /// when very long. Empty when the file cannot be read.
+    pub async fn line(&mut self, path: &Path, position: Position) -> String {
+        match self.file(path).await {
+            Some(file) => line_text(file, position),
+            None => String::new(),
+        }
+    }
+
+    /// The numbered lines `first..=last` of `path` (as far as it goes).
+    pub async fn lines(&mut self, path: &Path, first: u32, last: u32) -> Vec<(u32, String)> {
+        let Some(file) = self.file(path).await else {
+            return Vec::new();
+        };
+        let count = file.lines().line_count() as u32;
+        (first.max(1)..=last.min(count))
+            .map(|n| {
+                let text = file
+                    .lines()
+                    .line(file.text(), n as usize - 1)
+                    .trim_end_matches(['\r', '\n']);
+                // Indentation kept: context lines show the code's shape.
+                let indent = text.len() - text.trim_start().len();
+                (n, format!("{}{}", &text[..indent], clip(text, 0)))
+            })
+            .collect()
+    }
+
+    /// The name path of the innermost outline symbol around `position`
+    /// (not the one whose name stands there: a declaration is "in" its
+    /// container).
+    pub async fn enclosing(&mut self, path: &Path, position: Position) -> Option<String> {
+        let file = self.file(path).await?;
+        let mut chain = Vec::new();
+        innermost(file.symbols(), position, &mut chain);
+        (!chain.is_empty()).then(|| join_path(&chain, file.path_separator()))
+    }
+
+    /// The declaration named at `position`: its name path and kind.
+    pub async fn declared_at(
+        &mut self,
+        path: &Path,
+        position: Position,
+    ) -> Option<(String, crate::model::SymbolKind)> {
+        let file = self.file(path).await?;
+        super::address::declared_at(file.symbols(), position, file.path_separator())
+    }
+
+    /// A location with its line.
+    pub async fn location(&mut self, path: &Path, position: Position) -> SourceLocation {
+        SourceLocation {
+            path: self.shown(path),
+            position,
+            text: self.line(path, position).await,
+            place: self.place(path),
+        }
+    }
+}
+
+/// Whose code `path` is: the workspace's (outside `node_modules`), a
+/// library's, or neither.
+pub fn place(ctx: &Context, path: &Path) -> Place {
+    let within = |path: &Path| {
+        if let Ok(rest) = path.strip_prefix(ctx.workspace.root()) {
+            let dependency = rest.components().any(|c| c.as_os_str() == "node_modules");
+            return Some(if dependency {
+                Place::Library
+            } else {
+                Place::Workspace
+            });
+        }
+        ctx.workspace
+            .library_roots()
+            .iter()
+            .any(|root| path.starts_with(root))
+            .then_some(Place::Library)
+    };
+    within(path)
+        .or_else(|| within(&path.canonicalize().ok()?))
+        .unwrap_or(Place::Outside)
+}
+
+fn innermost<'s>(symbols: &'s [OutlineSymbol], position: Position, chain: &mut Vec<&'s str>) {
+    for symbol in symbols {
+        if symbol.range.start <= position
+            && position < symbol.range.end
+            && symbol.selection_range.start != position
+        {
+            chain.push(&symbol.name);
+            innermost(&symbol.children, position, chain);
+            return;
+        }
+        if symbol.selection_range.start == position {
+            return;
+        }
+    }
+}
+
+fn line_text(file: &FileOutline, position: Position) -> String {
+    let count = file.lines().line_count();
+    let Some(index) = (position.line as usize)
+        .checked_sub(1)
+        .filter(|&l| l < count)
+    else {
+        return String::new();
+    };
+    let raw = file
+        .lines()
+        .line(file.text(), index)
+        .trim_end_matches(['\r', '\n']);
+    clip(raw, position.character)
+}
+
+/// A line trimmed, and when longer than [`MAX_LINE_CHARS`], cut to a window
+/// around `character` (1-based; 0 for the start) with `…` where it was cut.
+pub fn clip(line: &str, character: u32) -> String {
+    let leading = line.chars().take_while(|c| c.is_whitespace()).count();
+    let chars: Vec<char> = line.trim().chars().collect();
+    if chars.len() <= MAX_LINE_CHARS {
+        return chars.into_iter().collect();
+    }
+    let at = (character as usize)
+        .saturating_sub(1)
+        .saturating_sub(leading)
+        .min(chars.len());
+    let start = at.saturating_sub(MAX_LINE_CHARS / 3);
+    let end = (start + MAX_LINE_CHARS).min(chars.len());
+    let start = end.saturating_sub(MAX_LINE_CHARS);
+    let mut out = String::new();
+    if start > 0 {
+        out.push('…');
+    }
+    out.extend(&chars[start..end]);
+    if end < chars.len() {
+        out.push('…');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_lines_are_trimmed_and_long_ones_cut_around_the_position() {
+        assert_eq!(clip("    let x = 1;  ", 9), "let x = 1;");
+        let long = format!("{}needle{}", "a".repeat(300), "b".repeat(300));
+        let cut = clip(&long, 301);
+        assert!(cut.starts_with('…') && cut.ends_with('…'));
+        assert!(cut.contains("needle"));
+        assert_eq!(cut.chars().count(), MAX_LINE_CHARS + 2);
+    }
+}

@@ -1,0 +1,203 @@
+//! `references`: every reference to a symbol, grouped by file (the
+//! declaration's file first), each line with the symbol that encloses that
+//! reference, from the file's outline. References on one line share it;
+//! library files are left out unless asked for.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::address::{Address, resolve};
+use super::locations::{SourceFiles, place};
+use super::{BUDGET_CHARS, Tool};
+use crate::context::Context;
+use crate::error::{ErrorCode, ToolError, ToolResult};
+use crate::lsp::navigate::{Goto, Spot, goto, references as find_references};
+use crate::model::{NumberedLine, Place, Position, ReferenceFile, ReferenceLine, ReferencesResult};
+
+/// References shown when no limit is given.
+const DEFAULT_LIMIT: usize = 100;
+
+/// The most context lines on either side.
+const MAX_CONTEXT: u32 = 10;
+
+pub struct References;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Params {
+    #[serde(flatten)]
+    pub at: Address,
+    /// Default true
+    pub include_declaration: Option<bool>,
+    /// Lines around each (default 0)
+    pub context: Option<u32>,
+    /// Default 100
+    pub limit: Option<usize>,
+    pub offset: Option<usize>,
+    /// Also node_modules and crates
+    pub include_external: Option<bool>,
+}
+
+impl Tool for References {
+    const NAME: &'static str = "references";
+    const DESCRIPTION: &'static str =
+        "Every use of a symbol, grouped by file: `@line:char in <enclosing symbol>: `line``.";
+    const WRITES: bool = false;
+    type Params = Params;
+    type Output = ReferencesResult;
+
+    async fn run(ctx: Arc<Context>, params: Params) -> ToolResult<ReferencesResult> {
+        references(&ctx, params).await
+    }
+
+    fn render(output: &ReferencesResult) -> Vec<String> {
+        crate::render::references(output)
+    }
+}
+
+async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResult> {
+    let context = params.context.unwrap_or(0);
+    if context > MAX_CONTEXT {
+        return Err(ToolError::new(
+            ErrorCode::InvalidParams,
+            format!("context is at most {MAX_CONTEXT} lines"),
+        ));
+    }
+    let limit = params.limit.unwrap_or(DEFAULT_LIMIT).max(1);
+    let offset = params.offset.unwrap_or(0);
+    let resolved = resolve(ctx, &params.at).await?;
+    let session = ctx.lsp.open(&resolved.path).await?;
+    // References in a project the server has not loaded are not found.
+    ctx.lsp.open_projects(&session.client).await;
+    let position = resolved.target.position;
+    let include_declaration = params.include_declaration.unwrap_or(true);
+    let (found, definition) = tokio::join!(
+        find_references(&session, position, include_declaration),
+        goto(&session, position, Goto::Definition),
+    );
+    let mut spots = found?;
+    let mut notes = Vec::new();
+    if !session.index_complete {
+        notes.push(format!(
+            "{} is still indexing; references may be missing",
+            session.client.server()
+        ));
+    }
+    if !params.include_external.unwrap_or(false) {
+        let before = spots.len();
+        spots.retain(|spot| place(ctx, &spot.path) == Place::Workspace);
+        let left = before - spots.len();
+        if left > 0 {
+            notes.push(format!(
+                "{} in library files left out; pass include_external: true to list them",
+                crate::render::count(left, "reference", "references")
+            ));
+        }
+    }
+    // The declaration's file first, then by path; by position in a file.
+    let declared_in = definition
+        .ok()
+        .and_then(|d| d.into_iter().next())
+        .map_or_else(|| resolved.path.clone(), |d| d.path);
+    let mut by_file: BTreeMap<(bool, String), (PathBuf, Vec<Position>)> = BTreeMap::new();
+    for Spot { path, range } in spots {
+        let key = (path != declared_in, ctx.workspace.display(&path));
+        by_file
+            .entry(key)
+            .or_insert_with(|| (path, Vec::new()))
+            .1
+            .push(range.start);
+    }
+    for (_, positions) in by_file.values_mut() {
+        positions.sort();
+        positions.dedup();
+    }
+    let total: usize = by_file.values().map(|(_, p)| p.len()).sum();
+    let total_files = by_file.len();
+
+    let mut files = SourceFiles::new(ctx);
+    let mut page = Vec::new();
+    let (mut index, mut taken, mut used) = (0, 0, 0);
+    let mut next_offset = None;
+    let (mut left_out, mut left_out_files) = (0, 0);
+    'files: for ((_, shown), (path, positions)) in &by_file {
+        let mut file = ReferenceFile {
+            path: shown.clone(),
+            total: positions.len(),
+            lines: Vec::new(),
+        };
+        let mut printed_to = 0;
+        for &position in positions {
+            if index < offset {
+                index += 1;
+                continue;
+            }
+            if taken == limit || (used > BUDGET_CHARS && taken > 0) {
+                next_offset = Some(index);
+                // What is left: the rest of this file, and the files after.
+                left_out = total - index;
+                left_out_files = by_file.keys().skip_while(|key| key.1 != *shown).count();
+                if !file.lines.is_empty() {
+                    page.push(file);
+                }
+                break 'files;
+            }
+            index += 1;
+            taken += 1;
+            let enclosing = files.enclosing(path, position).await;
+            if let Some(last) = file.lines.last_mut()
+                && last.line == position.line
+                && last.enclosing == enclosing
+            {
+                last.characters.push(position.character);
+                used += 4;
+                continue;
+            }
+            let text = files.line(path, position).await;
+            let mut lines = Vec::new();
+            if context > 0 {
+                let first = position.line.saturating_sub(context).max(printed_to + 1);
+                for (number, text) in files.lines(path, first, position.line + context).await {
+                    used += text.len() + 8;
+                    lines.push(NumberedLine {
+                        number: number as usize,
+                        text,
+                        cut_from: None,
+                    });
+                }
+                printed_to = printed_to.max(position.line + context);
+            }
+            used += text.len() + enclosing.as_ref().map_or(0, String::len) + 16;
+            file.lines.push(ReferenceLine {
+                line: position.line,
+                characters: vec![position.character],
+                enclosing,
+                text,
+                context: lines,
+            });
+        }
+        if !file.lines.is_empty() {
+            page.push(file);
+        }
+    }
+    if offset > total && total > 0 {
+        return Err(ToolError::new(
+            ErrorCode::OutOfRange,
+            format!("offset {offset} is past the last reference ({total} in all)"),
+        ));
+    }
+    Ok(ReferencesResult {
+        target: resolved.target,
+        total,
+        total_files,
+        files: page,
+        offset,
+        next_offset,
+        left_out,
+        left_out_files,
+        notes,
+    })
+}
