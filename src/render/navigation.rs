@@ -72,7 +72,7 @@ pub fn inspect(result: &InspectResult) -> Vec<String> {
             count(more, "implementation", "implementations")
         );
     }
-    if !sections.is_empty() {
+    if !sections.is_empty() || (result.hover.is_some() && !result.notes.is_empty()) {
         out.push('\n');
         out.push_str(&sections);
     }
@@ -141,11 +141,8 @@ fn reference_file(file: &ReferenceFile) -> String {
             } else {
                 ' '
             };
-            let _ = write!(
-                out,
-                "\n   {mark}{:>width$}  {}",
-                numbered.number, numbered.text
-            );
+            let numbered = format!("{mark}{:>width$}  {}", numbered.number, numbered.text);
+            let _ = write!(out, "\n   {}", numbered.trim_end());
         }
     }
     out

@@ -18,6 +18,10 @@ use crate::syntax::condense;
 /// Items shown when no limit is given.
 const DEFAULT_LIMIT: usize = 50;
 
+/// At most this many items are resolved for their details (the best
+/// ones): a long list beyond it is for scanning names.
+const MAX_RESOLVED: usize = 100;
+
 /// A detail is cut at this many characters; documentation longer than
 /// this on its first line is left out.
 const MAX_DETAIL_CHARS: usize = 120;
@@ -90,7 +94,7 @@ async fn completion(ctx: &Context, params: Params) -> ToolResult<CompletionResul
             ),
         ));
     }
-    let found = complete(&session, position, limit).await?;
+    let found = complete(&session, position, limit.min(MAX_RESOLVED)).await?;
     let total = found.items.len();
     let mut groups: Vec<CompletionGroup> = Vec::new();
     for item in found.items.into_iter().take(limit) {

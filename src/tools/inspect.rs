@@ -72,23 +72,35 @@ async fn inspect(ctx: &Context, params: Params) -> ToolResult<InspectResult> {
     // A request the server lacks leaves its section out; one that failed
     // says so. Only when nothing at all came back is it an error.
     let mut first_error = None;
+    let mut unsupported = Vec::new();
     let mut keep = |what: &str, result: Result<Vec<Spot>, LspError>| match result {
         Ok(spots) => spots,
-        Err(LspError::Unsupported { .. }) => Vec::new(),
+        Err(LspError::Unsupported { what, .. }) => {
+            unsupported.push(what);
+            Vec::new()
+        }
         Err(err) => {
             notes.push(format!("{what} failed: {err}"));
             first_error.get_or_insert(err);
             Vec::new()
         }
     };
-    let definitions = keep("the definition", definitions);
-    let type_definitions = keep("the type definition", type_definitions);
-    let implementations = keep("the implementations", implementations);
+    // In file order: servers list implementations in no stable order.
+    let sorted = |mut spots: Vec<Spot>| {
+        spots.sort_by(|a, b| (&a.path, a.range).cmp(&(&b.path, b.range)));
+        spots
+    };
+    let definitions = sorted(keep("the definition", definitions));
+    let type_definitions = sorted(keep("the type definition", type_definitions));
+    let implementations = sorted(keep("the implementations", implementations));
     let hover = match hover {
         Ok(text) => text
             .map(|t| readable_markdown(&t))
             .filter(|t| !t.is_empty()),
-        Err(LspError::Unsupported { .. }) => None,
+        Err(LspError::Unsupported { what, .. }) => {
+            unsupported.insert(0, what);
+            None
+        }
         Err(err) => {
             notes.push(format!("the hover text failed: {err}"));
             first_error.get_or_insert(err);
@@ -101,6 +113,21 @@ async fn inspect(ctx: &Context, params: Params) -> ToolResult<InspectResult> {
         && implementations.is_empty();
     if nothing && let Some(err) = first_error {
         return Err(err.into());
+    }
+    if unsupported.len() == 4 {
+        let last = unsupported.pop().unwrap_or_default();
+        return Err(LspError::Unsupported {
+            server: session.client.server().to_string(),
+            what: format!("{} or {last}", unsupported.join(", ")),
+        }
+        .into());
+    }
+    if !nothing && definitions.is_empty() {
+        notes.push(format!(
+            "{} finds no definition of `{}`: a name that does not resolve? (`diagnostics` says)",
+            session.client.server(),
+            resolved.target.name
+        ));
     }
     if nothing {
         notes.push(format!(

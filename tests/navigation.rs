@@ -1,0 +1,460 @@
+//! The navigation tools on the real servers: `inspect`, `references`,
+//! `call_hierarchy` and `completion` on the TypeScript fixture (TypeScript
+//! 7's server, with a scoped package in pnpm's layout under node_modules)
+//! and on the Rust crate (rust-analyzer, into a crate of the cargo registry
+//! and the toolchain's sources), and each way they can go wrong.
+//!
+//! Paths outside the workspace differ between machines; they are shown as
+//! `<tools>` (sextant's tools folder, where TypeScript's `lib.d.ts` is),
+//! `<registry>` and `<sysroot>`.
+
+mod common;
+
+use std::path::Path;
+
+use common::{Fixture, fixture, fixture_with};
+use insta::assert_snapshot;
+use serde_json::{Value, json};
+
+/// The scoped package the TypeScript tests install: pnpm's layout, the
+/// package in `.pnpm/` and a symlink to it.
+const PACKAGE: &str = "node_modules/.pnpm/@acme+geometry@1.2.0/node_modules/@acme/geometry";
+
+const PACKAGE_TYPES: &str = "\
+/** A point in the plane. */
+export interface Point {
+  readonly x: number;
+  readonly y: number;
+}
+
+/** The distance between two points, in their unit. */
+export declare function distance(a: Point, b: Point): number;
+";
+
+const GEOMETRY_TS: &str = "\
+import { distance, type Point } from \"@acme/geometry\";
+
+/** From the first point to the last. */
+export function span(points: Point[]): number {
+  return points.length < 2 ? 0 : distance(points[0], points[points.length - 1]);
+}
+
+export const origin: Point = { x: 0, y: 0 };
+";
+
+/// The TypeScript fixture with `@acme/geometry` installed and a module
+/// using it.
+fn typescript() -> Fixture {
+    let f = fixture_with(
+        "ts",
+        &[
+            (
+                &format!("{PACKAGE}/package.json"),
+                "{\"name\": \"@acme/geometry\", \"version\": \"1.2.0\", \"types\": \"index.d.ts\"}\n",
+            ),
+            (&format!("{PACKAGE}/index.d.ts"), PACKAGE_TYPES),
+            ("src/geometry.ts", GEOMETRY_TS),
+        ],
+    );
+    std::fs::create_dir_all(f.path("node_modules/@acme")).unwrap();
+    std::os::unix::fs::symlink(
+        "../.pnpm/@acme+geometry@1.2.0/node_modules/@acme/geometry",
+        f.path("node_modules/@acme/geometry"),
+    )
+    .unwrap();
+    f
+}
+
+/// Runs a tool, with machine-specific folders named.
+async fn run(f: &Fixture, tool: &str, args: Value) -> String {
+    let mut out = f.run(tool, args).await;
+    let tools = f.ctx.lsp.config().tools_dir.display().to_string();
+    out = out.replace(&tools, "<tools>");
+    for (folder, name) in [(registry_src(), "<registry>"), (sysroot(), "<sysroot>")] {
+        if let Some(folder) = folder {
+            out = out.replace(&folder, name);
+        }
+    }
+    out
+}
+
+/// The cargo registry's source folder (`~/.cargo/registry/src/<index>`).
+fn registry_src() -> Option<String> {
+    let home = std::env::var("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|_| Path::new(&std::env::var("HOME").unwrap()).join(".cargo"));
+    let entry = std::fs::read_dir(home.join("registry/src")).ok()?.next()?;
+    let path = entry.ok()?.path();
+    Some(path.canonicalize().unwrap_or(path).display().to_string())
+}
+
+fn sysroot() -> Option<String> {
+    let out = std::process::Command::new("rustc")
+        .args(["--print", "sysroot"])
+        .output()
+        .ok()?;
+    Some(String::from_utf8(out.stdout).ok()?.trim().to_string())
+}
+
+#[tokio::test]
+async fn inspect_typescript() {
+    let f = typescript();
+    // A local method: hover, definition, the class its `this` returns.
+    assert_snapshot!(
+        "ts_inspect_method",
+        run(
+            &f,
+            "inspect",
+            json!({"file": "src/shapes.ts", "symbol": "Registry.add"})
+        )
+        .await
+    );
+    // An interface and an abstract method, two implementations each.
+    assert_snapshot!(
+        "ts_inspect_interface",
+        run(
+            &f,
+            "inspect",
+            json!({"file": "src/shapes.ts", "symbol": "Shape"})
+        )
+        .await
+    );
+    assert_snapshot!(
+        "ts_inspect_abstract_method",
+        run(
+            &f,
+            "inspect",
+            json!({"file": "src/shapes.ts", "symbol": "Base.area"})
+        )
+        .await
+    );
+    // A use whose definition is in a scoped package under pnpm's store.
+    let into_package = run(
+        &f,
+        "inspect",
+        json!({"file": "src/geometry.ts", "line": 5, "symbol": "distance"}),
+    )
+    .await;
+    assert_snapshot!("ts_inspect_into_node_modules", into_package);
+    // The path it shows can be passed straight back.
+    let line = into_package
+        .lines()
+        .find(|l| l.starts_with("Definition: "))
+        .expect("a definition");
+    let location = line["Definition: ".len()..].split(' ').next().unwrap();
+    let mut parts = location.rsplitn(3, ':');
+    let (character, line, file) = (
+        parts.next().unwrap(),
+        parts.next().unwrap(),
+        parts.next().unwrap(),
+    );
+    assert!(
+        file.contains("node_modules/") && file.ends_with("index.d.ts"),
+        "{file}"
+    );
+    let again = run(&f, "inspect", json!({"file": file, "line": line.parse::<u32>().unwrap(), "character": character.parse::<u32>().unwrap()})).await;
+    assert!(
+        again.starts_with(&format!(
+            "inspect distance (Function) at {file}:{line}:{character}"
+        )),
+        "{again}"
+    );
+    assert!(
+        run(&f, "read", json!({"file": file}))
+            .await
+            .contains("Function - distance")
+    );
+    // TypeScript's own declarations are outside every root: shown by
+    // absolute path, and marked.
+    assert_snapshot!(
+        "ts_inspect_outside",
+        run(
+            &f,
+            "inspect",
+            json!({"file": "src/shapes.ts", "line": 47, "symbol": "Map"})
+        )
+        .await
+    );
+    // A keyword is not a name: the nearest name is used, and said.
+    assert_snapshot!(run(&f, "inspect", json!({"file": "src/shapes.ts", "line": 65, "character": 3})).await, @"
+    inspect scale (Function) at src/shapes.ts:65:17
+    Note: `export` at 65:1 is a keyword; used `scale` at 65:17, the nearest name on that line
+
+    ```typescript
+    function scale(shape: Shape, factor: number): Shape
+    ```
+
+    Definitions (3):
+      src/shapes.ts:63:17 `export function scale(shape: Circle, factor: number): Circle;`
+      src/shapes.ts:64:17 `export function scale(shape: Square, factor: number): Square;`
+      src/shapes.ts:65:17 `export function scale(shape: Shape, factor: number): Shape {`
+    ");
+}
+
+#[tokio::test]
+async fn references_typescript() {
+    let f = typescript();
+    // Across files; enclosing symbols: a function with overloads, an arrow
+    // function assigned to a constant, a free function; the declaration's
+    // file first.
+    assert_snapshot!(
+        "ts_references_class",
+        run(
+            &f,
+            "references",
+            json!({"file": "src/index.ts", "line": 6, "symbol": "Circle"})
+        )
+        .await
+    );
+    // Inside methods.
+    assert_snapshot!(
+        "ts_references_method",
+        run(
+            &f,
+            "references",
+            json!({"file": "src/shapes.ts", "symbol": "Circle.area"})
+        )
+        .await
+    );
+    // With context lines, paged, and the next page without the declaration.
+    assert_snapshot!(
+        "ts_references_context_paged",
+        run(
+            &f,
+            "references",
+            json!({"file": "src/shapes.ts", "symbol": "Circle", "context": 1, "limit": 3})
+        )
+        .await
+    );
+    assert_snapshot!("ts_references_second_page", run(&f, "references", json!({"file": "src/shapes.ts", "symbol": "Circle", "offset": 3, "limit": 3, "include_declaration": false})).await);
+    // Into a .d.ts: its declaration is in a library file, left out unless
+    // asked for.
+    assert_snapshot!(
+        "ts_references_into_dts",
+        run(
+            &f,
+            "references",
+            json!({"file": "src/geometry.ts", "line": 5, "symbol": "distance"})
+        )
+        .await
+    );
+    assert_snapshot!("ts_references_into_dts_external", run(&f, "references", json!({"file": "src/geometry.ts", "line": 5, "symbol": "distance", "include_external": true})).await);
+    // Out of a .d.ts: from the package's declaration to the workspace's uses.
+    assert_snapshot!(
+        "ts_references_out_of_dts",
+        run(
+            &f,
+            "references",
+            json!({"file": format!("{PACKAGE}/index.d.ts"), "symbol": "Point"})
+        )
+        .await
+    );
+}
+
+#[tokio::test]
+async fn call_hierarchy_and_completion_typescript() {
+    let f = typescript();
+    assert_snapshot!(
+        "ts_calls_incoming",
+        run(
+            &f,
+            "call_hierarchy",
+            json!({"file": "src/shapes.ts", "symbol": "Circle.area", "direction": "incoming"})
+        )
+        .await
+    );
+    // Both directions (outgoing into lib.d.ts too), two levels.
+    assert_snapshot!(
+        "ts_calls_both_depth_2",
+        run(
+            &f,
+            "call_hierarchy",
+            json!({"file": "src/shapes.ts", "symbol": "Registry.totalArea", "depth": 2})
+        )
+        .await
+    );
+    // A function reached from two places is expanded once.
+    assert_snapshot!(
+        "ts_calls_outgoing_depth_2",
+        run(
+            &f,
+            "call_hierarchy",
+            json!({"file": "src/index.ts", "symbol": "main", "direction": "outgoing", "depth": 2})
+        )
+        .await
+    );
+    // After `registry.`: the methods of Registry, with their signatures
+    // (TypeScript 7's server gives them only when each item is resolved).
+    let members = run(
+        &f,
+        "completion",
+        json!({"file": "src/index.ts", "line": 6, "character": 12}),
+    )
+    .await;
+    assert_snapshot!("ts_completion_members", &members);
+    // Completion item kinds, not symbol kinds (where 2 would read Module):
+    // Functions, Keywords, and Modules only for namespaces.
+    let scope = run(
+        &f,
+        "completion",
+        json!({"file": "src/index.ts", "line": 6, "character": 3, "limit": 5000}),
+    )
+    .await;
+    assert!(
+        scope.contains("\n\nFunctions (") && scope.contains("\n  main"),
+        "{scope}"
+    );
+    assert!(
+        scope.contains("\n\nKeywords (") && scope.contains("\n  const"),
+        "{scope}"
+    );
+    let modules = scope.split("\n\nModules (").nth(1).expect("namespaces");
+    let modules = modules.split("\n\n").next().unwrap();
+    assert!(
+        modules.contains("\n  Intl") && !modules.contains("main"),
+        "{modules}"
+    );
+    assert!(members.contains("\n\nMethods (3)\n"), "{members}");
+}
+
+#[tokio::test]
+async fn navigation_rust() {
+    let f = fixture("rust");
+    // Into a crate of the registry, with its docs.
+    assert_snapshot!(
+        "rust_inspect_registry",
+        run(
+            &f,
+            "inspect",
+            json!({"file": "src/report.rs", "line": 7, "symbol": "levenshtein"})
+        )
+        .await
+    );
+    // A trait method implemented twice.
+    assert_snapshot!(
+        "rust_inspect_trait_method",
+        run(
+            &f,
+            "inspect",
+            json!({"file": "src/lib.rs", "symbol": "Account::balance"})
+        )
+        .await
+    );
+    // References in impl-block methods and across modules.
+    assert_snapshot!(
+        "rust_references_struct",
+        run(
+            &f,
+            "references",
+            json!({"file": "src/lib.rs", "symbol": "Ledger"})
+        )
+        .await
+    );
+    assert_snapshot!(
+        "rust_references_function",
+        run(
+            &f,
+            "references",
+            json!({"file": "src/report.rs", "symbol": "summary"})
+        )
+        .await
+    );
+    // Who calls `impl Ledger/total`, two levels up, and what it calls (the
+    // standard library, shown but not followed).
+    assert_snapshot!(
+        "rust_calls_depth_2",
+        run(
+            &f,
+            "call_hierarchy",
+            json!({"file": "src/lib.rs", "symbol": "impl Ledger/total", "depth": 2})
+        )
+        .await
+    );
+    // After `value.`: methods, as rust-analyzer kinds them.
+    let members = run(
+        &f,
+        "completion",
+        json!({"file": "src/report.rs", "line": 14, "character": 35}),
+    )
+    .await;
+    assert!(
+        members.contains("\n\nMethods (") && members.contains("\n  total - fn(&self) -> i64"),
+        "{members}"
+    );
+    assert!(
+        members.contains("\n  balance - fn(&self) -> i64\n    The balance in cents."),
+        "{members}"
+    );
+}
+
+#[tokio::test]
+async fn what_goes_wrong_is_said() {
+    let f = typescript();
+    // A comment holds no name.
+    assert_snapshot!(run(&f, "references", json!({"file": "src/paths.ts", "line": 4, "character": 30})).await, @"error[not-found]: `C` at 4:29 is in a comment, and line 4 of src/paths.ts has no name (keywords, comments and literals name nothing); pass the line of a name");
+    // A name in a literal is not the name.
+    assert_snapshot!(run(&f, "inspect", json!({"file": "src/paths.ts", "line": 2, "symbol": "ts"})).await, @"error[not-found]: no `ts` on line 2 of src/paths.ts; its names are tsFile");
+    // A file of a language without a server.
+    assert_snapshot!(run(&f, "inspect", json!({"file": "package.json", "line": 2, "character": 4})).await, @"error[no-server]: no language server is configured for package.json; add one in sextant.toml ([language.NAME] with command and extensions)");
+    // Bad parameters.
+    assert_snapshot!(run(&f, "call_hierarchy", json!({"file": "src/index.ts", "symbol": "main", "depth": 4})).await, @"error[invalid-params]: depth is 1, 2 or 3, not 4");
+    assert_snapshot!(run(&f, "references", json!({"file": "src/index.ts", "symbol": "main", "context": 11})).await, @"error[invalid-params]: context is at most 10 lines");
+    assert_snapshot!(run(&f, "references", json!({"file": "src/index.ts", "symbol": "main", "offset": 9})).await, @"error[out-of-range]: offset 9 is past the last reference (1 in all)");
+    assert_snapshot!(run(&f, "inspect", json!({"file": "src/index.ts", "symbol": "main", "colour": 1})).await, @"error[invalid-params]: inspect: unknown field `colour`, expected one of `character`, `file`, `line`, `offset`, `symbol`; see the parameters with `sextant inspect --help`");
+    assert_snapshot!(run(&f, "completion", json!({"file": "src/index.ts", "line": 40, "character": 1})).await, @"error[out-of-range]: line 40 is past the end of src/index.ts (8 lines)");
+    assert_snapshot!(run(&f, "completion", json!({"file": "src/index.ts", "line": 6, "character": 70})).await, @"error[out-of-range]: character 70 is past the end of line 6 of src/index.ts (59 characters; the cursor may stand at 60)");
+    // Not something with calls.
+    assert_snapshot!(run(&f, "call_hierarchy", json!({"file": "src/shapes.ts", "symbol": "Unit"})).await, @"error[not-found]: typescript-go has no call hierarchy for `Unit` at src/shapes.ts:38:13: it is not a function, method or constructor it knows; pass the name of one");
+    // A name that resolves to nothing: said, not silent.
+    assert_snapshot!(run(&f, "inspect", json!({"file": "src/broken.ts", "line": 7, "symbol": "missingName"})).await, @"
+    inspect missingName at src/broken.ts:7:31
+
+    ```typescript
+    any
+    ```
+
+    Note: typescript-go finds no definition of `missingName`: a name that does not resolve? (`diagnostics` says)
+    ");
+}
+
+/// A server without the navigation requests: `unsupported`, naming it.
+#[tokio::test]
+async fn a_server_without_the_request_says_unsupported() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("main.fake"), "fn fake() {}\n").unwrap();
+    let state = dir.path().join("state");
+    std::fs::create_dir_all(&state).unwrap();
+    std::fs::write(
+        dir.path().join("sextant.toml"),
+        format!(
+            "auto_install = false\n[language.fake]\ncommand = {:?}\nargs = [\"normal\", {:?}]\nextensions = [\"fake\"]\n",
+            common::fake_server().display().to_string(),
+            state.display().to_string()
+        ),
+    )
+    .unwrap();
+    let ctx = common::context(dir.path(), false);
+    let at = json!({"file": "main.fake", "symbol": "fake"});
+    for (tool, what) in [
+        ("references", "find references"),
+        ("call_hierarchy", "call hierarchy"),
+    ] {
+        assert_eq!(
+            common::run(&ctx, tool, at.clone()).await,
+            format!("error[unsupported]: fake_lsp does not support {what}")
+        );
+    }
+    assert_eq!(
+        common::run(&ctx, "inspect", at).await,
+        "error[unsupported]: fake_lsp does not support hover, go to definition, go to type definition or go to implementation"
+    );
+    assert_eq!(
+        common::run(
+            &ctx,
+            "completion",
+            json!({"file": "main.fake", "line": 1, "character": 4})
+        )
+        .await,
+        "error[unsupported]: fake_lsp does not support completion"
+    );
+}
