@@ -458,3 +458,52 @@ async fn a_server_without_the_request_says_unsupported() {
         "error[unsupported]: fake_lsp does not support completion"
     );
 }
+
+/// typescript-language-server, asked first thing after it starts: it hands
+/// a new document to tsserver in a later batch, so an early answer would
+/// see one file; sextant waits for the project.
+#[tokio::test]
+async fn typescript_language_server_answers_from_the_whole_project() {
+    let f = common::fixture_on("ts", common::TYPESCRIPT_LANGUAGE_SERVER);
+    let references = run(
+        &f,
+        "references",
+        json!({"file": "src/shapes.ts", "symbol": "Circle"}),
+    )
+    .await;
+    assert_eq!(
+        references,
+        run(
+            &typescript(),
+            "references",
+            json!({"file": "src/shapes.ts", "symbol": "Circle"})
+        )
+        .await,
+        "{references}"
+    );
+    let g = common::fixture_on("ts", common::TYPESCRIPT_LANGUAGE_SERVER);
+    let members = run(
+        &g,
+        "completion",
+        json!({"file": "src/index.ts", "line": 6, "character": 12}),
+    )
+    .await;
+    assert_snapshot!(members, @"
+    completion at src/index.ts:6:12: 3 items
+
+    Methods (3)
+      add - (method) Registry<Shape>.add(item: Shape): Registry<Shape>
+      get - (method) Registry<Shape>.get(name: string): Shape | undefined
+      totalArea - (method) Registry<Shape>.totalArea(): number
+    ");
+    let calls = run(
+        &f,
+        "call_hierarchy",
+        json!({"file": "src/shapes.ts", "symbol": "Circle.area"}),
+    )
+    .await;
+    assert!(
+        calls.contains("@58:3 Method - Registry.totalArea"),
+        "{calls}"
+    );
+}

@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use lsp_types::request::{
     CallHierarchyIncomingCalls, CallHierarchyOutgoingCalls, CallHierarchyPrepare, GotoDefinition,
@@ -21,7 +22,7 @@ use lsp_types::{
 use super::LspError;
 use super::client::LspClient;
 use super::convert::LineIndex;
-use super::requests::symbol_kind;
+use super::requests::{fresh_published, symbol_kind};
 use super::supervisor::Session;
 use crate::model::{Position, Range, SymbolKind};
 
@@ -79,6 +80,29 @@ pub(crate) fn unsupported(client: &LspClient, what: &str) -> LspError {
     LspError::Unsupported {
         server: client.server().to_string(),
         what: what.to_string(),
+    }
+}
+
+/// How long a request waits for typescript-language-server to load the
+/// project of a document it was just given.
+const PROJECT_LOAD_WAIT: Duration = Duration::from_secs(3);
+
+/// Waits until the server has the session's document in a loaded project,
+/// where that is not so on its answering: typescript-language-server hands
+/// a new document to tsserver in a later batch, and a request made before
+/// that answers from the document alone (references in one file, no
+/// completions). Its diagnostics for the document are the sign it is in.
+/// Other servers load the project before they answer; no wait.
+pub async fn project_loaded(session: &Session) {
+    if !session.client.language.tsserver_requests {
+        return;
+    }
+    let deadline = tokio::time::Instant::now() + PROJECT_LOAD_WAIT;
+    while fresh_published(session).is_none()
+        && session.client.is_alive()
+        && tokio::time::Instant::now() < deadline
+    {
+        session.client.changed_before(deadline).await;
     }
 }
 

@@ -61,6 +61,7 @@ async fn completion(ctx: &Context, params: Params) -> ToolResult<CompletionResul
     let path = ctx.workspace.resolve_read(&params.file)?;
     let shown = ctx.workspace.display(&path);
     let session = ctx.lsp.open(&path).await?;
+    crate::lsp::navigate::project_loaded(&session).await;
     let index = &session.document.index;
     let lines = index.line_count() - usize::from(index.text().ends_with('\n'));
     let position = Position::new(params.line, params.character);

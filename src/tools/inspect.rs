@@ -52,6 +52,7 @@ their lines; also into node_modules and crates.";
 async fn inspect(ctx: &Context, params: Params) -> ToolResult<InspectResult> {
     let resolved = resolve(ctx, &params.at).await?;
     let session = ctx.lsp.open(&resolved.path).await?;
+    crate::lsp::navigate::project_loaded(&session).await;
     // Implementations in other projects of a monorepo are found only in
     // projects the server has loaded.
     ctx.lsp.open_projects(&session.client).await;

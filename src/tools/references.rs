@@ -70,6 +70,7 @@ async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResul
     let offset = params.offset.unwrap_or(0);
     let resolved = resolve(ctx, &params.at).await?;
     let session = ctx.lsp.open(&resolved.path).await?;
+    crate::lsp::navigate::project_loaded(&session).await;
     // References in a project the server has not loaded are not found.
     ctx.lsp.open_projects(&session.client).await;
     let position = resolved.target.position;
