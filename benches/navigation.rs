@@ -1,0 +1,475 @@
+//! The navigation tools against the raw LSP round trips they make, in one
+//! run: `inspect`, `references`, `call_hierarchy` and `completion`, warm
+//! (median of 20, tool and raw requests alternated so both see the same
+//! noise), and the bytes of each answer.
+//!
+//! Projects: the TypeScript fixture on TypeScript 7's server and on
+//! typescript-language-server, the Rust fixture, a generated 400-file
+//! TypeScript monorepo, and sextant's own source on rust-analyzer (a real
+//! crate of some 15,000 lines, read in place: the tools only read).
+//!
+//! sextant's own overhead is the tool's time less its server time: for
+//! `inspect`, whose four requests go out at once, the slowest of them; for
+//! `references` (with the definition asked beside it) the slower of those
+//! two; for `call_hierarchy`, prepare plus incoming plus outgoing, which
+//! follow each other; for `completion`, the list and the resolves of the
+//! items it shows that lack a detail or documentation. References' bytes are compared with
+//! the same list without the enclosing symbols.
+//!
+//! Run with `cargo bench --bench navigation` after `bash scripts/test.sh`
+//! has installed the servers. It prints figures only.
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use lsp_types::request::{
+    CallHierarchyIncomingCalls, CallHierarchyOutgoingCalls, CallHierarchyPrepare, Completion,
+    GotoDefinition, GotoImplementation, GotoTypeDefinition, HoverRequest, References,
+    ResolveCompletionItem,
+};
+use lsp_types::{
+    CallHierarchyIncomingCallsParams, CallHierarchyOutgoingCallsParams, CallHierarchyPrepareParams,
+    CompletionItem, CompletionParams, CompletionResponse, GotoDefinitionParams, HoverParams,
+    ReferenceContext, ReferenceParams, TextDocumentIdentifier, TextDocumentPositionParams,
+};
+use serde_json::{Value, json};
+use sextant::context::Context;
+use sextant::lsp::client::LspClient;
+
+const ROUNDS: usize = 20;
+const TIMEOUT: Duration = Duration::from_secs(60);
+
+fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.2}", d.as_secs_f64() * 1000.0)
+}
+
+/// One project and the symbols to ask about.
+struct Case {
+    name: &'static str,
+    ctx: Arc<Context>,
+    /// Keeps a copied project alive.
+    _dir: Option<common::Fixture>,
+    /// An address of a symbol with uses in several files.
+    symbol: Value,
+    /// An address of a function with callers.
+    function: Value,
+    /// `file`, `line`, `character` right after a `value.`.
+    completion: Value,
+}
+
+/// One tool's figures on one project.
+struct Row {
+    project: &'static str,
+    tool: &'static str,
+    tool_time: Duration,
+    server_time: Duration,
+    bytes: usize,
+    note: String,
+}
+
+/// The session's document and the LSP position of `address` (resolved the
+/// way the tools resolve it).
+async fn lsp_position(
+    ctx: &Arc<Context>,
+    address: &Value,
+) -> (Arc<LspClient>, TextDocumentPositionParams) {
+    let at: sextant::tools::address::Address = serde_json::from_value(address.clone()).unwrap();
+    let resolved = sextant::tools::address::resolve(ctx, &at).await.unwrap();
+    let session = ctx.lsp.open(&resolved.path).await.unwrap();
+    let position = session
+        .document
+        .index
+        .to_lsp(resolved.target.position, session.client.encoding)
+        .unwrap();
+    (
+        Arc::clone(&session.client),
+        TextDocumentPositionParams {
+            text_document: TextDocumentIdentifier {
+                uri: session.document.uri.clone(),
+            },
+            position,
+        },
+    )
+}
+
+/// Times `tool` against `raw` (both already warm), alternated.
+async fn compare<R, Fut>(
+    ctx: &Arc<Context>,
+    tool: &str,
+    args: &Value,
+    mut raw: R,
+) -> (Duration, Duration, String)
+where
+    R: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Duration>,
+{
+    let answer = common::run(ctx, tool, args.clone()).await;
+    raw().await;
+    let (mut tools, mut raws) = (Vec::new(), Vec::new());
+    for _ in 0..ROUNDS {
+        let t = Instant::now();
+        common::run(ctx, tool, args.clone()).await;
+        tools.push(t.elapsed());
+        raws.push(raw().await);
+    }
+    (median(tools), median(raws), answer)
+}
+
+async fn elapsed<F: std::future::Future>(f: F) -> Duration {
+    let t = Instant::now();
+    f.await;
+    t.elapsed()
+}
+
+async fn measure(case: &Case, rows: &mut Vec<Row>) {
+    let ctx = &case.ctx;
+    // Start and warm the server (and, for TypeScript, every project).
+    let first = Instant::now();
+    common::run(ctx, "references", case.symbol.clone()).await;
+    println!(
+        "{}: first references answer {} ms",
+        case.name,
+        ms(first.elapsed())
+    );
+
+    // inspect: four requests at once.
+    let (client, at) = lsp_position(ctx, &case.symbol).await;
+    let goto = GotoDefinitionParams {
+        text_document_position_params: at.clone(),
+        work_done_progress_params: Default::default(),
+        partial_result_params: Default::default(),
+    };
+    let hover = HoverParams {
+        text_document_position_params: at.clone(),
+        work_done_progress_params: Default::default(),
+    };
+    let (tool, raw, answer) = compare(ctx, "inspect", &case.symbol, || {
+        let (client, goto, hover) = (Arc::clone(&client), goto.clone(), hover.clone());
+        async move {
+            let times = [
+                elapsed(client.request::<HoverRequest>(hover, TIMEOUT)).await,
+                elapsed(client.request::<GotoDefinition>(goto.clone(), TIMEOUT)).await,
+                elapsed(client.request::<GotoTypeDefinition>(goto.clone(), TIMEOUT)).await,
+                elapsed(client.request::<GotoImplementation>(goto, TIMEOUT)).await,
+            ];
+            times.into_iter().max().unwrap()
+        }
+    })
+    .await;
+    rows.push(Row {
+        project: case.name,
+        tool: "inspect",
+        tool_time: tool,
+        server_time: raw,
+        bytes: answer.len(),
+        note: "raw: slowest of hover, definition, type definition, implementation".into(),
+    });
+
+    // references, with the definition beside it.
+    let references = ReferenceParams {
+        text_document_position: at.clone(),
+        context: ReferenceContext {
+            include_declaration: true,
+        },
+        work_done_progress_params: Default::default(),
+        partial_result_params: Default::default(),
+    };
+    let (tool, raw, answer) = compare(ctx, "references", &case.symbol, || {
+        let (client, references, goto) = (Arc::clone(&client), references.clone(), goto.clone());
+        async move {
+            let times = [
+                elapsed(client.request::<References>(references, TIMEOUT)).await,
+                elapsed(client.request::<GotoDefinition>(goto, TIMEOUT)).await,
+            ];
+            times.into_iter().max().unwrap()
+        }
+    })
+    .await;
+    let bare = without_enclosing(&answer);
+    let found = answer.lines().nth(1).unwrap_or("").to_string();
+    rows.push(Row {
+        project: case.name,
+        tool: "references",
+        tool_time: tool,
+        server_time: raw,
+        bytes: answer.len(),
+        note: format!(
+            "{found}; {} bytes without enclosing symbols: +{:.0}%",
+            bare,
+            (answer.len() as f64 / bare as f64 - 1.0) * 100.0
+        ),
+    });
+
+    // call_hierarchy, both directions: prepare, then incoming and outgoing.
+    let (client, at) = lsp_position(ctx, &case.function).await;
+    let prepare = CallHierarchyPrepareParams {
+        text_document_position_params: at,
+        work_done_progress_params: Default::default(),
+    };
+    let (tool, raw, answer) = compare(ctx, "call_hierarchy", &case.function, || {
+        let (client, prepare) = (Arc::clone(&client), prepare.clone());
+        async move {
+            let t = Instant::now();
+            let items = client
+                .request::<CallHierarchyPrepare>(prepare, TIMEOUT)
+                .await
+                .ok()
+                .flatten()
+                .unwrap_or_default();
+            if let Some(item) = items.into_iter().next() {
+                let _ = client
+                    .request::<CallHierarchyIncomingCalls>(
+                        CallHierarchyIncomingCallsParams {
+                            item: item.clone(),
+                            work_done_progress_params: Default::default(),
+                            partial_result_params: Default::default(),
+                        },
+                        TIMEOUT,
+                    )
+                    .await;
+                let _ = client
+                    .request::<CallHierarchyOutgoingCalls>(
+                        CallHierarchyOutgoingCallsParams {
+                            item,
+                            work_done_progress_params: Default::default(),
+                            partial_result_params: Default::default(),
+                        },
+                        TIMEOUT,
+                    )
+                    .await;
+            }
+            t.elapsed()
+        }
+    })
+    .await;
+    rows.push(Row {
+        project: case.name,
+        tool: "call_hierarchy",
+        tool_time: tool,
+        server_time: raw,
+        bytes: answer.len(),
+        note: "raw: prepare + incoming + outgoing".into(),
+    });
+
+    // completion.
+    let path = ctx
+        .workspace
+        .resolve_read(case.completion["file"].as_str().unwrap())
+        .unwrap();
+    let session = ctx.lsp.open(&path).await.unwrap();
+    let position = session
+        .document
+        .index
+        .to_lsp(
+            sextant::model::Position::new(
+                case.completion["line"].as_u64().unwrap() as u32,
+                case.completion["character"].as_u64().unwrap() as u32,
+            ),
+            session.client.encoding,
+        )
+        .unwrap();
+    let params = CompletionParams {
+        text_document_position: TextDocumentPositionParams {
+            text_document: TextDocumentIdentifier {
+                uri: session.document.uri.clone(),
+            },
+            position,
+        },
+        work_done_progress_params: Default::default(),
+        partial_result_params: Default::default(),
+        context: None,
+    };
+    let client = Arc::clone(&session.client);
+    let (tool, raw, answer) = compare(ctx, "completion", &case.completion, || {
+        let (client, params) = (Arc::clone(&client), params.clone());
+        async move {
+            let t = Instant::now();
+            let mut items = match client.request::<Completion>(params, TIMEOUT).await {
+                Ok(Some(CompletionResponse::Array(items))) => items,
+                Ok(Some(CompletionResponse::List(list))) => list.items,
+                _ => Vec::new(),
+            };
+            // The resolves the tool makes: the best 50 that lack a detail
+            // or documentation, 16 at a time.
+            items.sort_by(|a, b| {
+                let key = |i: &CompletionItem| i.sort_text.clone().unwrap_or(i.label.clone());
+                key(a).cmp(&key(b))
+            });
+            let resolving = client
+                .capabilities
+                .completion_provider
+                .as_ref()
+                .is_some_and(|p| p.resolve_provider == Some(true));
+            if resolving {
+                let asks = items
+                    .into_iter()
+                    .take(50)
+                    .filter(|i| i.detail.is_none() || i.documentation.is_none())
+                    .map(|item| client.request::<ResolveCompletionItem>(item, TIMEOUT));
+                futures::stream::iter(asks)
+                    .buffer_unordered(16)
+                    .collect::<Vec<_>>()
+                    .await;
+            }
+            t.elapsed()
+        }
+    })
+    .await;
+    rows.push(Row {
+        project: case.name,
+        tool: "completion",
+        tool_time: tool,
+        server_time: raw,
+        bytes: answer.len(),
+        note: format!(
+            "{}; raw: the list and the resolves",
+            answer.lines().next().unwrap_or("")
+        ),
+    });
+    ctx.lsp.shutdown(Duration::from_secs(2)).await;
+}
+
+/// The bytes of a references answer with ` in <enclosing>` taken out of
+/// every reference line.
+fn without_enclosing(answer: &str) -> usize {
+    answer
+        .lines()
+        .map(|line| {
+            let trimmed = line.trim_start();
+            match (
+                trimmed.starts_with('@'),
+                line.find(" in "),
+                line.find(": `"),
+            ) {
+                (true, Some(start), Some(end)) if start < end => line.len() - (end - start) + 1,
+                _ => line.len() + 1,
+            }
+        })
+        .sum()
+}
+
+fn fixture_case(
+    name: &'static str,
+    fixture: &str,
+    config: &str,
+    symbol: Value,
+    function: Value,
+    completion: Value,
+) -> Case {
+    let f = common::fixture_with(fixture, &[("sextant.toml", config)]);
+    Case {
+        name,
+        ctx: Arc::clone(&f.ctx),
+        _dir: Some(f),
+        symbol,
+        function,
+        completion,
+    }
+}
+
+/// sextant's own source, read in place, with rust-analyzer told not to
+/// build (no build scripts, no check on save): only navigation is timed.
+fn sextant_case(config_dir: &Path) -> Case {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let config = config_dir.join("sextant.toml");
+    std::fs::write(
+        &config,
+        "[language.rust.initialization_options]\ncheckOnSave = false\ncargo = { buildScripts = { enable = false }, targetDir = true }\nprocMacro = { enable = false }\n",
+    )
+    .unwrap();
+    let ctx = Arc::new(Context::new(
+        sextant::fs::workspace::Workspace::new(&root, &[]).unwrap(),
+        sextant::lsp::config::Config::load(&root, Some(&config)).unwrap(),
+        true,
+    ));
+    // The first `ctx.` in the tools' registry: a completion of the context's fields.
+    let text = std::fs::read_to_string(root.join("src/tools/search.rs")).unwrap();
+    let (line, character) = text
+        .lines()
+        .enumerate()
+        .find_map(|(n, l)| {
+            l.find("ctx.lsp")
+                .map(|c| (n + 1, l[..c].chars().count() + 5))
+        })
+        .unwrap();
+    Case {
+        name: "sextant (rust-analyzer)",
+        ctx,
+        _dir: None,
+        symbol: json!({"file": "src/error.rs", "symbol": "ToolError"}),
+        function: json!({"file": "src/error.rs", "symbol": "impl ToolError/new"}),
+        completion: json!({"file": "src/tools/search.rs", "line": line, "character": character}),
+    }
+}
+
+#[tokio::main]
+async fn main() {
+    const NATIVE: &str = "[language.typescript]\nserver = \"typescript-go\"\n";
+    const JAVASCRIPT: &str = "[language.typescript]\nserver = \"typescript-language-server\"\n";
+    let ts = |name, config| {
+        fixture_case(
+            name,
+            "ts",
+            config,
+            json!({"file": "src/shapes.ts", "symbol": "Circle"}),
+            json!({"file": "src/shapes.ts", "symbol": "Registry.totalArea"}),
+            json!({"file": "src/index.ts", "line": 6, "character": 12}),
+        )
+    };
+    let mut cases = vec![
+        ts("ts fixture (typescript-go)", NATIVE),
+        ts("ts fixture (typescript-language-server)", JAVASCRIPT),
+        fixture_case(
+            "rust fixture (rust-analyzer)",
+            "rust",
+            "",
+            json!({"file": "src/lib.rs", "symbol": "Ledger"}),
+            json!({"file": "src/lib.rs", "symbol": "impl Ledger/total"}),
+            json!({"file": "src/report.rs", "line": 14, "character": 35}),
+        ),
+    ];
+    // A generated monorepo: 10 packages of 40 modules, each using the last.
+    let monorepo = tempfile::tempdir().unwrap();
+    common::generate_monorepo(monorepo.path(), 10, 40);
+    std::fs::write(monorepo.path().join("sextant.toml"), NATIVE).unwrap();
+    cases.push(Case {
+        name: "400-file monorepo (typescript-go)",
+        ctx: common::context(monorepo.path(), true),
+        _dir: None,
+        symbol: json!({"file": "packages/p3/src/m20.ts", "symbol": "Thing20"}),
+        function: json!({"file": "packages/p3/src/m20.ts", "symbol": "make20"}),
+        completion: json!({"file": "packages/p3/src/m21.ts", "line": 16, "character": 44}),
+    });
+    let config_dir = tempfile::tempdir().unwrap();
+    cases.push(sextant_case(config_dir.path()));
+
+    let mut rows = Vec::new();
+    for case in &cases {
+        measure(case, &mut rows).await;
+    }
+    println!();
+    println!("| project | tool | tool median (ms) | server (ms) | sextant's own (ms) | bytes | |");
+    println!("|---|---|---|---|---|---|---|");
+    for row in &rows {
+        println!(
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            row.project,
+            row.tool,
+            ms(row.tool_time),
+            ms(row.server_time),
+            ms(row.tool_time.saturating_sub(row.server_time)),
+            row.bytes,
+            row.note
+        );
+    }
+}
