@@ -16,7 +16,9 @@
 //!   malformed `$/progress` before each answer, and asks for the
 //!   `fake.answer` setting (`workspace/configuration`), logging the reply.
 //! - `indexing`: reports work-done progress (`Indexing`, 0%, 50%) for 1.5 s
-//!   after `initialized`; `indexing-forever` never ends it.
+//!   after `initialized`; `indexing-forever` never ends it, and answers
+//!   `textDocument/references` with the one `fake` of the document (what
+//!   an indexing server has found so far).
 //! - `die-in-initialize`: exits with code 1 on `initialize`.
 //! - `flood-stderr`: writes 50,000 lines to stderr before answering.
 //! - `diagnostic-error`: offers pull diagnostics, and answers them with an
@@ -165,6 +167,9 @@ fn main() {
                     capabilities["diagnosticProvider"] =
                         json!({"interFileDependencies": false, "workspaceDiagnostics": false});
                 }
+                if mode == "indexing-forever" {
+                    capabilities["referencesProvider"] = json!(true);
+                }
                 if mode == "strict" {
                     capabilities["textDocumentSync"] =
                         json!({"openClose": true, "change": 1, "save": true});
@@ -172,6 +177,17 @@ fn main() {
                 send(
                     &mut out,
                     &json!({"jsonrpc": "2.0", "id": id, "result": {"capabilities": capabilities}}),
+                );
+            }
+            ("textDocument/references", Some(id)) => {
+                let uri = message
+                    .pointer("/params/textDocument/uri")
+                    .cloned()
+                    .unwrap_or(Value::Null);
+                let range = json!({"start": {"line": 0, "character": 3}, "end": {"line": 0, "character": 7}});
+                send(
+                    &mut out,
+                    &json!({"jsonrpc": "2.0", "id": id, "result": [{"uri": uri, "range": range}]}),
                 );
             }
             ("textDocument/documentSymbol", Some(id)) => {

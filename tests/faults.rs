@@ -207,6 +207,17 @@ async fn an_index_that_never_finishes_gives_an_answer_that_says_so() {
         answer,
         "No errors or warnings in main.fake\nNote: fake_lsp was still indexing; diagnostics may be incomplete"
     );
+    // The navigation tools too answer with what the server has, and say so.
+    let answer = common::run(
+        &w.ctx,
+        "references",
+        json!({"file": "main.fake", "symbol": "fake"}),
+    )
+    .await;
+    assert_eq!(
+        answer,
+        "references fake (Function) at main.fake:1:4\nFound 1 reference to fake across 1 file\nNote: fake_lsp is still indexing; references may be missing\n\n=== next block ===\n\nmain.fake (1 reference)\n  @1:4: `fn fake() {}`"
+    );
     let logs = w.logs(json!({"tail": 0})).await;
     assert!(
         logs.contains("fake_lsp (fake): indexing 50% (Indexing)"),
