@@ -58,6 +58,9 @@ pub enum ErrorCode {
     ServerError,
     /// The language server lacks the capability the tool needs.
     Unsupported,
+    /// The symbol cannot be renamed (the server refuses, or it is a
+    /// library's), or the new name is not a name of its language.
+    CannotRename,
     /// An unexpected input/output failure.
     Io,
 }
@@ -89,6 +92,7 @@ impl ErrorCode {
             ErrorCode::ServerTimeout => "server-timeout",
             ErrorCode::ServerError => "server-error",
             ErrorCode::Unsupported => "unsupported",
+            ErrorCode::CannotRename => "cannot-rename",
             ErrorCode::Io => "io",
         }
     }

@@ -31,16 +31,16 @@ sextant answers in plain text from real language servers and tree-sitter, for th
 and for library sources (node_modules, cargo registry crates).
 
 When to use which tool:
-- search: where a class, function or method is defined, by name (or part of one), across the \
-workspace; more precise than grep for symbols.
-- read: a source file's outline with signatures; symbol=Class.method narrows it, \
-preview=expanded shows leaf code. Read it before reading code.
-- inspect: what a symbol is (signature, docs, definition, implementations), also in libraries.
-- references: every use of a symbol, each with the function it is in; before changing a symbol.
-- call_hierarchy: who calls a function and what it calls.
-- completion: the members available after `value.`, to explore an unfamiliar API.
-- diagnostics: errors and warnings of a file, a folder or the workspace as on disk now; faster than a build.
-- logs: the language servers' states and recent tool calls, when an answer reports a server problem.
+- search: where a class, function or method is defined, by (part of) its name; more precise than grep.
+- read: a file's outline with signatures (symbol=Class.method narrows it, preview=expanded shows \
+code); read it before the code.
+- inspect: a symbol's signature, docs, definition and implementations, also in libraries.
+- references: every use of a symbol, with the function each is in.
+- call_hierarchy: who calls a function, and what it calls.
+- completion: the members after `value.`, to explore an API.
+- rename: a symbol renamed everywhere, previewed as a patch.
+- diagnostics: errors and warnings of a file, folder or the workspace as on disk now; faster than a build.
+- logs: server states and recent tool calls, when an answer reports a server problem.
 - read_file: a file with line numbers, paged.
 - find: files by glob, newest first.
 - grep: ripgrep over file contents.

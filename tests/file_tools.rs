@@ -265,7 +265,7 @@ async fn edit_previews_then_apply_patch_writes() {
         f.read("src/shapes.ts"),
         before.replace("this.side * this.side", "this.side ** 2")
     );
-    assert_snapshot!(f.run("apply_patch", json!({"patch": "p1"})).await, @"error[unknown-patch]: no patch p1: it was already applied, expired, or never made; preview the change again");
+    assert_snapshot!(f.run("apply_patch", json!({"patch": "p1"})).await, @"error[unknown-patch]: no patch p1: it was already applied; preview the change again");
 }
 
 #[tokio::test]

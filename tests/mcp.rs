@@ -91,6 +91,7 @@ async fn initialize_and_list_tools() {
             "references",
             "call_hierarchy",
             "completion",
+            "rename",
             "read_file",
             "find",
             "grep",
@@ -112,7 +113,7 @@ async fn initialize_and_list_tools() {
     for tool in &tools {
         // Readers say so; writers go without hints, which MCP reads as
         // "not read-only, destructive".
-        let writes = ["edit", "apply_patch", "create_file"].contains(&tool.name.as_ref());
+        let writes = ["rename", "edit", "apply_patch", "create_file"].contains(&tool.name.as_ref());
         let read_only = tool.annotations.as_ref().and_then(|a| a.read_only_hint);
         assert_eq!(read_only, (!writes).then_some(true), "{}", tool.name);
         assert_eq!(tool.input_schema.get("type"), Some(&json!("object")));
@@ -155,6 +156,7 @@ async fn read_only_server_lists_no_writing_tool() {
             "references",
             "call_hierarchy",
             "completion",
+            "rename",
             "read_file",
             "find",
             "grep",

@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use similar::TextDiff;
 
@@ -17,6 +18,13 @@ use crate::model::FileChange;
 
 /// How many unapplied patches are kept; the oldest go first.
 const MAX_PATCHES: usize = 64;
+
+/// How long an unapplied patch is kept.
+const MAX_AGE: Duration = Duration::from_secs(30 * 60);
+
+/// The bytes all kept patches may hold (before and after texts); the
+/// oldest go first.
+const MAX_BYTES: usize = 64 * 1024 * 1024;
 
 /// One file's part of a patch.
 #[derive(Debug, Clone)]
@@ -27,7 +35,9 @@ pub struct FileEdit {
     pub shown: String,
     /// The content the change was computed from; `None` for a new file.
     pub before: Option<String>,
-    pub after: String,
+    /// The content to write; `None` to delete the file (the old side of a
+    /// file a rename moves).
+    pub after: Option<String>,
 }
 
 impl FileEdit {
@@ -35,10 +45,8 @@ impl FileEdit {
     /// `max_diff_chars` characters (cut at a line end).
     pub fn describe(&self, max_diff_chars: usize) -> FileChange {
         let before = self.before.as_deref().unwrap_or("");
-        let (old, new) = (
-            before.replace("\r\n", "\n"),
-            self.after.replace("\r\n", "\n"),
-        );
+        let after = self.after.as_deref().unwrap_or("");
+        let (old, new) = (before.replace("\r\n", "\n"), after.replace("\r\n", "\n"));
         let diff = TextDiff::from_lines(&old, &new);
         let (mut added, mut removed) = (0, 0);
         for change in diff.iter_all_changes() {
@@ -53,10 +61,15 @@ impl FileEdit {
         } else {
             "/dev/null".to_string()
         };
+        let new_header = if self.after.is_some() {
+            format!("b/{}", self.shown)
+        } else {
+            "/dev/null".to_string()
+        };
         let mut text = diff
             .unified_diff()
             .context_radius(3)
-            .header(&old_header, &format!("b/{}", self.shown))
+            .header(&old_header, &new_header)
             .to_string();
         let mut omitted = 0;
         if text.len() > max_diff_chars {
@@ -72,6 +85,7 @@ impl FileEdit {
         FileChange {
             path: self.shown.clone(),
             created: self.before.is_none(),
+            deleted: self.after.is_none(),
             lines_added: added,
             lines_removed: removed,
             diff: text,
@@ -86,7 +100,19 @@ pub struct Patch {
     pub files: Vec<FileEdit>,
 }
 
-/// Patches waiting for `apply_patch`, by id.
+impl Patch {
+    fn bytes(&self) -> usize {
+        self.files
+            .iter()
+            .map(|f| {
+                f.before.as_ref().map_or(0, String::len) + f.after.as_ref().map_or(0, String::len)
+            })
+            .sum()
+    }
+}
+
+/// Patches waiting for `apply_patch`, by id, bounded in count, age and
+/// bytes. An id that is gone says why: applied, or expired.
 #[derive(Debug, Default)]
 pub struct PatchStore {
     inner: Mutex<StoreInner>,
@@ -95,8 +121,53 @@ pub struct PatchStore {
 #[derive(Debug, Default)]
 struct StoreInner {
     next_id: u64,
-    patches: BTreeMap<u64, Patch>,
+    patches: BTreeMap<u64, (Patch, Instant)>,
     order: VecDeque<u64>,
+    bytes: usize,
+    /// Ids that are gone, and why (the newest few thousand).
+    gone: BTreeMap<u64, Gone>,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Gone {
+    Applied,
+    Expired,
+}
+
+/// How many gone ids are remembered.
+const MAX_GONE: usize = 4096;
+
+impl StoreInner {
+    fn forget(&mut self, id: u64, why: Gone) {
+        if let Some((patch, _)) = self.patches.remove(&id) {
+            self.bytes -= patch.bytes();
+        }
+        self.order.retain(|&n| n != id);
+        self.gone.insert(id, why);
+        while self.gone.len() > MAX_GONE {
+            self.gone.pop_first();
+        }
+    }
+
+    /// Drops the patches past the age bound, then the oldest while the
+    /// count or bytes bound is passed.
+    fn expire(&mut self, now: Instant) {
+        let old: Vec<u64> = self
+            .patches
+            .iter()
+            .filter(|(_, (_, made))| now.duration_since(*made) > MAX_AGE)
+            .map(|(id, _)| *id)
+            .collect();
+        for id in old {
+            self.forget(id, Gone::Expired);
+        }
+        while self.order.len() > MAX_PATCHES || (self.bytes > MAX_BYTES && self.order.len() > 1) {
+            let Some(oldest) = self.order.front().copied() else {
+                break;
+            };
+            self.forget(oldest, Gone::Expired);
+        }
+    }
 }
 
 impl PatchStore {
@@ -105,17 +176,15 @@ impl PatchStore {
         let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         inner.next_id += 1;
         let id = inner.next_id;
-        inner.patches.insert(id, patch);
+        inner.bytes += patch.bytes();
+        inner.patches.insert(id, (patch, Instant::now()));
         inner.order.push_back(id);
-        while inner.order.len() > MAX_PATCHES {
-            if let Some(old) = inner.order.pop_front() {
-                inner.patches.remove(&old);
-            }
-        }
+        inner.expire(Instant::now());
         format!("p{id}")
     }
 
-    /// Takes the patch `id` out of the store.
+    /// Takes the patch `id` out of the store (put it back with `restore`
+    /// if it is not applied).
     pub fn take(&self, id: &str) -> ToolResult<Patch> {
         let number = id
             .trim()
@@ -128,28 +197,95 @@ impl PatchStore {
                 )
             })?;
         let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        inner.order.retain(|&n| n != number);
-        inner.patches.remove(&number).ok_or_else(|| {
-            ToolError::new(
-                ErrorCode::UnknownPatch,
-                format!("no patch {id}: it was already applied, expired, or never made; preview the change again"),
-            )
-        })
+        inner.expire(Instant::now());
+        if let Some((patch, _)) = inner.patches.remove(&number) {
+            inner.bytes -= patch.bytes();
+            inner.order.retain(|&n| n != number);
+            return Ok(patch);
+        }
+        let why = match inner.gone.get(&number) {
+            Some(Gone::Applied) => "it was already applied".to_string(),
+            Some(Gone::Expired) => format!(
+                "it expired (patches are kept {} minutes, the {MAX_PATCHES} newest at most)",
+                MAX_AGE.as_secs() / 60
+            ),
+            None => "no such patch was made in this session".to_string(),
+        };
+        Err(ToolError::new(
+            ErrorCode::UnknownPatch,
+            format!("no patch {id}: {why}; preview the change again"),
+        ))
     }
 
     /// Puts a patch back under its id (after a refused apply).
     pub fn restore(&self, id: &str, patch: Patch) {
         if let Some(number) = id.strip_prefix('p').and_then(|n| n.parse::<u64>().ok()) {
             let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-            inner.patches.insert(number, patch);
+            inner.bytes += patch.bytes();
+            inner.patches.insert(number, (patch, Instant::now()));
             inner.order.push_back(number);
+            inner.gone.remove(&number);
+        }
+    }
+
+    /// Records that `id` was applied, so using it again says so.
+    pub fn mark_applied(&self, id: &str) {
+        if let Some(number) = id.strip_prefix('p').and_then(|n| n.parse::<u64>().ok()) {
+            let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+            inner.forget(number, Gone::Applied);
         }
     }
 }
 
 /// Applies every file of `patch`, or none: each file must still hold the
-/// content of the preview (or still not exist, for a new file).
+/// content of the preview (or still not exist, for a new file). Every file
+/// is staged beside its target first, checked again, then renamed into
+/// place; should a rename fail midway, the files already written are put
+/// back as they were, and the error says so.
 pub fn apply(patch: &Patch) -> ToolResult<()> {
+    apply_with(patch, |temp, path| {
+        temp.persist(path).map(drop).map_err(|e| e.error)
+    })
+}
+
+/// `apply`, with the final rename of each staged file done by `place`
+/// (a test makes it fail).
+fn apply_with(
+    patch: &Patch,
+    place: impl Fn(tempfile::NamedTempFile, &Path) -> std::io::Result<()>,
+) -> ToolResult<()> {
+    check_unchanged(patch)?;
+    let mut staged = Vec::with_capacity(patch.files.len());
+    for edit in &patch.files {
+        staged.push(match &edit.after {
+            Some(after) => Some(stage(&edit.path, &edit.shown, after.as_bytes())?),
+            None => None,
+        });
+    }
+    // Staging takes time: a writer may have come in between.
+    check_unchanged(patch)?;
+    let mut written: Vec<&FileEdit> = Vec::with_capacity(patch.files.len());
+    for (edit, temp) in patch.files.iter().zip(staged) {
+        let done = match temp {
+            Some(temp) => place(temp, &edit.path),
+            None => std::fs::remove_file(&edit.path),
+        };
+        if let Err(err) = done {
+            let failed = ToolError::io(&edit.shown, &err);
+            let restored = put_back(&written);
+            return Err(ToolError::new(
+                failed.code,
+                format!("writing failed: {}; {restored}", failed.message),
+            ));
+        }
+        written.push(edit);
+    }
+    Ok(())
+}
+
+/// Every file still holds what the patch was computed from, and may be
+/// written.
+fn check_unchanged(patch: &Patch) -> ToolResult<()> {
     for edit in &patch.files {
         refuse_read_only(&edit.path, &edit.shown)?;
         let current = match std::fs::read(&edit.path) {
@@ -167,17 +303,41 @@ pub fn apply(patch: &Patch) -> ToolResult<()> {
             ));
         }
     }
-    // Write every file to a temporary sibling first, then rename them all:
-    // a failure before the renames leaves every file as it was.
-    let mut staged = Vec::with_capacity(patch.files.len());
-    for edit in &patch.files {
-        staged.push((stage(&edit.path, &edit.shown, edit.after.as_bytes())?, edit));
-    }
-    for (temp, edit) in staged {
-        temp.persist(&edit.path)
-            .map_err(|err| ToolError::io(&edit.shown, &err.error))?;
-    }
     Ok(())
+}
+
+/// Puts the files of a half-applied patch back as they were; what it says
+/// of them.
+fn put_back(written: &[&FileEdit]) -> String {
+    if written.is_empty() {
+        return "nothing was written".to_string();
+    }
+    let mut failed = Vec::new();
+    for edit in written.iter().rev() {
+        let result = match &edit.before {
+            Some(before) => stage(&edit.path, &edit.shown, before.as_bytes())
+                .and_then(|temp| {
+                    temp.persist(&edit.path)
+                        .map_err(|e| ToolError::io(&edit.shown, &e.error))
+                })
+                .map(drop),
+            None => std::fs::remove_file(&edit.path).map_err(|e| ToolError::io(&edit.shown, &e)),
+        };
+        if let Err(err) = result {
+            failed.push(err.message);
+        }
+    }
+    if failed.is_empty() {
+        match written.len() {
+            1 => "the file already written was restored, so nothing changed".to_string(),
+            n => format!("the {n} files already written were restored, so nothing changed"),
+        }
+    } else {
+        format!(
+            "restoring the files already written failed too ({}); check them",
+            failed.join("; ")
+        )
+    }
 }
 
 /// A file whose permissions say it may not be written (mode 0444) is not
@@ -251,6 +411,71 @@ fn umask() -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn edit_of(dir: &Path, name: &str, before: &str, after: &str) -> FileEdit {
+        std::fs::write(dir.join(name), before).unwrap();
+        FileEdit {
+            path: dir.join(name),
+            shown: name.to_string(),
+            before: Some(before.to_string()),
+            after: Some(after.to_string()),
+        }
+    }
+
+    #[test]
+    fn a_write_failing_midway_puts_back_the_files_already_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let patch = Patch {
+            files: vec![
+                edit_of(dir.path(), "a.ts", "a1\n", "a2\n"),
+                edit_of(dir.path(), "b.ts", "b1\n", "b2\n"),
+                edit_of(dir.path(), "c.ts", "c1\n", "c2\n"),
+            ],
+        };
+        let err = apply_with(&patch, |temp, path| {
+            if path.ends_with("c.ts") {
+                return Err(std::io::Error::other("disk full"));
+            }
+            temp.persist(path).map(drop).map_err(|e| e.error)
+        })
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "error[io]: writing failed: c.ts: disk full; the 2 files already written were restored, so nothing changed"
+        );
+        for (name, text) in [("a.ts", "a1\n"), ("b.ts", "b1\n"), ("c.ts", "c1\n")] {
+            assert_eq!(
+                std::fs::read_to_string(dir.path().join(name)).unwrap(),
+                text
+            );
+        }
+        // No staged file is left behind.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 3);
+    }
+
+    #[test]
+    fn patches_past_the_bounds_expire_and_say_so() {
+        let store = PatchStore::default();
+        let patch = || Patch { files: Vec::new() };
+        let first = store.insert(patch());
+        for _ in 0..MAX_PATCHES {
+            store.insert(patch());
+        }
+        let err = store.take(&first).unwrap_err().to_string();
+        assert!(err.contains("it expired"), "{err}");
+        let last = store.insert(patch());
+        store.take(&last).unwrap();
+        store.mark_applied(&last);
+        let err = store.take(&last).unwrap_err().to_string();
+        assert!(err.contains("already applied"), "{err}");
+        assert!(
+            store
+                .take("p999999")
+                .unwrap_err()
+                .to_string()
+                .contains("no such patch")
+        );
+    }
 
     #[cfg(unix)]
     #[test]

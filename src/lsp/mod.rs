@@ -14,6 +14,7 @@ pub mod convert;
 pub mod inbound;
 pub mod install;
 pub mod navigate;
+pub mod refactor;
 pub mod requests;
 pub mod supervisor;
 pub mod watch;

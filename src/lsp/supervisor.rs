@@ -18,7 +18,7 @@ use super::choose::choose;
 use super::client::{Document, LspClient, Readiness};
 use super::config::{Config, LanguageConfig};
 use super::install;
-use super::watch::{Deliver, FileWatcher};
+use super::watch::{ChangeKind, Deliver, FileChange, FileWatcher};
 use crate::logbook::LogBook;
 use crate::model::{LogLevel, ServerState, ServerStatus, WatchStatus};
 use crate::progress;
@@ -523,23 +523,10 @@ impl Supervisor {
             let config = self.config.clone();
             let logs = Arc::clone(&self.logs);
             let deliver: Deliver = Box::new(move |changes| {
-                if let Some(projects) = projects.upgrade() {
-                    forget_projects_if_changed(&projects, &config, changes);
-                }
-                if let Some(listeners) = listeners.upgrade() {
-                    let paths: Vec<PathBuf> = changes.iter().map(|c| c.path.clone()).collect();
-                    for listener in listeners.lock().unwrap_or_else(|e| e.into_inner()).iter() {
-                        listener(&paths);
-                    }
-                }
-                let Some(slots) = slots.upgrade() else {
-                    return;
-                };
-                for client in running_clients(&slots) {
-                    client.note_changed(changes.iter().map(|c| c.path.clone()));
-                    if let Err(err) = client.announce_changes(changes) {
-                        logs.record(LogLevel::Debug, client.server(), err.to_string());
-                    }
+                if let (Some(projects), Some(listeners), Some(slots)) =
+                    (projects.upgrade(), listeners.upgrade(), slots.upgrade())
+                {
+                    deliver_changes(&projects, &config, &listeners, &slots, &logs, changes);
                 }
             });
             let watcher = FileWatcher::start(&self.workspace_root, Arc::clone(&self.logs), deliver);
@@ -552,6 +539,34 @@ impl Supervisor {
             }
             watcher
         });
+    }
+
+    /// Tells every running server and listener at once of files sextant
+    /// itself wrote, `(path, created, deleted)`, rather than when the file
+    /// watcher sees them: the next request of any server sees the new text.
+    pub fn files_written(&self, files: impl IntoIterator<Item = (PathBuf, bool, bool)>) {
+        let changes: Vec<FileChange> = files
+            .into_iter()
+            .map(|(path, created, deleted)| FileChange {
+                path,
+                kind: if deleted {
+                    ChangeKind::Deleted
+                } else if created {
+                    ChangeKind::Created
+                } else {
+                    ChangeKind::Changed
+                },
+                folder: false,
+            })
+            .collect();
+        deliver_changes(
+            &self.projects,
+            &self.config,
+            &self.listeners,
+            &self.slots,
+            &self.logs,
+            &changes,
+        );
     }
 
     /// How file watching stands, for `logs`.
@@ -783,6 +798,31 @@ fn forget_old_crashes(crashes: &mut VecDeque<Instant>, now: Instant) {
         .is_some_and(|t| now.duration_since(*t) > RESTART_WINDOW)
     {
         crashes.pop_front();
+    }
+}
+
+/// Hands changed files to everyone who keeps state about them: the
+/// projects list, the change listeners (the symbol index), and every
+/// running server (its open documents are synchronised before its next
+/// request; the files it watches are announced).
+fn deliver_changes(
+    projects: &Mutex<Option<Projects>>,
+    config: &Config,
+    listeners: &Mutex<Vec<ChangeListener>>,
+    slots: &Mutex<Vec<Arc<Slot>>>,
+    logs: &LogBook,
+    changes: &[FileChange],
+) {
+    forget_projects_if_changed(projects, config, changes);
+    let paths: Vec<PathBuf> = changes.iter().map(|c| c.path.clone()).collect();
+    for listener in listeners.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+        listener(&paths);
+    }
+    for client in running_clients(slots) {
+        client.note_changed(paths.iter().cloned());
+        if let Err(err) = client.announce_changes(changes) {
+            logs.record(LogLevel::Debug, client.server(), err.to_string());
+        }
     }
 }
 

@@ -101,6 +101,8 @@ pub struct FileChange {
     pub path: String,
     /// The file did not exist before.
     pub created: bool,
+    /// The file is removed (the old side of a file a rename moves).
+    pub deleted: bool,
     pub lines_added: usize,
     pub lines_removed: usize,
     /// A unified diff (`---`/`+++` headers, `@@` hunks), `\n` line ends,
@@ -120,7 +122,22 @@ pub struct PatchReport {
     pub applied: bool,
     /// Replacements made, for an edit.
     pub replacements: Option<usize>,
+    /// What a rename changed, for a rename.
+    pub rename: Option<Renaming>,
     pub changes: Vec<FileChange>,
+    /// What the reader must know (read-only mode: no patch to apply).
+    pub notes: Vec<String>,
+}
+
+/// A rename's summary: `Rename 'old' -> 'new': 7 changes across 3 files`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Renaming {
+    /// What the address hit, for the header line.
+    pub target: super::Target,
+    pub old: String,
+    pub new: String,
+    /// Text edits (and file operations) in all.
+    pub edits: usize,
 }
 
 /// What `create_file` reports.

@@ -6,6 +6,7 @@ use std::fmt::Write;
 use super::count;
 use crate::model::{
     CreatedFile, FileChange, FileLines, FoundFiles, GrepEntry, GrepMode, GrepResult, PatchReport,
+    Renaming,
 };
 
 /// `cat -n` style: the number right-aligned in 6 columns, a tab, the line;
@@ -176,6 +177,9 @@ pub fn grep(result: &GrepResult) -> Vec<String> {
 
 /// A previewed or applied change: a summary block, then one diff per file.
 pub fn patch_report(report: &PatchReport) -> Vec<String> {
+    if let Some(renaming) = &report.rename {
+        return rename_report(report, renaming);
+    }
     let added: usize = report.changes.iter().map(|c| c.lines_added).sum();
     let removed: usize = report.changes.iter().map(|c| c.lines_removed).sum();
     let mut summary = String::new();
@@ -227,6 +231,40 @@ pub fn patch_report(report: &PatchReport) -> Vec<String> {
             summary,
             "; nothing written yet\npatch: {id} (pass it to apply_patch to write exactly this change)"
         );
+    }
+    let mut blocks = vec![summary];
+    blocks.extend(report.changes.iter().map(diff_block));
+    blocks
+}
+
+/// `rename ... at ...`, `Rename 'old' -> 'new': 7 changes across 3 files`,
+/// the patch id or what was written, then one diff per file.
+fn rename_report(report: &PatchReport, renaming: &Renaming) -> Vec<String> {
+    let mut summary = super::target_header("rename", &renaming.target);
+    let verb = if report.applied { "Renamed" } else { "Rename" };
+    let _ = write!(
+        summary,
+        "\n{verb} '{}' -> '{}': {} across {}",
+        renaming.old,
+        renaming.new,
+        count(renaming.edits, "change", "changes"),
+        count(report.changes.len(), "file", "files")
+    );
+    if report.applied {
+        summary.push_str(", written");
+    }
+    for change in report.changes.iter().filter(|c| c.created || c.deleted) {
+        let what = if change.created { "created" } else { "deleted" };
+        let _ = write!(summary, "\n  {} ({what})", change.path);
+    }
+    if let Some(id) = &report.patch_id {
+        let _ = write!(
+            summary,
+            "\npatch: {id} (pass it to apply_patch to write exactly this change)"
+        );
+    }
+    for note in &report.notes {
+        let _ = write!(summary, "\nNote: {note}");
     }
     let mut blocks = vec![summary];
     blocks.extend(report.changes.iter().map(diff_block));

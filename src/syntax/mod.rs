@@ -73,6 +73,40 @@ impl Language {
         "//"
     }
 
+    /// Why `name` cannot name a symbol of this language, if it cannot: not
+    /// an identifier, or a reserved word.
+    pub fn refuse_name(self, name: &str) -> Option<String> {
+        let mut chars = name.chars();
+        let first = chars.next()?;
+        let (start_ok, rest_ok, reserved): (bool, bool, &[&str]) = match self {
+            Language::Rust => {
+                let bare = name.strip_prefix("r#").unwrap_or(name);
+                let mut chars = bare.chars();
+                let first = chars.next().unwrap_or('0');
+                (
+                    first.is_alphabetic() || first == '_',
+                    chars.all(|c| c.is_alphanumeric() || c == '_') && bare != "_",
+                    if name.starts_with("r#") {
+                        &[]
+                    } else {
+                        RUST_KEYWORDS
+                    },
+                )
+            }
+            _ => (
+                first.is_alphabetic() || first == '_' || first == '$',
+                chars.all(|c| c.is_alphanumeric() || c == '_' || c == '$'),
+                TYPESCRIPT_RESERVED,
+            ),
+        };
+        if !start_ok || !rest_ok {
+            return Some(format!("`{name}` is not a {} identifier", self.name()));
+        }
+        reserved
+            .contains(&name)
+            .then(|| format!("`{name}` is a reserved word in {}", self.name()))
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Language::TypeScript => "TypeScript",
@@ -103,6 +137,65 @@ impl Token {
         }
     }
 }
+
+/// Rust's strict and reserved keywords (an `r#` prefix makes them names).
+const RUST_KEYWORDS: &[&str] = &[
+    "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern",
+    "false", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut",
+    "pub", "ref", "return", "self", "Self", "static", "struct", "super", "trait", "true", "type",
+    "unsafe", "use", "where", "while", "abstract", "become", "box", "do", "final", "macro",
+    "override", "priv", "try", "typeof", "unsized", "virtual", "yield",
+];
+
+/// The words TypeScript and JavaScript reserve as names.
+const TYPESCRIPT_RESERVED: &[&str] = &[
+    "break",
+    "case",
+    "catch",
+    "class",
+    "const",
+    "continue",
+    "debugger",
+    "default",
+    "delete",
+    "do",
+    "else",
+    "enum",
+    "export",
+    "extends",
+    "false",
+    "finally",
+    "for",
+    "function",
+    "if",
+    "import",
+    "in",
+    "instanceof",
+    "new",
+    "null",
+    "return",
+    "super",
+    "switch",
+    "this",
+    "throw",
+    "true",
+    "try",
+    "typeof",
+    "var",
+    "void",
+    "while",
+    "with",
+    "implements",
+    "interface",
+    "let",
+    "package",
+    "private",
+    "protected",
+    "public",
+    "static",
+    "yield",
+    "await",
+];
 
 /// The extensions that have a tree-sitter outline, for messages.
 pub const EXTENSIONS: &str = ".ts .tsx .mts .cts .js .jsx .mjs .cjs .rs";

@@ -35,7 +35,6 @@ pub struct Address {
     pub file: String,
     pub line: Option<u32>,
     pub character: Option<u32>,
-    /// Name on `line`, or path `Registry.add`
     pub symbol: Option<String>,
 }
 
@@ -44,6 +43,9 @@ pub struct Address {
 pub struct Resolved {
     pub path: PathBuf,
     pub target: Target,
+    /// The address was not on a name, and the nearest one was used (a
+    /// reader may go on; a rename must not).
+    pub moved: bool,
 }
 
 /// Resolves `address` against the file as it is on disk now.
@@ -70,7 +72,13 @@ pub async fn resolve(ctx: &Context, address: &Address) -> ToolResult<Resolved> {
             ));
         }
     };
-    Ok(Resolved { path, target })
+    // The nearest name was used: its note says where the position was.
+    let moved = address.line.is_some() && address.symbol.is_none() && target.note.is_some();
+    Ok(Resolved {
+        path,
+        target,
+        moved,
+    })
 }
 
 /// The identifier at (or named on) `line`.

@@ -36,10 +36,19 @@ nothing is written if one changed since.";
                 ctx.patches.restore(&id, patch);
                 return Err(err);
             }
+            ctx.patches.mark_applied(&id);
+            ctx.lsp.files_written(
+                patch
+                    .files
+                    .iter()
+                    .map(|f| (f.path.clone(), f.before.is_none(), f.after.is_none())),
+            );
             Ok(PatchReport {
                 patch_id: Some(id),
                 applied: true,
                 replacements: None,
+                rename: None,
+                notes: Vec::new(),
                 changes: patch
                     .files
                     .iter()

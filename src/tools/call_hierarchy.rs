@@ -122,8 +122,7 @@ async fn call_hierarchy(ctx: &Context, params: Params) -> ToolResult<CallHierarc
         walk.seen.insert((item.path.clone(), item.selection.start));
         walk.left_out = 0;
         let before = walk.nodes;
-        let mut calls = walk.expand(&item, wanted, depth).await?;
-        calls.sort_by(|a, b| (&a.path, a.position).cmp(&(&b.path, b.position)));
+        let calls = walk.expand(&item, wanted, depth).await?;
         let mut files: Vec<&str> = calls.iter().map(|c| c.path.as_str()).collect();
         files.dedup();
         trees[slot] = Some(CallTree {
@@ -219,6 +218,8 @@ impl Walk<'_> {
                 };
                 level.push((other, node));
             }
+            // In file order: servers answer in no stable order.
+            level.sort_by(|a, b| (&a.1.path, a.1.position).cmp(&(&b.1.path, b.1.position)));
             let mut nodes = Vec::with_capacity(level.len());
             for (other, mut node) in level {
                 // Calls into libraries are shown, not followed.

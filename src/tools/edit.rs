@@ -23,14 +23,13 @@ pub struct Params {
     pub old_string: String,
     pub new_string: String,
     pub replace_all: Option<bool>,
-    /// Write now instead of previewing
     pub apply: Option<bool>,
 }
 
 impl Tool for Edit {
     const NAME: &'static str = "edit";
-    const DESCRIPTION: &'static str = "Replace an exact, unique string in a file (replace_all: every one). Previews a diff and \
-`patch: pN` for apply_patch; apply: true writes at once. No line-number prefixes in old_string.";
+    const DESCRIPTION: &'static str = "Replace an exact, unique string in a file (replace_all: every one): a diff and \
+`patch: pN` for apply_patch, or apply: true. No line-number prefixes in old_string.";
     const WRITES: bool = true;
     type Params = Params;
     type Output = PatchReport;
@@ -60,7 +59,7 @@ fn edit(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
             path,
             shown,
             before: Some(before),
-            after,
+            after: Some(after),
         }],
     };
     let changes = patch
@@ -70,6 +69,8 @@ fn edit(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
         .collect();
     let patch_id = if params.apply.unwrap_or(false) {
         apply(&patch)?;
+        ctx.lsp
+            .files_written(patch.files.iter().map(|f| (f.path.clone(), false, false)));
         None
     } else {
         Some(ctx.patches.insert(patch))
@@ -78,7 +79,9 @@ fn edit(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
         applied: patch_id.is_none(),
         patch_id,
         replacements: Some(replacements),
+        rename: None,
         changes,
+        notes: Vec::new(),
     })
 }
 

@@ -48,9 +48,8 @@ pub struct Params {
 
 impl Tool for Grep {
     const NAME: &'static str = "grep";
-    const DESCRIPTION: &'static str = "Regex search of file contents with ripgrep's engine and its options. output_mode: \
-files_with_matches (default), content (`path:line:text`), count. For a symbol's definition or uses, \
-`search` and `references` are exact.";
+    const DESCRIPTION: &'static str = "Regex search of file contents (ripgrep): files_with_matches (default), content \
+(`path:line:text`) or count. For a symbol's uses, `references` is exact.";
     const WRITES: bool = false;
     type Params = Params;
     type Output = GrepResult;

@@ -36,6 +36,7 @@ pub mod outline;
 pub mod read;
 pub mod read_file;
 pub mod references;
+pub mod rename;
 pub mod search;
 
 /// About 8,000 tokens of text: what one answer may hold before it pages.
@@ -48,6 +49,9 @@ pub trait Tool: 'static {
     const DESCRIPTION: &'static str;
     /// The tool writes files (left out in read-only mode).
     const WRITES: bool;
+    /// A writing tool that still previews in read-only mode (listed there,
+    /// writing nothing).
+    const PREVIEWS_WHEN_READ_ONLY: bool = false;
     type Params: DeserializeOwned + JsonSchema + Send + 'static;
     type Output: Serialize + Send + 'static;
 
@@ -78,6 +82,7 @@ pub struct ToolEntry {
     pub name: &'static str,
     pub description: &'static str,
     pub writes: bool,
+    pub previews_when_read_only: bool,
     schema: fn() -> Map<String, Value>,
     call: ErasedCall,
 }
@@ -88,6 +93,7 @@ impl ToolEntry {
             name: T::NAME,
             description: T::DESCRIPTION,
             writes: T::WRITES,
+            previews_when_read_only: T::PREVIEWS_WHEN_READ_ONLY,
             schema: input_schema::<T::Params>,
             call: |ctx, args| Box::pin(call_typed::<T>(ctx, args)),
         }
@@ -108,6 +114,7 @@ pub fn all() -> Vec<ToolEntry> {
         ToolEntry::of::<references::References>(),
         ToolEntry::of::<call_hierarchy::CallHierarchy>(),
         ToolEntry::of::<completion::Completion>(),
+        ToolEntry::of::<rename::Rename>(),
         ToolEntry::of::<read_file::ReadFile>(),
         ToolEntry::of::<find::Find>(),
         ToolEntry::of::<grep::Grep>(),
@@ -123,7 +130,7 @@ pub fn all() -> Vec<ToolEntry> {
 pub fn available(ctx: &Context) -> Vec<ToolEntry> {
     all()
         .into_iter()
-        .filter(|tool| !(ctx.read_only && tool.writes))
+        .filter(|tool| !(ctx.read_only && tool.writes && !tool.previews_when_read_only))
         .collect()
 }
 

@@ -1,0 +1,339 @@
+//! Rename: `textDocument/prepareRename`, then `textDocument/rename`, its
+//! WorkspaceEdit (`changes` or `documentChanges`, with file creations,
+//! renames and deletions) applied to the files' texts in memory and handed
+//! back as each file's text before and after, for a patch.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use lsp_types::request::{PrepareRenameRequest, Rename};
+use lsp_types::{
+    DocumentChangeOperation, DocumentChanges, OneOf, PrepareRenameResponse, RenameParams,
+    ResourceOp, TextEdit, Url, WorkDoneProgressParams, WorkspaceEdit,
+};
+
+use super::LspError;
+use super::convert::{Encoding, LineIndex};
+use super::navigate::{at, unsupported};
+use super::supervisor::Session;
+use crate::model::Position;
+
+/// What the server says of renaming at a position.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Preparation {
+    /// It will rename the name spanning these positions (the server may
+    /// not say which: `None`).
+    Renames(Option<(Position, Position)>),
+    /// It will not (no symbol it can rename is there).
+    Refuses,
+}
+
+/// `textDocument/prepareRename`, where the server offers it; a server
+/// that does not is taken to allow the rename (the rename itself says).
+pub async fn prepare_rename(
+    session: &Session,
+    position: Position,
+) -> Result<Preparation, LspError> {
+    let client = &session.client;
+    let prepares = match &client.capabilities.rename_provider {
+        None | Some(OneOf::Left(false)) => return Err(unsupported(client, "rename")),
+        Some(OneOf::Left(true)) => false,
+        Some(OneOf::Right(options)) => options.prepare_provider == Some(true),
+    };
+    if !prepares {
+        return Ok(Preparation::Renames(None));
+    }
+    let answer = client
+        .request_settled::<PrepareRenameRequest>(at(session, position)?)
+        .await?;
+    let range = match answer {
+        None => return Ok(Preparation::Refuses),
+        Some(PrepareRenameResponse::Range(range)) => Some(range),
+        Some(PrepareRenameResponse::RangeWithPlaceholder { range, .. }) => Some(range),
+        Some(PrepareRenameResponse::DefaultBehavior { .. }) => None,
+    };
+    Ok(Preparation::Renames(range.map(|r| {
+        let r = session.document.index.range_to_model(r, client.encoding);
+        (r.start, r.end)
+    })))
+}
+
+/// One file as a rename leaves it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rewrite {
+    pub path: PathBuf,
+    /// The text on disk when the edit was made; `None` for a file the
+    /// rename creates.
+    pub before: Option<String>,
+    /// `None` for a file the rename deletes (or moves away).
+    pub after: Option<String>,
+    /// Text edits in this file.
+    pub edits: usize,
+}
+
+/// `textDocument/rename` to `new_name`: every file it touches, as it is
+/// and as it would be. Nothing is written.
+pub async fn rename(
+    session: &Session,
+    position: Position,
+    new_name: &str,
+) -> Result<Vec<Rewrite>, LspError> {
+    let client = &session.client;
+    if client.capabilities.rename_provider.is_none() {
+        return Err(unsupported(client, "rename"));
+    }
+    let params = RenameParams {
+        text_document_position: at(session, position)?,
+        new_name: new_name.to_string(),
+        work_done_progress_params: WorkDoneProgressParams::default(),
+    };
+    let edit = client
+        .request_settled::<Rename>(params)
+        .await?
+        .unwrap_or_default();
+    let mut files = Files::default();
+    apply_workspace_edit(&mut files, edit, client.encoding).map_err(|detail| LspError::Io {
+        detail: format!("{}'s rename cannot be applied: {detail}", client.server()),
+    })?;
+    Ok(files.into_rewrites())
+}
+
+/// The files a WorkspaceEdit touches, as it leaves them.
+#[derive(Default)]
+struct Files {
+    /// Path -> (text on disk, text now, edits); `None` texts: absent.
+    files: BTreeMap<PathBuf, (Option<String>, Option<String>, usize)>,
+}
+
+impl Files {
+    fn entry(
+        &mut self,
+        path: PathBuf,
+    ) -> Result<&mut (Option<String>, Option<String>, usize), String> {
+        if !self.files.contains_key(&path) {
+            let disk = match std::fs::read(&path) {
+                Ok(bytes) => Some(
+                    String::from_utf8(bytes)
+                        .map_err(|_| format!("{} is not UTF-8 text", path.display()))?,
+                ),
+                Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
+                Err(err) => return Err(format!("{}: {err}", path.display())),
+            };
+            self.files.insert(path.clone(), (disk.clone(), disk, 0));
+        }
+        Ok(self.files.get_mut(&path).expect("just inserted"))
+    }
+
+    fn into_rewrites(self) -> Vec<Rewrite> {
+        self.files
+            .into_iter()
+            .filter(|(_, (before, after, _))| before != after)
+            .map(|(path, (before, after, edits))| Rewrite {
+                path,
+                before,
+                after,
+                edits,
+            })
+            .collect()
+    }
+}
+
+fn path_of(uri: &Url) -> Result<PathBuf, String> {
+    uri.to_file_path()
+        .map_err(|()| format!("{uri} is not a file"))
+}
+
+/// Applies `edit` to `files` in order: text edits, and file creations,
+/// renames and deletions.
+fn apply_workspace_edit(
+    files: &mut Files,
+    edit: WorkspaceEdit,
+    encoding: Encoding,
+) -> Result<(), String> {
+    if let Some(changes) = edit.document_changes {
+        let operations = match changes {
+            DocumentChanges::Edits(edits) => edits
+                .into_iter()
+                .map(DocumentChangeOperation::Edit)
+                .collect(),
+            DocumentChanges::Operations(operations) => operations,
+        };
+        for operation in operations {
+            match operation {
+                DocumentChangeOperation::Edit(edit) => {
+                    let edits = edit
+                        .edits
+                        .into_iter()
+                        .map(|e| match e {
+                            OneOf::Left(edit) => edit,
+                            OneOf::Right(annotated) => annotated.text_edit,
+                        })
+                        .collect();
+                    edit_text(files, &edit.text_document.uri, edits, encoding)?;
+                }
+                DocumentChangeOperation::Op(ResourceOp::Create(create)) => {
+                    let entry = files.entry(path_of(&create.uri)?)?;
+                    let overwrite = create.options.and_then(|o| o.overwrite) == Some(true);
+                    if entry.1.is_none() || overwrite {
+                        entry.1 = Some(String::new());
+                    }
+                }
+                DocumentChangeOperation::Op(ResourceOp::Rename(rename)) => {
+                    let text = {
+                        let from = files.entry(path_of(&rename.old_uri)?)?;
+                        let text = from.1.take().ok_or_else(|| {
+                            format!("{} does not exist to be renamed", rename.old_uri)
+                        })?;
+                        from.2 += 1;
+                        text
+                    };
+                    let to = files.entry(path_of(&rename.new_uri)?)?;
+                    if to.1.is_some() && rename.options.and_then(|o| o.overwrite) != Some(true) {
+                        return Err(format!("{} exists already", rename.new_uri));
+                    }
+                    to.1 = Some(text);
+                    to.2 += 1;
+                }
+                DocumentChangeOperation::Op(ResourceOp::Delete(delete)) => {
+                    let entry = files.entry(path_of(&delete.uri)?)?;
+                    entry.1 = None;
+                    entry.2 += 1;
+                }
+            }
+        }
+    } else if let Some(changes) = edit.changes {
+        for (uri, edits) in changes {
+            edit_text(files, &uri, edits, encoding)?;
+        }
+    }
+    Ok(())
+}
+
+/// Applies one file's text edits (in any order, not overlapping).
+fn edit_text(
+    files: &mut Files,
+    uri: &Url,
+    edits: Vec<TextEdit>,
+    encoding: Encoding,
+) -> Result<(), String> {
+    let entry = files.entry(path_of(uri)?)?;
+    let text = entry
+        .1
+        .as_ref()
+        .ok_or_else(|| format!("{uri} does not exist to be edited"))?;
+    let index = LineIndex::new(text);
+    let mut spans = Vec::with_capacity(edits.len());
+    for edit in &edits {
+        let offset = |p: lsp_types::Position| {
+            index
+                .offset_of(index.to_model(p, encoding))
+                .ok_or_else(|| format!("an edit of {uri} is past its end"))
+        };
+        spans.push((
+            offset(edit.range.start)?,
+            offset(edit.range.end)?,
+            edit.new_text.as_str(),
+        ));
+    }
+    spans.sort_by_key(|&(start, end, _)| (start, end));
+    if spans.windows(2).any(|w| w[0].1 > w[1].0) {
+        return Err(format!("two edits of {uri} overlap"));
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for &(start, end, new_text) in &spans {
+        out.push_str(&text[last..start]);
+        out.push_str(new_text);
+        last = end;
+    }
+    out.push_str(&text[last..]);
+    entry.1 = Some(out);
+    entry.2 += spans.len();
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn range(l1: u32, c1: u32, l2: u32, c2: u32) -> lsp_types::Range {
+        lsp_types::Range::new(
+            lsp_types::Position::new(l1, c1),
+            lsp_types::Position::new(l2, c2),
+        )
+    }
+
+    #[test]
+    fn edits_in_any_order_and_file_operations_apply_in_sequence() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.rs");
+        std::fs::write(&a, "mod old;\nuse old::Thing; // Thing\n").unwrap();
+        let old = dir.path().join("old.rs");
+        std::fs::write(&old, "pub struct Thing;\n").unwrap();
+        let new = dir.path().join("new.rs");
+        let uri = |p: &PathBuf| Url::from_file_path(p).unwrap();
+        let edit = |r, t: &str| OneOf::Left(TextEdit::new(r, t.to_string()));
+        let workspace_edit = WorkspaceEdit {
+            document_changes: Some(DocumentChanges::Operations(vec![
+                DocumentChangeOperation::Edit(lsp_types::TextDocumentEdit {
+                    text_document: lsp_types::OptionalVersionedTextDocumentIdentifier {
+                        uri: uri(&a),
+                        version: None,
+                    },
+                    // Later edit first: order does not matter.
+                    edits: vec![
+                        edit(range(1, 4, 1, 7), "new"),
+                        edit(range(0, 4, 0, 7), "new"),
+                    ],
+                }),
+                DocumentChangeOperation::Op(ResourceOp::Rename(lsp_types::RenameFile {
+                    old_uri: uri(&old),
+                    new_uri: uri(&new),
+                    options: None,
+                    annotation_id: None,
+                })),
+            ])),
+            ..Default::default()
+        };
+        let mut files = Files::default();
+        apply_workspace_edit(&mut files, workspace_edit, Encoding::Utf16).unwrap();
+        let rewrites = files.into_rewrites();
+        let find = |p: &PathBuf| rewrites.iter().find(|r| &r.path == p).unwrap().clone();
+        assert_eq!(
+            find(&a).after.as_deref(),
+            Some("mod new;\nuse new::Thing; // Thing\n")
+        );
+        assert_eq!(find(&a).edits, 2);
+        assert_eq!(
+            (find(&old).before.is_some(), find(&old).after.is_none()),
+            (true, true)
+        );
+        assert_eq!(
+            (find(&new).before.is_none(), find(&new).after.as_deref()),
+            (true, Some("pub struct Thing;\n"))
+        );
+        // Nothing was written.
+        assert!(old.exists() && !new.exists());
+    }
+
+    #[test]
+    fn overlapping_edits_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.ts");
+        std::fs::write(&a, "let abc = 1;\n").unwrap();
+        let mut changes = std::collections::HashMap::new();
+        changes.insert(
+            Url::from_file_path(&a).unwrap(),
+            vec![
+                TextEdit::new(range(0, 4, 0, 6), "x".into()),
+                TextEdit::new(range(0, 5, 0, 7), "y".into()),
+            ],
+        );
+        let edit = WorkspaceEdit {
+            changes: Some(changes),
+            ..Default::default()
+        };
+        let err = apply_workspace_edit(&mut Files::default(), edit, Encoding::Utf16).unwrap_err();
+        assert!(err.contains("overlap"), "{err}");
+    }
+}

@@ -1,0 +1,204 @@
+//! `rename`: a symbol renamed across the workspace by its language server,
+//! previewed as a patch (one diff per file) for `apply_patch`, or written
+//! at once with `apply: true`. What cannot be renamed is refused before
+//! anything is asked or written: a new name that is no name of the
+//! language, an address that is not on a name, a library's symbol, and
+//! whatever the server itself refuses.
+
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::address::{Address, resolve};
+use super::locations::place;
+use super::{BUDGET_CHARS, Tool};
+use crate::context::Context;
+use crate::error::{ErrorCode, ToolError, ToolResult};
+use crate::fs::patch::{FileEdit, Patch, apply};
+use crate::lsp::LspError;
+use crate::lsp::navigate::project_loaded;
+use crate::lsp::refactor::{Preparation, prepare_rename, rename as server_rename};
+use crate::model::{FileChange, PatchReport, Place, Renaming};
+use crate::syntax::Language;
+
+pub struct Rename;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Params {
+    #[serde(flatten)]
+    pub at: Address,
+    pub new_name: String,
+    pub apply: Option<bool>,
+}
+
+impl Tool for Rename {
+    const NAME: &'static str = "rename";
+    const DESCRIPTION: &'static str =
+        "Rename a symbol everywhere: the diffs and `patch: pN` for apply_patch, or apply: true.";
+    const WRITES: bool = true;
+    const PREVIEWS_WHEN_READ_ONLY: bool = true;
+    type Params = Params;
+    type Output = PatchReport;
+
+    async fn run(ctx: Arc<Context>, params: Params) -> ToolResult<PatchReport> {
+        rename(&ctx, params).await
+    }
+
+    fn render(output: &PatchReport) -> Vec<String> {
+        crate::render::patch_report(output)
+    }
+}
+
+fn refuse(message: impl Into<String>) -> ToolError {
+    ToolError::new(ErrorCode::CannotRename, message)
+}
+
+async fn rename(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
+    let new_name = params.new_name.as_str();
+    if new_name.trim().is_empty() || new_name.chars().any(char::is_whitespace) {
+        return Err(refuse(format!(
+            "new_name {new_name:?} is empty or holds whitespace; pass the new name alone"
+        )));
+    }
+    let write = params.apply.unwrap_or(false);
+    if write && ctx.read_only {
+        return Err(ToolError::new(
+            ErrorCode::ReadOnly,
+            "sextant runs read-only (--read-only): rename previews, and writes nothing; leave apply out",
+        ));
+    }
+    let resolved = resolve(ctx, &params.at).await?;
+    let target = &resolved.target;
+    let at = format!("{}:{}", target.path, target.position);
+    if resolved.moved {
+        // A rename must hit exactly what was asked for.
+        return Err(refuse(format!(
+            "{}; pass the position of the name to rename itself",
+            target
+                .note
+                .as_deref()
+                .unwrap_or("the address is not on a name")
+        )));
+    }
+    if let Some(language) = Language::from_path(&resolved.path)
+        && let Some(why) = language.refuse_name(new_name)
+    {
+        return Err(refuse(format!("{why}; pass a valid name")));
+    }
+    if place(ctx, &resolved.path) != Place::Workspace {
+        return Err(refuse(format!(
+            "`{}` at {at} is in a library file (read-only); rename symbols of the workspace",
+            target.name
+        )));
+    }
+    if target.name == new_name {
+        return Err(ToolError::new(
+            ErrorCode::NoChange,
+            format!("`{}` already has that name", target.name),
+        ));
+    }
+    let session = ctx.lsp.open(&resolved.path).await?;
+    project_loaded(&session).await;
+    // Uses in projects the server has not loaded would be missed.
+    ctx.lsp.open_projects(&session.client).await;
+    let server = session.client.server().to_string();
+    let refused = |why: String| {
+        refuse(format!(
+            "{server} will not rename `{}` at {at}: {why}",
+            target.name
+        ))
+    };
+    match prepare_rename(&session, target.position).await {
+        Ok(Preparation::Renames(_)) => {}
+        Ok(Preparation::Refuses) => {
+            return Err(refused("it is not a symbol it can rename".into()));
+        }
+        Err(LspError::Rpc { message, .. }) => return Err(refused(message)),
+        Err(err) => return Err(err.into()),
+    }
+    let rewrites = match server_rename(&session, target.position, new_name).await {
+        Ok(rewrites) => rewrites,
+        Err(LspError::Rpc { message, .. }) => return Err(refused(message)),
+        Err(err) => return Err(err.into()),
+    };
+    if rewrites.is_empty() {
+        return Err(refused("it gave no edits".into()));
+    }
+    // Every file must be the workspace's own: a rename that would reach
+    // into a library is refused whole.
+    let mut files = Vec::with_capacity(rewrites.len());
+    let mut edits = 0;
+    for rewrite in rewrites {
+        let shown = ctx.workspace.display(&rewrite.path);
+        if place(ctx, &rewrite.path) != Place::Workspace {
+            return Err(refuse(format!(
+                "renaming `{}` would change {shown}, a library file (read-only); nothing was changed",
+                target.name
+            )));
+        }
+        // The write check (inside the root, no symlink out of it).
+        let path = ctx.workspace.resolve_write(&shown)?;
+        edits += rewrite.edits;
+        files.push(FileEdit {
+            path,
+            shown,
+            before: rewrite.before,
+            after: rewrite.after,
+        });
+    }
+    let patch = Patch { files };
+    let changes = describe_within_budget(&patch);
+    let renaming = Renaming {
+        target: target.clone(),
+        old: target.name.clone(),
+        new: new_name.to_string(),
+        edits,
+    };
+    let mut notes = Vec::new();
+    let patch_id = if write {
+        let (patch, written) = tokio::task::spawn_blocking(move || {
+            let result = apply(&patch);
+            (patch, result)
+        })
+        .await
+        .map_err(|err| {
+            ToolError::new(
+                ErrorCode::Io,
+                format!("the rename failed internally: {err}"),
+            )
+        })?;
+        written?;
+        ctx.lsp.files_written(
+            patch
+                .files
+                .iter()
+                .map(|f| (f.path.clone(), f.before.is_none(), f.after.is_none())),
+        );
+        None
+    } else if ctx.read_only {
+        notes.push("read-only mode: nothing can be written from this preview".to_string());
+        None
+    } else {
+        Some(ctx.patches.insert(patch))
+    };
+    Ok(PatchReport {
+        applied: write,
+        patch_id,
+        replacements: None,
+        rename: Some(renaming),
+        changes,
+        notes,
+    })
+}
+
+/// Each file's diff, the budget shared among them (every file at least
+/// its counts and a few lines).
+fn describe_within_budget(patch: &Patch) -> Vec<FileChange> {
+    let share = (BUDGET_CHARS / patch.files.len().max(1)).max(600);
+    patch
+        .files
+        .iter()
+        .map(|file| file.describe(share))
+        .collect()
+}

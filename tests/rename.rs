@@ -1,0 +1,318 @@
+//! `rename` on the real servers, on copies of the fixtures: previews (one
+//! diff per file, a patch id), `apply_patch` and `apply: true`, the project
+//! still checking as before afterwards (TypeScript's own `tsc --noEmit`,
+//! `cargo check`, and sextant's `diagnostics`), a file changed or made
+//! read-only between preview and apply, and every refusal.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{Fixture, fixture, fixture_with};
+use insta::assert_snapshot;
+use serde_json::json;
+
+/// A class with an `add` of its own, beside Registry's.
+const TALLY_TS: &str = "\
+/** Counts things: a class with an `add` of its own. */
+export class Tally {
+  private count = 0;
+
+  add(n: number): this {
+    this.count += n;
+    return this;
+  }
+}
+
+export const tally = new Tally().add(1).add(2);
+";
+
+fn typescript() -> Fixture {
+    fixture_with("ts", &[("src/tally.ts", TALLY_TS)])
+}
+
+/// TypeScript 7's compiler, as the test command installs it.
+fn tsc() -> PathBuf {
+    let tools = sextant::lsp::config::Config::built_in().tools_dir;
+    let scope = tools.join("typescript-go/node_modules/@typescript");
+    std::fs::read_dir(&scope)
+        .unwrap_or_else(|err| panic!("{}: {err}", scope.display()))
+        .filter_map(Result::ok)
+        .map(|e| e.path().join("lib/tsc"))
+        .find(|p| p.is_file())
+        .expect("the native TypeScript compiler")
+}
+
+/// The errors `tsc --noEmit` reports for the project, one per line.
+fn tsc_errors(root: &Path) -> String {
+    let out = Command::new(tsc())
+        .args(["--noEmit", "-p"])
+        .arg(root)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.contains("error TS"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The errors and warnings `cargo check` reports, one per line.
+fn cargo_check(root: &Path) -> String {
+    let out = Command::new("cargo")
+        .args(["check", "--offline", "--quiet", "--message-format", "short"])
+        .current_dir(root)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter(|l| l.contains(": error") || l.contains(": warning"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The patch id a preview shows.
+fn patch_id(preview: &str) -> String {
+    preview
+        .lines()
+        .find_map(|l| l.strip_prefix("patch: "))
+        .and_then(|rest| rest.split(' ').next())
+        .unwrap_or_else(|| panic!("no patch id in:\n{preview}"))
+        .to_string()
+}
+
+#[tokio::test]
+async fn typescript_renames_preview_apply_and_still_check() {
+    let f = typescript();
+    let errors_before = tsc_errors(f.root());
+    assert!(errors_before.contains("src/broken.ts"), "{errors_before}");
+    let diagnostics_before = f.run("diagnostics", json!({})).await;
+
+    // A class used in several files: previewed, nothing written yet.
+    let preview = f
+        .run(
+            "rename",
+            json!({"file": "src/shapes.ts", "symbol": "Registry", "new_name": "Catalog"}),
+        )
+        .await;
+    assert_snapshot!("ts_class_preview", preview);
+    assert!(f.read("src/shapes.ts").contains("class Registry<"));
+    let applied = f
+        .run("apply_patch", json!({"patch": patch_id(&preview)}))
+        .await;
+    assert!(
+        applied.starts_with("Applied patch p1: 2 files changed"),
+        "{applied}"
+    );
+    assert!(f.read("src/index.ts").contains("new Catalog<Shape>()"));
+    assert_eq!(tsc_errors(f.root()), errors_before);
+    // The servers were told: the next answers see the new code.
+    assert_eq!(f.run("diagnostics", json!({})).await, diagnostics_before);
+    let uses = f
+        .run(
+            "references",
+            json!({"file": "src/index.ts", "line": 5, "symbol": "Catalog"}),
+        )
+        .await;
+    assert!(
+        uses.contains("Found 3 references to Catalog across 2 files"),
+        "{uses}"
+    );
+
+    // A method with a same-name method in another class: only Catalog's
+    // `add` and its uses change, never Tally's.
+    let tally = f.read("src/tally.ts");
+    let preview = f
+        .run(
+            "rename",
+            json!({"file": "src/shapes.ts", "symbol": "Catalog.add", "new_name": "insert"}),
+        )
+        .await;
+    assert_snapshot!("ts_method_preview", preview);
+    f.run("apply_patch", json!({"patch": patch_id(&preview)}))
+        .await;
+    assert_eq!(f.read("src/tally.ts"), tally);
+    assert!(
+        f.read("src/index.ts")
+            .contains("registry.insert(new Circle(1)).insert(")
+    );
+    assert_eq!(tsc_errors(f.root()), errors_before);
+
+    // An exported function imported elsewhere, written at once: the import
+    // line changes too.
+    let written = f.run("rename", json!({"file": "src/greeting.ts", "symbol": "greet", "new_name": "welcome", "apply": true})).await;
+    assert_snapshot!("ts_function_applied", written);
+    assert!(
+        f.read("src/index.ts")
+            .contains("import { welcome } from \"./greeting\";")
+    );
+    assert_eq!(tsc_errors(f.root()), errors_before);
+    assert_eq!(f.run("diagnostics", json!({})).await, diagnostics_before);
+}
+
+#[tokio::test]
+async fn rust_renames_apply_and_still_check() {
+    let f = fixture("rust");
+    let before = cargo_check(f.root());
+    assert!(before.contains("src/broken.rs"), "{before}");
+    // A struct.
+    let preview = f
+        .run(
+            "rename",
+            json!({"file": "src/lib.rs", "symbol": "Ledger", "new_name": "Book"}),
+        )
+        .await;
+    assert_snapshot!("rust_struct_preview", preview);
+    f.run("apply_patch", json!({"patch": patch_id(&preview)}))
+        .await;
+    assert!(
+        f.read("src/report.rs")
+            .contains("pub fn summary(value: &Book) -> String {")
+    );
+    assert_eq!(cargo_check(f.root()), before);
+    // A trait method implemented twice: the trait, both impls, every call.
+    let written = f.run("rename", json!({"file": "src/lib.rs", "symbol": "Account::balance", "new_name": "amount", "apply": true})).await;
+    assert_snapshot!("rust_trait_method_applied", written);
+    assert!(
+        !f.read("src/lib.rs").contains("balance(") && !f.read("src/report.rs").contains("balance(")
+    );
+    assert_eq!(cargo_check(f.root()), before);
+    // A function used from another module.
+    let written = f.run("rename", json!({"file": "src/lib.rs", "symbol": "total_of", "new_name": "sum_of", "apply": true})).await;
+    assert!(
+        written.contains("Renamed 'total_of' -> 'sum_of': 3 changes across 2 files, written"),
+        "{written}"
+    );
+    assert!(
+        f.read("src/report.rs")
+            .contains("use crate::{sum_of, Account, Book, Wallet};")
+    );
+    assert_eq!(cargo_check(f.root()), before);
+}
+
+#[tokio::test]
+async fn a_patch_applies_whole_or_not_at_all() {
+    let f = typescript();
+    let shapes = f.read("src/shapes.ts");
+    // A file edited between preview and apply: nothing written.
+    let preview = f
+        .run(
+            "rename",
+            json!({"file": "src/shapes.ts", "symbol": "Registry", "new_name": "Catalog"}),
+        )
+        .await;
+    let index = f.read("src/index.ts").replace("main()", "main( )");
+    std::fs::write(f.path("src/index.ts"), &index).unwrap();
+    assert_snapshot!(f.run("apply_patch", json!({"patch": patch_id(&preview)})).await, @"error[stale-patch]: src/index.ts changed on disk since the preview; nothing was written. Read it again and preview a new change");
+    assert_eq!(
+        (f.read("src/shapes.ts"), f.read("src/index.ts")),
+        (shapes.clone(), index)
+    );
+    // A file made read-only after the preview: nothing written.
+    let preview = f
+        .run(
+            "rename",
+            json!({"file": "src/shapes.ts", "symbol": "Registry", "new_name": "Catalog"}),
+        )
+        .await;
+    let path = f.path("src/index.ts");
+    let mut permissions = std::fs::metadata(&path).unwrap().permissions();
+    permissions.set_readonly(true);
+    std::fs::set_permissions(&path, permissions).unwrap();
+    assert_snapshot!(f.run("apply_patch", json!({"patch": patch_id(&preview)})).await, @"error[read-only]: src/index.ts is read-only (its permissions allow no writing); nothing was written. Make it writable first if it should change");
+    assert_eq!(f.read("src/shapes.ts"), shapes);
+    // Applied once, a patch is gone, and says why.
+    let mut permissions = std::fs::metadata(&path).unwrap().permissions();
+    #[allow(clippy::permissions_set_readonly_false)]
+    permissions.set_readonly(false);
+    std::fs::set_permissions(&path, permissions).unwrap();
+    let id = patch_id(&preview);
+    f.run("apply_patch", json!({"patch": id})).await;
+    assert_eq!(
+        f.run("apply_patch", json!({"patch": id})).await,
+        format!(
+            "error[unknown-patch]: no patch {id}: it was already applied; preview the change again"
+        )
+    );
+}
+
+#[tokio::test]
+async fn what_cannot_be_renamed_is_refused() {
+    let f = typescript();
+    let refused = |args| async { f.run("rename", args).await };
+    // A keyword: a rename must hit the name itself.
+    assert_snapshot!(refused(json!({"file": "src/shapes.ts", "line": 63, "character": 2, "new_name": "grow"})).await, @"error[cannot-rename]: `export` at 63:1 is a keyword; used `scale` at 63:17, the nearest name on that line; pass the position of the name to rename itself");
+    // Names that are not names.
+    assert_snapshot!(refused(json!({"file": "src/shapes.ts", "symbol": "Registry", "new_name": "class"})).await, @"error[cannot-rename]: `class` is a reserved word in TypeScript; pass a valid name");
+    assert_snapshot!(refused(json!({"file": "src/shapes.ts", "symbol": "Registry", "new_name": "9lives"})).await, @"error[cannot-rename]: `9lives` is not a TypeScript identifier; pass a valid name");
+    assert_snapshot!(refused(json!({"file": "src/shapes.ts", "symbol": "Registry", "new_name": " "})).await, @r#"error[cannot-rename]: new_name " " is empty or holds whitespace; pass the new name alone"#);
+    // A library's symbol: the server refuses TypeScript's own.
+    assert_snapshot!(refused(json!({"file": "src/shapes.ts", "line": 47, "symbol": "Map", "new_name": "Mapping"})).await, @"error[cannot-rename]: typescript-go will not rename `Map` at src/shapes.ts:47:23: You cannot rename elements that are defined in the standard TypeScript library.");
+    // Unchanged name.
+    assert_snapshot!(refused(json!({"file": "src/shapes.ts", "symbol": "Registry", "new_name": "Registry"})).await, @"error[no-change]: `Registry` already has that name");
+    // Nothing was written by any of them.
+    assert!(
+        f.read("src/shapes.ts")
+            .contains("export class Registry<T extends Shape>")
+    );
+}
+
+#[tokio::test]
+async fn a_library_file_is_never_renamed_in() {
+    let f = fixture("rust");
+    let registry_file = f
+        .run(
+            "inspect",
+            json!({"file": "src/report.rs", "line": 7, "symbol": "levenshtein"}),
+        )
+        .await
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("Definition: ")
+                .map(|rest| rest.split(':').next().unwrap().to_string())
+        })
+        .expect("strsim's source");
+    let out = f
+        .run(
+            "rename",
+            json!({"file": registry_file, "symbol": "levenshtein", "new_name": "lev"}),
+        )
+        .await;
+    assert!(
+        out.starts_with("error[cannot-rename]: `levenshtein` at ")
+            && out.contains("is in a library file (read-only)"),
+        "{out}"
+    );
+    // From its use, rust-analyzer refuses too.
+    let out = f
+        .run(
+            "rename",
+            json!({"file": "src/report.rs", "line": 7, "symbol": "levenshtein", "new_name": "lev"}),
+        )
+        .await;
+    assert_snapshot!(out, @"error[cannot-rename]: rust-analyzer will not rename `levenshtein` at src/report.rs:7:13: Cannot rename a non-local definition");
+}
+
+#[tokio::test]
+async fn read_only_mode_previews_only() {
+    let f = typescript();
+    let ctx = common::context(f.root(), true);
+    let preview = common::run(
+        &ctx,
+        "rename",
+        json!({"file": "src/shapes.ts", "symbol": "Registry", "new_name": "Catalog"}),
+    )
+    .await;
+    assert!(
+        preview.contains("Rename 'Registry' -> 'Catalog': 3 changes across 2 files"),
+        "{preview}"
+    );
+    assert!(
+        !preview.contains("patch: p")
+            && preview.contains("Note: read-only mode: nothing can be written"),
+        "{preview}"
+    );
+    assert_snapshot!(common::run(&ctx, "rename", json!({"file": "src/shapes.ts", "symbol": "Registry", "new_name": "Catalog", "apply": true})).await, @"error[read-only]: sextant runs read-only (--read-only): rename previews, and writes nothing; leave apply out");
+    assert!(f.read("src/shapes.ts").contains("class Registry<"));
+}
