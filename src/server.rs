@@ -47,6 +47,7 @@ code); read it before the code.
 - edit: replace an exact, unique string; previews a diff and `patch: pN` unless apply: true.
 - apply_patch: writes a previewed patch exactly as shown, or nothing if a file changed since.
 - create_file: a new file.
+- pipe: read-only tools chained, each fed the last one's results (find -> grep -> read).
 
 Rules every tool follows:
 - Paths are relative to the workspace root, or absolute inside a library root.

@@ -98,6 +98,7 @@ async fn initialize_and_list_tools() {
             "edit",
             "apply_patch",
             "create_file",
+            "pipe",
             "diagnostics",
             "logs"
         ]
@@ -160,6 +161,7 @@ async fn read_only_server_lists_no_writing_tool() {
             "read_file",
             "find",
             "grep",
+            "pipe",
             "diagnostics",
             "logs"
         ]

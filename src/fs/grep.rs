@@ -35,6 +35,9 @@ pub struct GrepQuery<'a> {
     /// shown (offset + page size). Lines past that are counted, not kept, so
     /// `grep .` over a huge tree stays small.
     pub keep_lines: usize,
+    /// Only these files are searched (the files a `pipe`'s step before
+    /// found), when given.
+    pub only: Option<&'a std::collections::HashSet<PathBuf>>,
 }
 
 /// What one file yielded.
@@ -115,12 +118,14 @@ pub fn search(query: &GrepQuery) -> ToolResult<GrepHits> {
         let matcher = matcher.clone();
         let mut searcher = searcher.build();
         let results = Arc::clone(&results);
-        let (mode, keep_lines) = (query.mode, query.keep_lines);
+        let (mode, keep_lines, only) = (query.mode, query.keep_lines, query.only);
         Box::new(move |entry| {
             let Ok(entry) = entry else {
                 return WalkState::Continue;
             };
-            if !entry.file_type().is_some_and(|t| t.is_file()) {
+            if !entry.file_type().is_some_and(|t| t.is_file())
+                || only.is_some_and(|only| !only.contains(entry.path()))
+            {
                 return WalkState::Continue;
             }
             let mut sink = Collector::new(mode, keep_lines);

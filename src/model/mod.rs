@@ -10,6 +10,7 @@
 mod files;
 mod navigation;
 mod outline;
+mod pipe;
 mod search;
 mod servers;
 mod symbols;
@@ -17,6 +18,7 @@ mod symbols;
 pub use files::*;
 pub use navigation::*;
 pub use outline::*;
+pub use pipe::*;
 pub use search::*;
 pub use servers::*;
 pub use symbols::*;

@@ -8,6 +8,7 @@
 mod files;
 mod navigation;
 mod outline;
+mod pipe;
 mod search;
 mod servers;
 mod symbols;
@@ -15,6 +16,7 @@ mod symbols;
 pub use files::{created_file, file_lines, found_files, grep, patch_report};
 pub use navigation::{call_hierarchy, completion, inspect, references};
 pub use outline::read;
+pub use pipe::pipe;
 pub use search::search;
 pub use servers::{diagnostics, doctor, logs};
 pub use symbols::target_header;

@@ -19,7 +19,6 @@ pub struct CreateFile;
 pub struct Params {
     pub path: String,
     pub content: String,
-    /// Replace an existing file
     pub overwrite: Option<bool>,
 }
 

@@ -25,7 +25,6 @@ pub struct Params {
     /// Glob relative to path: `*` stays in one folder, `**` crosses folders
     pub pattern: String,
     pub path: Option<String>,
-    /// Include .gitignored and hidden files
     pub include_ignored: Option<bool>,
     /// Default 250
     pub limit: Option<usize>,

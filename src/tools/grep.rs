@@ -55,7 +55,7 @@ impl Tool for Grep {
     type Output = GrepResult;
 
     async fn run(ctx: Arc<Context>, params: Params) -> ToolResult<GrepResult> {
-        blocking(move || grep(&ctx, &params)).await
+        blocking(move || grep(&ctx, &params, None)).await
     }
 
     fn render(output: &GrepResult) -> Vec<String> {
@@ -63,7 +63,13 @@ impl Tool for Grep {
     }
 }
 
-fn grep(ctx: &Context, params: &Params) -> ToolResult<GrepResult> {
+/// The search, over every file under `path`, or only over `only` (a
+/// pipe's files) when given.
+pub(crate) fn grep(
+    ctx: &Context,
+    params: &Params,
+    only: Option<&std::collections::HashSet<std::path::PathBuf>>,
+) -> ToolResult<GrepResult> {
     let base = ctx
         .workspace
         .resolve_read(params.path.as_deref().unwrap_or("."))?;
@@ -88,6 +94,7 @@ fn grep(ctx: &Context, params: &Params) -> ToolResult<GrepResult> {
         before_context: before,
         after_context: after,
         keep_lines: offset.saturating_add(limit),
+        only,
     };
     let hits = search(&query)?;
     let result = page(

@@ -87,6 +87,22 @@ impl<'a> SourceFiles<'a> {
         (!chain.is_empty()).then(|| join_path(&chain, file.path_separator()))
     }
 
+    /// The name path of the innermost outline symbol whose lines hold
+    /// `line` (a declaration's own line counts as inside it).
+    pub async fn symbol_at_line(&mut self, path: &Path, line: u32) -> Option<String> {
+        let file = self.file(path).await?;
+        let mut chain = Vec::new();
+        let mut symbols = file.symbols();
+        while let Some(symbol) = symbols
+            .iter()
+            .find(|s| s.range.start.line <= line && line <= s.range.end.line)
+        {
+            chain.push(symbol.name.as_str());
+            symbols = &symbol.children;
+        }
+        (!chain.is_empty()).then(|| join_path(&chain, file.path_separator()))
+    }
+
     /// The declaration named at `position`: its name path and kind.
     pub async fn declared_at(
         &mut self,

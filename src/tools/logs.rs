@@ -24,7 +24,6 @@ pub struct Params {
     pub level: Option<LogLevel>,
     /// Default 50
     pub tail: Option<usize>,
-    /// Only lines containing this
     pub contains: Option<String>,
 }
 

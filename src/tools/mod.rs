@@ -33,6 +33,7 @@ pub mod inspect;
 pub mod locations;
 pub mod logs;
 pub mod outline;
+pub mod pipe;
 pub mod read;
 pub mod read_file;
 pub mod references;
@@ -121,6 +122,7 @@ pub fn all() -> Vec<ToolEntry> {
         ToolEntry::of::<edit::Edit>(),
         ToolEntry::of::<apply_patch::ApplyPatch>(),
         ToolEntry::of::<create_file::CreateFile>(),
+        ToolEntry::of::<pipe::Pipe>(),
         ToolEntry::of::<diagnostics::Diagnostics>(),
         ToolEntry::of::<logs::Logs>(),
     ]
@@ -263,6 +265,8 @@ fn compact(property: &mut Value) {
     map.remove("format");
     map.remove("minimum");
     map.remove("maximum");
+    map.remove("default");
+    map.remove("additionalProperties");
     // `Option<T>`: `["integer", "null"]`, or `anyOf: [T, {"type": "null"}]`.
     if let Some(Value::Array(types)) = map.get_mut("type") {
         types.retain(|t| t != "null");
@@ -304,6 +308,11 @@ fn compact(property: &mut Value) {
         compact(items);
         if let Value::Object(items) = items {
             items.remove("description");
+        }
+    }
+    if let Some(Value::Object(properties)) = map.get_mut("properties") {
+        for property in properties.values_mut() {
+            compact(property);
         }
     }
 }

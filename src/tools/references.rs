@@ -30,9 +30,7 @@ pub struct References;
 pub struct Params {
     #[serde(flatten)]
     pub at: Address,
-    /// Default true
     pub include_declaration: Option<bool>,
-    /// Lines around each (default 0)
     pub context: Option<u32>,
     /// Default 100
     pub limit: Option<usize>,

@@ -53,7 +53,6 @@ pub enum SearchPreview {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Params {
-    /// A name, or part of one
     pub query: String,
     /// ["Class", "Function"]
     pub kinds: Option<Vec<String>>,
