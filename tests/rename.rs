@@ -189,6 +189,37 @@ async fn rust_renames_apply_and_still_check() {
             .contains("use crate::{sum_of, Account, Book, Wallet};")
     );
     assert_eq!(cargo_check(f.root()), before);
+    // A module: its file moves with it, in the same patch.
+    let report = f.read("src/report.rs");
+    let preview = f
+        .run(
+            "rename",
+            json!({"file": "src/lib.rs", "line": 96, "symbol": "report", "new_name": "summary"}),
+        )
+        .await;
+    assert_snapshot!(preview, @"
+    rename report (Module) at src/lib.rs:96:9
+    Rename 'report' -> 'summary': 2 changes across 2 files
+      src/report.rs -> src/summary.rs (moved)
+    patch: p2 (pass it to apply_patch to write exactly this change)
+
+    === next block ===
+
+    --- a/src/lib.rs
+    +++ b/src/lib.rs
+    @@ -93,4 +93,4 @@
+         cents!(amount)
+     }
+     
+    -pub mod report;
+    +pub mod summary;
+    ");
+    f.run("apply_patch", json!({"patch": patch_id(&preview)}))
+        .await;
+    assert!(!f.path("src/report.rs").exists());
+    assert_eq!(f.read("src/summary.rs"), report);
+    assert!(f.read("src/lib.rs").ends_with("pub mod summary;\n"));
+    assert_eq!(cargo_check(f.root()), before);
 }
 
 #[tokio::test]

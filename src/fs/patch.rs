@@ -86,6 +86,7 @@ impl FileEdit {
             path: self.shown.clone(),
             created: self.before.is_none(),
             deleted: self.after.is_none(),
+            moved_from: None,
             lines_added: added,
             lines_removed: removed,
             diff: text,

@@ -953,6 +953,18 @@ fn client_capabilities() -> ClientCapabilities {
         }),
         workspace: Some(WorkspaceClientCapabilities {
             apply_edit: Some(false),
+            // Rename answers may create, move and delete files (a Rust
+            // module's file moves with it): sextant applies them as one
+            // patch (`lsp/refactor.rs`).
+            workspace_edit: Some(WorkspaceEditClientCapabilities {
+                document_changes: Some(true),
+                resource_operations: Some(vec![
+                    ResourceOperationKind::Create,
+                    ResourceOperationKind::Rename,
+                    ResourceOperationKind::Delete,
+                ]),
+                ..Default::default()
+            }),
             configuration: Some(true),
             workspace_folders: Some(true),
             did_change_watched_files: Some(DidChangeWatchedFilesClientCapabilities {

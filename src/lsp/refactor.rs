@@ -181,11 +181,10 @@ fn apply_workspace_edit(
                 DocumentChangeOperation::Op(ResourceOp::Rename(rename)) => {
                     let text = {
                         let from = files.entry(path_of(&rename.old_uri)?)?;
-                        let text = from.1.take().ok_or_else(|| {
+                        // The move is counted once, at its new path.
+                        from.1.take().ok_or_else(|| {
                             format!("{} does not exist to be renamed", rename.old_uri)
-                        })?;
-                        from.2 += 1;
-                        text
+                        })?
                     };
                     let to = files.entry(path_of(&rename.new_uri)?)?;
                     if to.1.is_some() && rename.options.and_then(|o| o.overwrite) != Some(true) {
@@ -308,6 +307,7 @@ mod tests {
             (find(&old).before.is_some(), find(&old).after.is_none()),
             (true, true)
         );
+        assert_eq!(find(&new).edits, 1);
         assert_eq!(
             (find(&new).before.is_none(), find(&new).after.as_deref()),
             (true, Some("pub struct Thing;\n"))

@@ -101,8 +101,11 @@ pub struct FileChange {
     pub path: String,
     /// The file did not exist before.
     pub created: bool,
-    /// The file is removed (the old side of a file a rename moves).
+    /// The file is removed.
     pub deleted: bool,
+    /// The file moved here from this path (a rename moving a module's
+    /// file); the diff is between the old file and this one.
+    pub moved_from: Option<String>,
     pub lines_added: usize,
     pub lines_removed: usize,
     /// A unified diff (`---`/`+++` headers, `@@` hunks), `\n` line ends,

@@ -253,9 +253,13 @@ fn rename_report(report: &PatchReport, renaming: &Renaming) -> Vec<String> {
     if report.applied {
         summary.push_str(", written");
     }
-    for change in report.changes.iter().filter(|c| c.created || c.deleted) {
-        let what = if change.created { "created" } else { "deleted" };
-        let _ = write!(summary, "\n  {} ({what})", change.path);
+    for change in &report.changes {
+        if let Some(from) = &change.moved_from {
+            let _ = write!(summary, "\n  {from} -> {} (moved)", change.path);
+        } else if change.created || change.deleted {
+            let what = if change.created { "created" } else { "deleted" };
+            let _ = write!(summary, "\n  {} ({what})", change.path);
+        }
     }
     if let Some(id) = &report.patch_id {
         let _ = write!(
@@ -267,7 +271,14 @@ fn rename_report(report: &PatchReport, renaming: &Renaming) -> Vec<String> {
         let _ = write!(summary, "\nNote: {note}");
     }
     let mut blocks = vec![summary];
-    blocks.extend(report.changes.iter().map(diff_block));
+    // A file moved unchanged has no diff to show.
+    blocks.extend(
+        report
+            .changes
+            .iter()
+            .filter(|c| !c.diff.trim().is_empty())
+            .map(diff_block),
+    );
     blocks
 }
 

@@ -193,12 +193,43 @@ async fn rename(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
 }
 
 /// Each file's diff, the budget shared among them (every file at least
-/// its counts and a few lines).
+/// its counts and a few lines). A file deleted and one created with its
+/// text are one move, shown as the diff between the two.
 fn describe_within_budget(patch: &Patch) -> Vec<FileChange> {
     let share = (BUDGET_CHARS / patch.files.len().max(1)).max(600);
-    patch
-        .files
-        .iter()
-        .map(|file| file.describe(share))
-        .collect()
+    let moved_to = |deleted: &FileEdit| {
+        patch.files.iter().find(|f| {
+            f.before.is_none()
+                && f.after.is_some()
+                && deleted.after.is_none()
+                && deleted.before.is_some()
+        })
+    };
+    let mut changes = Vec::new();
+    let mut targets = Vec::new();
+    for file in &patch.files {
+        if file.after.is_none()
+            && let Some(to) = moved_to(file)
+        {
+            let moved = FileEdit {
+                path: to.path.clone(),
+                shown: to.shown.clone(),
+                before: file.before.clone(),
+                after: to.after.clone(),
+            };
+            let mut change = moved.describe(share);
+            change.moved_from = Some(file.shown.clone());
+            changes.push(change);
+            targets.push(to.path.clone());
+        }
+    }
+    for file in &patch.files {
+        let part_of_move =
+            targets.contains(&file.path) || (file.after.is_none() && moved_to(file).is_some());
+        if !part_of_move {
+            changes.push(file.describe(share));
+        }
+    }
+    changes.sort_by(|a, b| a.path.cmp(&b.path));
+    changes
 }
