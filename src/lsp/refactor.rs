@@ -91,11 +91,17 @@ pub async fn rename(
         .request_settled::<Rename>(params)
         .await?
         .unwrap_or_default();
-    let mut files = Files::default();
-    apply_workspace_edit(&mut files, edit, client.encoding).map_err(|detail| LspError::Io {
+    // Reading every file the edit touches is blocking work.
+    let encoding = client.encoding;
+    let applied = tokio::task::spawn_blocking(move || {
+        let mut files = Files::default();
+        apply_workspace_edit(&mut files, edit, encoding).map(|()| files.into_rewrites())
+    })
+    .await
+    .unwrap_or_else(|err| Err(format!("it failed internally: {err}")));
+    applied.map_err(|detail| LspError::Io {
         detail: format!("{}'s rename cannot be applied: {detail}", client.server()),
-    })?;
-    Ok(files.into_rewrites())
+    })
 }
 
 /// The files a WorkspaceEdit touches, as it leaves them.
