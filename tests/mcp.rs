@@ -418,6 +418,33 @@ async fn streamable_http_serves_the_same_tools() {
         .unwrap();
     assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
 
+    // A session a client ends (DELETE) answers 204, as clients expect.
+    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+    let answer = raw_http(
+        host,
+        &format!(
+            "POST /{path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{initialize}",
+            initialize.len()
+        ),
+    )
+    .await;
+    let session = answer
+        .lines()
+        .find_map(|l| {
+            let (name, value) = l.split_once(':')?;
+            name.eq_ignore_ascii_case("mcp-session-id")
+                .then(|| value.trim().to_string())
+        })
+        .unwrap_or_else(|| panic!("no session id in:\n{answer}"));
+    let answer = raw_http(
+        host,
+        &format!(
+            "DELETE /{path} HTTP/1.1\r\nHost: {host}\r\nMcp-Session-Id: {session}\r\nMcp-Protocol-Version: 2025-06-18\r\nConnection: close\r\n\r\n"
+        ),
+    )
+    .await;
+    assert!(answer.starts_with("HTTP/1.1 204"), "{answer}");
+
     // SIGTERM with a session still connected (its SSE stream open): the
     // sessions are ended, not waited for.
     drop(second);
@@ -434,6 +461,22 @@ async fn streamable_http_serves_the_same_tools() {
         common::process_gone(server_pid).await,
         "the TypeScript server (pid {server_pid}) outlived sextant"
     );
+}
+
+/// One raw HTTP/1.1 exchange (`Connection: close`): the whole answer.
+async fn raw_http(host: &str, request: &str) -> String {
+    let mut stream = tokio::net::TcpStream::connect(host).await.unwrap();
+    tokio::io::AsyncWriteExt::write_all(&mut stream, request.as_bytes())
+        .await
+        .unwrap();
+    let mut answer = Vec::new();
+    // An SSE answer may stay open: what came within a moment is enough.
+    let _ = tokio::time::timeout(
+        std::time::Duration::from_secs(2),
+        tokio::io::AsyncReadExt::read_to_end(&mut stream, &mut answer),
+    )
+    .await;
+    String::from_utf8_lossy(&answer).into_owned()
 }
 
 /// Progress a client asks for (with a progress token) arrives in order and
