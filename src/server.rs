@@ -20,6 +20,8 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use tokio_util::sync::CancellationToken;
 
+mod stdio;
+
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError};
 use crate::progress;
@@ -167,7 +169,7 @@ fn progress_sink(
 pub async fn serve_stdio(ctx: Arc<Context>) -> anyhow::Result<()> {
     let stop = StopSignals::register()?;
     let service = McpServer::new(Arc::clone(&ctx))
-        .serve(rmcp::transport::stdio())
+        .serve(stdio::guarded())
         .await
         .map_err(|err| anyhow::anyhow!("MCP initialisation failed: {err}"))?;
     tokio::select! {

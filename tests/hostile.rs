@@ -1,0 +1,217 @@
+//! A thousand malformed or hostile MCP messages from a seeded generator,
+//! written to the built binary's stdin: bad JSON, JSON that is no JSON-RPC
+//! message, unknown methods and tools, every tool with every parameter of
+//! the wrong type, huge strings and numbers, duplicate ids, requests before
+//! `initialize`. Each request is answered, the server never exits, and a
+//! normal call afterwards answers correctly.
+
+mod common;
+
+use std::collections::{HashMap, HashSet};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+/// A small deterministic generator (the same messages on every run).
+struct Seeded(u64);
+
+impl Seeded {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// A value of a type other than `wanted` (a JSON Schema type name).
+fn wrong_value(wanted: &str, random: &mut Seeded) -> Value {
+    let choices: Vec<Value> = [
+        json!("text"),
+        json!(12345),
+        json!(-1),
+        json!(1.5e300),
+        json!(true),
+        json!([1, "two"]),
+        json!({"nested": {"deep": []}}),
+        Value::Null,
+    ]
+    .into_iter()
+    .filter(|v| {
+        let actual = match v {
+            Value::String(_) => "string",
+            Value::Number(n) if n.is_i64() => "integer",
+            Value::Number(_) => "number",
+            Value::Bool(_) => "boolean",
+            Value::Array(_) => "array",
+            Value::Object(_) => "object",
+            Value::Null => "null",
+        };
+        actual != wanted && !(wanted == "number" && actual == "integer")
+    })
+    .collect();
+    choices[random.below(choices.len())].clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_thousand_hostile_messages_are_each_answered_and_the_server_stays_up() {
+    let f = common::fixture("ts");
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_sextant"))
+        .args(["serve", "--root"])
+        .arg(f.root())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut send = async |line: String| {
+        stdin.write_all(line.as_bytes()).await.unwrap();
+        stdin.write_all(b"\n").await.unwrap();
+    };
+    let mut expected_ids: HashSet<String> = HashSet::new();
+    let mut expected_nulls = 0usize;
+    let mut answered: HashMap<String, usize> = HashMap::new();
+
+    // Before initialize.
+    send(json!({"jsonrpc": "2.0", "id": "early-1", "method": "tools/list"}).to_string()).await;
+    expected_ids.insert("\"early-1\"".into());
+    send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "hostile", "version": "1"}}}).to_string()).await;
+    expected_ids.insert("1".into());
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string()).await;
+    send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).to_string()).await;
+    // The tools and their parameters, from the server itself.
+    let tools = loop {
+        let line = stdout.next_line().await.unwrap().expect("tools/list");
+        let message: Value = serde_json::from_str(&line).unwrap();
+        *answered.entry(message["id"].to_string()).or_default() += 1;
+        if message["id"] == json!(2) {
+            break message["result"]["tools"].as_array().unwrap().clone();
+        }
+    };
+    let parameters: Vec<(String, String, String)> = tools
+        .iter()
+        .flat_map(|tool| {
+            let name = tool["name"].as_str().unwrap().to_string();
+            tool["inputSchema"]["properties"]
+                .as_object()
+                .unwrap()
+                .iter()
+                .map(|(key, schema)| {
+                    let wanted = schema["type"].as_str().unwrap_or("string").to_string();
+                    (name.clone(), key.clone(), wanted)
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+
+    let mut random = Seeded(0x5e7a47);
+    let mut next_id = 100u64;
+    let mut messages = Vec::new();
+    // Every tool with every parameter of the wrong type, once.
+    for (tool, key, wanted) in &parameters {
+        let mut args = serde_json::Map::new();
+        args.insert(key.clone(), wrong_value(wanted, &mut random));
+        next_id += 1;
+        messages.push((Some(next_id), json!({"jsonrpc": "2.0", "id": next_id, "method": "tools/call", "params": {"name": tool, "arguments": args}}).to_string()));
+    }
+    let huge = "x".repeat(200_000);
+    while messages.len() < 1000 {
+        next_id += 1;
+        let id = next_id;
+        let (tool, key, wanted) = &parameters[random.below(parameters.len())];
+        let message = match random.below(9) {
+            0 => (None, format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/ca")),
+            1 => (None, ["42", "[]", "\"just a string\"", "{\"hello\":1}", "null"][random.below(5)].to_string()),
+            2 => (Some(id), json!({"jsonrpc": "2.0", "id": id, "method": format!("no/such/{id}")}).to_string()),
+            3 => (Some(id), json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": format!("tool{id}"), "arguments": {}}}).to_string()),
+            4 => {
+                let mut args = serde_json::Map::new();
+                args.insert(key.clone(), wrong_value(wanted, &mut random));
+                (Some(id), json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": args}}).to_string())
+            }
+            5 => (Some(id), json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "read_file", "arguments": {"path": huge}}}).to_string()),
+            6 => {
+                let number = ["1e308", "-5", "18446744073709551616", "0.5"][random.below(4)];
+                (Some(id), format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"read_file\",\"arguments\":{{\"path\":\"src/index.ts\",\"offset\":{number}}}}}}}"))
+            }
+            7 => {
+                // The same id twice.
+                messages.push((Some(id), json!({"jsonrpc": "2.0", "id": id, "method": "ping"}).to_string()));
+                (Some(id), json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"}).to_string())
+            }
+            _ => (None, json!({"jsonrpc": "2.0", "method": format!("notifications/unknown{id}"), "params": {"x": huge.len()}}).to_string()),
+        };
+        messages.push(message);
+    }
+    for (id, line) in &messages {
+        match id {
+            Some(id) => {
+                expected_ids.insert(id.to_string());
+            }
+            None if line.starts_with("{\"jsonrpc\":\"2.0\",\"method\":\"notifications") => {}
+            None => expected_nulls += 1,
+        }
+        send(line.clone()).await;
+    }
+    // Then a normal call.
+    send(json!({"jsonrpc": "2.0", "id": "last", "method": "tools/call", "params": {"name": "read_file", "arguments": {"path": "src/index.ts", "limit": 1}}}).to_string()).await;
+
+    expected_ids.insert("\"last\"".into());
+    let mut nulls = 0;
+    let mut last = Value::Null;
+    // Calls run at once, so answers come in any order: read until every
+    // one has come.
+    tokio::time::timeout(Duration::from_secs(120), async {
+        while nulls < expected_nulls || expected_ids.iter().any(|id| !answered.contains_key(id)) {
+            let line = stdout
+                .next_line()
+                .await
+                .unwrap()
+                .expect("the server stays up and answers");
+            let message: Value = serde_json::from_str(&line).expect("every answer is JSON");
+            match &message["id"] {
+                Value::Null => nulls += 1,
+                id => *answered.entry(id.to_string()).or_default() += 1,
+            }
+            if message["id"] == json!("last") {
+                last = message;
+            }
+        }
+    })
+    .await
+    .unwrap_or_else(|_| {
+        let missing: Vec<&String> = expected_ids
+            .iter()
+            .filter(|id| !answered.contains_key(*id))
+            .collect();
+        panic!(
+            "unanswered after 2 minutes: {missing:?}; {nulls} of {expected_nulls} id-less answers"
+        )
+    });
+    assert_eq!(last["result"]["isError"], json!(false), "{last}");
+    let text = last["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.starts_with("     1\timport { Circle"), "{text}");
+    let missing: Vec<&String> = expected_ids
+        .iter()
+        .filter(|id| !answered.contains_key(*id))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "{} requests unanswered: {missing:?}",
+        missing.len()
+    );
+    assert_eq!(
+        nulls, expected_nulls,
+        "answers to lines without a usable id"
+    );
+    assert!(child.try_wait().unwrap().is_none(), "the server exited");
+}
