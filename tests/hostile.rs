@@ -215,3 +215,154 @@ async fn a_thousand_hostile_messages_are_each_answered_and_the_server_stays_up()
     );
     assert!(child.try_wait().unwrap().is_none(), "the server exited");
 }
+
+/// Sixteen calls in flight at once over stdio, mixed tools over a
+/// TypeScript project and a Rust crate in one workspace: each answered
+/// correctly, and a quick call made while rust-analyzer is still starting
+/// for a slow one is answered first.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sixteen_calls_at_once_are_answered_and_a_quick_one_is_not_held_up() {
+    use common::mcp::{call, start, texts};
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    common::copy_tree(
+        &common::fixtures_dir().join("ts"),
+        &dir.path().join("web"),
+        &mut files,
+    );
+    common::copy_tree(
+        &common::fixtures_dir().join("rust"),
+        &dir.path().join("ledger"),
+        &mut files,
+    );
+    let client = std::sync::Arc::new(start(dir.path(), &[]).await);
+
+    // A slow call: rust-analyzer starts cold, then cargo checks the crate.
+    let slow = {
+        let client = std::sync::Arc::clone(&client);
+        tokio::spawn(async move {
+            call(
+                &client,
+                "diagnostics",
+                json!({"file": "ledger/src/broken.rs"}),
+            )
+            .await
+        })
+    };
+    let quick = call(
+        &client,
+        "read_file",
+        json!({"path": "ledger/src/lib.rs", "limit": 1}),
+    )
+    .await;
+    assert!(
+        texts(&quick)[0].starts_with("     1\t//! A small ledger crate"),
+        "{:?}",
+        texts(&quick)
+    );
+    assert!(
+        !slow.is_finished(),
+        "the quick call waited for the slow one"
+    );
+
+    let calls: Vec<(&str, Value, &str)> = vec![
+        (
+            "search",
+            json!({"query": "Registry"}),
+            "@46:14 Class - Registry",
+        ),
+        ("search", json!({"query": "balance"}), "Account::balance"),
+        (
+            "read",
+            json!({"file": "web/src/shapes.ts", "symbol": "Circle"}),
+            "@18:14 Class - Circle",
+        ),
+        (
+            "read",
+            json!({"file": "ledger/src/lib.rs", "symbol": "Account"}),
+            "@11:11 Interface - Account",
+        ),
+        (
+            "references",
+            json!({"file": "web/src/shapes.ts", "symbol": "Circle"}),
+            "Found 10 references to Circle across 3 files",
+        ),
+        (
+            "references",
+            json!({"file": "ledger/src/lib.rs", "symbol": "Ledger"}),
+            "Found 14 references to Ledger across 2 files",
+        ),
+        (
+            "diagnostics",
+            json!({"file": "web/src/broken.ts"}),
+            "[Error][2322]",
+        ),
+        (
+            "diagnostics",
+            json!({"file": "web/src/shapes.ts"}),
+            "No errors or warnings in web/src/shapes.ts",
+        ),
+        (
+            "grep",
+            json!({"pattern": "Circle", "path": "web"}),
+            "web/src/index.ts",
+        ),
+        (
+            "grep",
+            json!({"pattern": "fn balance", "output_mode": "count"}),
+            "ledger/src/lib.rs:3",
+        ),
+        (
+            "find",
+            json!({"pattern": "**/*.rs"}),
+            "ledger/src/report.rs",
+        ),
+        (
+            "read_file",
+            json!({"path": "web/src/paths.ts", "limit": 2}),
+            "export const tsFile = /\\.ts$/;",
+        ),
+        (
+            "inspect",
+            json!({"file": "web/src/shapes.ts", "symbol": "Base.area"}),
+            "Implementations (2):",
+        ),
+        (
+            "inspect",
+            json!({"file": "ledger/src/lib.rs", "symbol": "Account::balance"}),
+            "Implementations (2):",
+        ),
+        (
+            "call_hierarchy",
+            json!({"file": "web/src/shapes.ts", "symbol": "Circle.area"}),
+            "@58:3 Method - Registry.totalArea",
+        ),
+        (
+            "completion",
+            json!({"file": "web/src/index.ts", "line": 6, "character": 12}),
+            "Methods (3)",
+        ),
+    ];
+    assert_eq!(calls.len(), 16);
+    let answers = futures::future::join_all(
+        calls
+            .iter()
+            .map(|(tool, args, _)| call(&client, tool, args.clone())),
+    )
+    .await;
+    for ((tool, args, expected), answer) in calls.iter().zip(&answers) {
+        let text = texts(answer).join("\n");
+        assert_eq!(answer.is_error, Some(false), "{tool} {args}: {text}");
+        assert!(
+            text.contains(expected),
+            "{tool} {args}: expected {expected:?} in:\n{text}"
+        );
+    }
+    let slow = slow.await.unwrap();
+    assert!(
+        texts(&slow).join("\n").contains("E0382"),
+        "{:?}",
+        texts(&slow)
+    );
+}
