@@ -366,3 +366,100 @@ async fn sixteen_calls_at_once_are_answered_and_a_quick_one_is_not_held_up() {
         texts(&slow)
     );
 }
+
+/// A patch applied while another program keeps rewriting the same files
+/// (each of its writes whole, by rename), many rounds: a reader never sees
+/// a partial or mixed file, every apply is whole or refused as stale, and
+/// no staged file is left behind.
+#[test]
+fn patches_raced_against_another_writer_apply_whole_or_not_at_all() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use sextant::fs::patch::{FileEdit, Patch, apply};
+
+    let dir = tempfile::tempdir().unwrap();
+    let names = ["a.ts", "b.ts", "c.ts"];
+    // Every version a file may hold: sextant's before and after, and the
+    // other writer's, each a long text so a torn write would show.
+    let version = |name: &str, who: &str, n: usize| {
+        format!("// {name} by {who} #{n}\n{}", "x".repeat(64 * 1024))
+    };
+    let rounds = 200;
+    for name in names {
+        std::fs::write(dir.path().join(name), version(name, "start", 0)).unwrap();
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let root = dir.path().to_path_buf();
+    let writer = {
+        let (stop, root) = (Arc::clone(&stop), root.clone());
+        std::thread::spawn(move || {
+            let mut n = 0;
+            while !stop.load(Ordering::Relaxed) {
+                n += 1;
+                let name = names[n % names.len()];
+                let temp = root.join(format!(".other-{name}"));
+                std::fs::write(&temp, version(name, "other", n)).unwrap();
+                std::fs::rename(&temp, root.join(name)).unwrap();
+                // Now and then a pause, so some patches find their files
+                // unchanged and apply.
+                if n % 3 == 0 {
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                }
+            }
+        })
+    };
+    let reader = {
+        let (stop, root) = (Arc::clone(&stop), root.clone());
+        std::thread::spawn(move || {
+            let mut reads = 0;
+            while !stop.load(Ordering::Relaxed) {
+                for name in names {
+                    let text = std::fs::read_to_string(root.join(name)).unwrap();
+                    let (head, body) = text.split_once('\n').unwrap();
+                    assert!(head.starts_with(&format!("// {name} by ")), "{head}");
+                    assert_eq!(body, "x".repeat(64 * 1024), "a torn {name}: {head}");
+                    reads += 1;
+                }
+            }
+            reads
+        })
+    };
+    let (mut applied, mut stale) = (0, 0);
+    for round in 0..rounds {
+        // A patch of all three files, from what they hold now.
+        let files = names
+            .iter()
+            .map(|name| {
+                let path = root.join(name);
+                FileEdit {
+                    before: Some(std::fs::read_to_string(&path).unwrap()),
+                    after: Some(version(name, "sextant", round)),
+                    path,
+                    shown: name.to_string(),
+                }
+            })
+            .collect();
+        match apply(&Patch { files }) {
+            Ok(()) => applied += 1,
+            Err(err) => {
+                assert!(err.to_string().starts_with("error[stale-patch]"), "{err}");
+                stale += 1;
+            }
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    writer.join().unwrap();
+    let reads = reader.join().expect("no torn file was read");
+    assert_eq!(applied + stale, rounds);
+    assert!(applied > 0, "no patch applied in {rounds} rounds");
+    assert!(reads > 0);
+    let left: Vec<_> = std::fs::read_dir(&root)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".sextant-"))
+        .collect();
+    assert!(left.is_empty(), "staged files left behind: {left:?}");
+    println!("{applied} applied, {stale} refused as stale, {reads} reads");
+}
