@@ -6,9 +6,10 @@
 //! types so the MCP edge and the command line can list and call any tool by
 //! name; neither knows what a tool does.
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 use schemars::JsonSchema;
@@ -191,10 +192,9 @@ async fn call_typed<T: Tool>(
     })?;
     // Serde cannot refuse unknown keys of a struct with a flattened part
     // (the tools that take a symbol address): the schema's names can.
-    if let Some(Value::Object(known)) = input_schema::<T::Params>().get("properties")
-        && let Some(unknown) = args_keys.iter().find(|key| !known.contains_key(*key))
-    {
-        let names: Vec<String> = known.keys().map(|k| format!("`{k}`")).collect();
+    let known = parameter_names::<T>();
+    if let Some(unknown) = args_keys.iter().find(|key| !known.contains(key)) {
+        let names: Vec<String> = known.iter().map(|k| format!("`{k}`")).collect();
         return Err(ToolError::new(
             ErrorCode::InvalidParams,
             format!(
@@ -218,6 +218,23 @@ async fn call_typed<T: Tool>(
         None
     };
     Ok(Answer { blocks, json })
+}
+
+/// The names of a tool's parameters, from its schema; made once per tool
+/// (every call checks against them, and a schema takes a while to make).
+fn parameter_names<T: Tool>() -> Arc<[String]> {
+    type ByTool = Mutex<HashMap<&'static str, Arc<[String]>>>;
+    static NAMES: OnceLock<ByTool> = OnceLock::new();
+    let mut names = NAMES
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    Arc::clone(names.entry(T::NAME).or_insert_with(|| {
+        match input_schema::<T::Params>().get("properties") {
+            Some(Value::Object(properties)) => properties.keys().cloned().collect(),
+            _ => Arc::from(Vec::new()),
+        }
+    }))
 }
 
 /// The parameters' schema, inlined and compacted. The `format` parameter
