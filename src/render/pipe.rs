@@ -12,14 +12,18 @@ pub fn pipe(result: &PipeResult) -> Vec<String> {
     if result.total > 1 || result.next_offset.is_some() {
         let _ = write!(summary, " -> {}", count(result.total, "answer", "answers"));
     }
-    if let Some(next) = result.next_offset {
+    // A page that is not the whole says which it is (the last one too).
+    if result.offset > 0 || result.next_offset.is_some() {
         let _ = write!(
             summary,
-            "\nShowing answers {}-{} of {}; pass offset={next} for more",
+            "\nShowing answers {}-{} of {}",
             result.offset + 1,
             result.offset + shown,
             result.total
         );
+        if let Some(next) = result.next_offset {
+            let _ = write!(summary, "; pass offset={next} for more");
+        }
     }
     for note in &result.notes {
         let _ = write!(summary, "\nNote: {note}");
