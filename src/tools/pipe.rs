@@ -116,17 +116,6 @@ enum Flow {
     Enclosing(Vec<(PathBuf, String)>),
 }
 
-impl Flow {
-    fn len(&self) -> usize {
-        match self {
-            Flow::Files(v) => v.len(),
-            Flow::Lines(v) => v.len(),
-            Flow::Symbols(v) => v.len(),
-            Flow::Enclosing(v) => v.len(),
-        }
-    }
-}
-
 /// Refuses a chain that does not fit, before anything runs.
 fn check(steps: &[Step]) -> ToolResult<()> {
     let invalid = |message: String| ToolError::new(ErrorCode::InvalidParams, message);
@@ -253,9 +242,7 @@ async fn first_step(
             Flow::Files(files)
         }
         "grep" => {
-            let p: super::grep::Params = params(step, &[])?;
-            let ctx2 = Arc::clone(ctx);
-            let result = blocking(move || super::grep::grep(&ctx2, &p, None)).await?;
+            let result = grep_step(ctx, step, None).await?;
             grep_flow(ctx, &result, summaries)
         }
         "search" => {
@@ -300,7 +287,7 @@ async fn middle_step(
 ) -> ToolResult<Flow> {
     match (step.tool.as_str(), flow) {
         ("grep", Flow::Files(files)) => {
-            let result = grep_over(ctx, step, files).await?;
+            let result = grep_step(ctx, step, Some(files)).await?;
             Ok(grep_flow(ctx, &result, summaries))
         }
         ("references", Flow::Symbols(symbols)) => {
@@ -335,7 +322,7 @@ async fn last_step(
 ) -> ToolResult<PipeResult> {
     // `grep` gives one answer over all the files.
     if let ("grep", Flow::Files(files)) = (step.tool.as_str(), &flow) {
-        let result = grep_over(ctx, step, files.clone()).await?;
+        let result = grep_step(ctx, step, Some(files.clone())).await?;
         return Ok(PipeResult {
             steps,
             outputs: vec![PipeOutput::Grep(result)],
@@ -414,11 +401,11 @@ async fn last_inputs(
         if let Some(symbol) = symbol {
             args.push(("symbol", json!(symbol)));
         }
-        LastInput::Read(args)
+        args
     };
     match (step.tool.as_str(), flow) {
         ("read", Flow::Files(files)) => {
-            inputs.extend(files.iter().map(|path| read(path, None)));
+            inputs.extend(files.iter().map(|path| LastInput::Read(read(path, None))));
         }
         ("read", Flow::Lines(lines)) => {
             // The symbol around each match, each once; a match outside
@@ -427,23 +414,20 @@ async fn last_inputs(
             for (path, line) in lines {
                 let enclosing = files.symbol_at_line(&path, line).await;
                 if seen.insert((path.clone(), enclosing.clone())) {
-                    inputs.push(read(&path, enclosing.as_deref()));
+                    inputs.push(LastInput::Read(read(&path, enclosing.as_deref())));
                 }
             }
         }
         ("read", Flow::Symbols(symbols)) => {
             for (path, name, _) in symbols {
                 if seen.insert((path.clone(), Some(name.clone()))) {
-                    inputs.push(read(&path, Some(&name)));
+                    inputs.push(LastInput::Read(read(&path, Some(&name))));
                 }
             }
         }
         ("read", Flow::Enclosing(enclosing)) => {
             for (path, name) in enclosing {
-                let mut args = match read(&path, Some(&name)) {
-                    LastInput::Read(args) => args,
-                    LastInput::References(..) => unreachable!("read builds reads"),
-                };
+                let mut args = read(&path, Some(&name));
                 // A reference's code is what was asked for.
                 if !step.args.contains_key("preview") {
                     args.push(("preview", json!("expanded")));
@@ -458,13 +442,11 @@ async fn last_inputs(
                     .map(|(path, _, position)| LastInput::References(path, position)),
             );
         }
-        (tool, flow) => {
+        // `check` let no other pair through.
+        (tool, _) => {
             return Err(ToolError::new(
                 ErrorCode::InvalidParams,
-                format!(
-                    "{tool} cannot take the {} inputs the step before gives",
-                    flow.len()
-                ),
+                format!("{tool} cannot come last after the step before it"),
             ));
         }
     }
@@ -498,16 +480,16 @@ async fn references_at(
     super::references::References::run(Arc::clone(ctx), p).await
 }
 
-/// `grep` over `files` only.
-async fn grep_over(
+/// A `grep` step: over `files` only, when the step before found them.
+async fn grep_step(
     ctx: &Arc<Context>,
     step: &Step,
-    files: Vec<PathBuf>,
+    files: Option<Vec<PathBuf>>,
 ) -> ToolResult<crate::model::GrepResult> {
     let p: super::grep::Params = params(step, &[])?;
-    let only: HashSet<PathBuf> = files.into_iter().collect();
+    let only: Option<HashSet<PathBuf>> = files.map(|files| files.into_iter().collect());
     let ctx = Arc::clone(ctx);
-    blocking(move || super::grep::grep(&ctx, &p, Some(&only))).await
+    blocking(move || super::grep::grep(&ctx, &p, only.as_ref())).await
 }
 
 /// What a grep hands on: matching lines in content mode, else files.
