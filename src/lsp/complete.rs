@@ -66,9 +66,13 @@ pub async fn completion(
         Some(CompletionResponse::Array(items)) => (items, false),
         Some(CompletionResponse::List(list)) => (list.items, list.is_incomplete),
     };
-    items.sort_by(|a, b| {
-        let key = |i: &CompletionItem| i.sort_text.clone().unwrap_or_else(|| i.label.clone());
-        key(a).cmp(&key(b)).then_with(|| a.label.cmp(&b.label))
+    // Keys made once per item, not once per comparison (lists run to
+    // thousands of items).
+    items.sort_by_cached_key(|i| {
+        (
+            i.sort_text.clone().unwrap_or_else(|| i.label.clone()),
+            i.label.clone(),
+        )
     });
     let mut unresolved = 0;
     if can_resolve {

@@ -237,14 +237,14 @@ fn call_node(
             );
         }
     }
-    for child in &node.children {
+    if !node.children.is_empty() {
         let arrow = match direction {
             CallDirection::Incoming => "called by",
             CallDirection::Outgoing => "calls",
         };
-        if std::ptr::eq(child, &node.children[0]) {
-            let _ = write!(out, "\n{indent}  {arrow}:");
-        }
+        let _ = write!(out, "\n{indent}  {arrow}:");
+    }
+    for child in &node.children {
         call_node(out, child, direction, depth + 2, &node.path);
     }
 }
