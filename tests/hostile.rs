@@ -160,10 +160,17 @@ async fn a_thousand_hostile_messages_are_each_answered_and_the_server_stays_up()
             None if line.starts_with("{\"jsonrpc\":\"2.0\",\"method\":\"notifications") => {}
             None => expected_nulls += 1,
         }
-        send(line.clone()).await;
     }
-    // Then a normal call.
-    send(json!({"jsonrpc": "2.0", "id": "last", "method": "tools/call", "params": {"name": "read_file", "arguments": {"path": "src/index.ts", "limit": 1}}}).to_string()).await;
+    // Then a normal call. Written while the answers are read: a server
+    // that stops reading would otherwise block the writing, not fail.
+    messages.push((None, json!({"jsonrpc": "2.0", "id": "last", "method": "tools/call", "params": {"name": "read_file", "arguments": {"path": "src/index.ts", "limit": 1}}}).to_string()));
+    let writing = tokio::spawn(async move {
+        for (_, line) in messages {
+            stdin.write_all(line.as_bytes()).await?;
+            stdin.write_all(b"\n").await?;
+        }
+        Ok::<_, std::io::Error>(stdin)
+    });
 
     expected_ids.insert("\"last\"".into());
     let mut nulls = 0;
@@ -214,6 +221,7 @@ async fn a_thousand_hostile_messages_are_each_answered_and_the_server_stays_up()
         "answers to lines without a usable id"
     );
     assert!(child.try_wait().unwrap().is_none(), "the server exited");
+    writing.await.unwrap().expect("every message written");
 }
 
 /// Sixteen calls in flight at once over stdio, mixed tools over a
