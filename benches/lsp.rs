@@ -44,12 +44,6 @@ const RAW_ROUNDS: usize = 50;
 const ROUNDS: usize = 20;
 const TIMEOUT: Duration = Duration::from_secs(60);
 
-/// The middle sample.
-fn median(mut samples: Vec<Duration>) -> Duration {
-    samples.sort();
-    samples[samples.len() / 2]
-}
-
 /// `12.34 ms`.
 fn ms(d: Duration) -> String {
     format!("{:.2} ms", d.as_secs_f64() * 1000.0)
@@ -72,7 +66,7 @@ where
         f().await;
         samples.push(t.elapsed());
     }
-    median(samples)
+    common::median(samples)
 }
 
 /// The resident memory of `pid` and every process below it, in MB.
@@ -254,9 +248,9 @@ async fn measure(
         document_symbols(&session).await.unwrap();
         through.push(t.elapsed());
     }
-    figures.workspace_symbol = Some(median(raw_search));
-    figures.search = Some(median(search));
-    figures.overhead = Some(median(through).saturating_sub(median(raw_symbols)));
+    figures.workspace_symbol = Some(common::median(raw_search));
+    figures.search = Some(common::median(search));
+    figures.overhead = Some(common::median(through).saturating_sub(common::median(raw_symbols)));
 
     let file_arg = json!({"file": file});
     call(ctx, "diagnostics", file_arg.clone()).await;
@@ -275,7 +269,7 @@ async fn measure(
         edited.push(t.elapsed());
     }
     std::fs::write(&path, original).unwrap();
-    figures.diagnostics_edit = Some(median(edited));
+    figures.diagnostics_edit = Some(common::median(edited));
     figures.rss_mb = client.pid.map(tree_rss_mb);
     ctx.lsp.shutdown(Duration::from_secs(2)).await;
     figures
@@ -324,7 +318,7 @@ async fn monorepo(config: &str, figures: &mut Figures) {
                 call(&ctx, "search", json!({"query": "Thing39"})).await;
                 through.push(t.elapsed());
             }
-            figures.monorepo_warm = Some((median(raw), median(through)));
+            figures.monorepo_warm = Some((common::median(raw), common::median(through)));
         }
         ctx.lsp.shutdown(Duration::from_secs(2)).await;
     }

@@ -52,11 +52,6 @@ use sextant::lsp::client::LspClient;
 const ROUNDS: usize = 20;
 const TIMEOUT: Duration = Duration::from_secs(60);
 
-fn median(mut samples: Vec<Duration>) -> Duration {
-    samples.sort();
-    samples[samples.len() / 2]
-}
-
 fn ms(d: Duration) -> String {
     format!("{:.2}", d.as_secs_f64() * 1000.0)
 }
@@ -130,7 +125,7 @@ where
         tools.push(t.elapsed());
         raws.push(raw().await);
     }
-    (median(tools), median(raws), answer)
+    (common::median(tools), common::median(raws), answer)
 }
 
 async fn elapsed<F: std::future::Future>(f: F) -> Duration {
@@ -641,9 +636,9 @@ async fn rename_figures(language: &'static str) -> RenameFigures {
         } else {
             "rust-analyzer"
         },
-        raw: median(raws),
-        preview: median(previews),
-        apply: median(applies),
+        raw: common::median(raws),
+        preview: common::median(previews),
+        apply: common::median(applies),
         bytes,
     }
 }

@@ -241,6 +241,12 @@ pub fn generate_monorepo(root: &Path, packages: usize, files: usize) {
     }
 }
 
+/// The middle sample (the benches' figures).
+pub fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
 /// The fake language server (examples/fake_lsp.rs), built if needed.
 pub fn fake_server() -> PathBuf {
     static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
