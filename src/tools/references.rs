@@ -73,9 +73,18 @@ async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResul
     ctx.lsp.open_projects(&session.client).await;
     let position = resolved.target.position;
     let include_declaration = params.include_declaration.unwrap_or(true);
+    // The declaration's file comes first: the address's own when it is on
+    // a declaration, else where the server says it is defined (asked
+    // beside the references, so it costs no time).
+    let on_declaration = resolved.target.declaration.is_some();
     let (found, definition) = tokio::join!(
         find_references(&session, position, include_declaration),
-        goto(&session, position, Goto::Definition),
+        async {
+            if on_declaration {
+                return None;
+            }
+            goto(&session, position, Goto::Definition).await.ok()
+        },
     );
     let mut spots = found?;
     let mut notes = Vec::new();
@@ -98,7 +107,6 @@ async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResul
     }
     // The declaration's file first, then by path; by position in a file.
     let declared_in = definition
-        .ok()
         .and_then(|d| d.into_iter().next())
         .map_or_else(|| resolved.path.clone(), |d| d.path);
     let mut by_file: BTreeMap<(bool, String), (PathBuf, Vec<Position>)> = BTreeMap::new();
