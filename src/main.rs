@@ -1,10 +1,23 @@
 //! The `sextant` binary: command-line parsing and logging set-up only.
 
 use sextant::cli;
+use sextant::lsp::reaper;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|arg| arg == reaper::REAPER_ARG)
+    {
+        reaper::run_reaper();
+        return ExitCode::SUCCESS;
+    }
     let matches = cli::command().get_matches();
+    // Servers' processes are ended by a reaper run from this binary if
+    // sextant is killed; without a path to it they still die themselves.
+    if let Ok(exe) = std::env::current_exe() {
+        reaper::enable(exe);
+    }
     // Logs go to stderr: stdout carries MCP messages (or a tool's answer).
     // A one-off tool run stays quiet unless RUST_LOG asks otherwise.
     let default_filter = match matches.subcommand_name() {
@@ -51,6 +64,9 @@ fn main() -> ExitCode {
             None => Ok(ExitCode::from(2)),
         }
     });
+    // Not a plain drop, which waits for every blocking task: the one reading
+    // stdin never returns while the client keeps stdin open (a SIGTERM).
+    runtime.shutdown_timeout(std::time::Duration::from_millis(200));
     match result {
         Ok(code) => code,
         Err(err) => {

@@ -33,6 +33,7 @@ use super::LspError;
 use super::config::LanguageConfig;
 use super::convert::{Encoding, LineIndex};
 use super::inbound::{self, Shared};
+use super::reaper;
 use super::watch::{ChangeKind, FileChange};
 use super::wire::{Strict, StrictAnswers, StrictNotification, strict_params};
 use crate::logbook::LogBook;
@@ -124,8 +125,8 @@ impl std::fmt::Debug for LspClient {
 }
 
 impl LspClient {
-    /// Spawns the server and initializes it. The process gets a parent-death
-    /// signal, so it dies with sextant even when sextant is killed.
+    /// Spawns the server and initializes it. The process leads a session of
+    /// its own, which ends with it and with sextant (see `reaper`).
     pub async fn start(
         language: Arc<LanguageConfig>,
         program: &Path,
@@ -142,7 +143,7 @@ impl LspClient {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true);
-        set_parent_death_signal(&mut command);
+        reaper::own_session(&mut command);
         // Spawned from an async task on a runtime worker: PR_SET_PDEATHSIG
         // fires when the *thread* that forked exits, and runtime workers
         // live as long as the runtime (blocking-pool threads do not).
@@ -151,6 +152,9 @@ impl LspClient {
             detail: format!("{}: {err}", program.display()),
         })?;
         let pid = child.id();
+        if let Some(pid) = pid {
+            reaper::watch(pid);
+        }
         let (stdin, stdout, stderr) = (
             child.stdin.take().expect("piped"),
             child.stdout.take().expect("piped"),
@@ -219,6 +223,10 @@ impl LspClient {
                         child.wait().await
                     }
                 };
+                if let Some(pid) = pid {
+                    // What the server started and left behind ends with it.
+                    let _ = tokio::task::spawn_blocking(move || reaper::end_session(pid)).await;
+                }
                 let description = match status {
                     Ok(status) => describe_exit(status),
                     Err(err) => format!("lost track of the process: {err}"),
@@ -916,22 +924,6 @@ fn describe_exit(status: std::process::ExitStatus) -> String {
         None => "exited".to_string(),
     }
 }
-
-#[cfg(target_os = "linux")]
-fn set_parent_death_signal(command: &mut tokio::process::Command) {
-    // SAFETY: prctl is async-signal-safe; the closure touches nothing else.
-    unsafe {
-        command.pre_exec(|| {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn set_parent_death_signal(_: &mut tokio::process::Command) {}
 
 /// What sextant tells servers it can do.
 fn client_capabilities() -> ClientCapabilities {

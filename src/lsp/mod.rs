@@ -13,6 +13,7 @@ pub mod config;
 pub mod convert;
 pub mod inbound;
 pub mod install;
+pub mod reaper;
 pub mod navigate;
 pub mod refactor;
 pub mod requests;

@@ -1,0 +1,125 @@
+//! sextant ended by SIGKILL or SIGTERM while its language servers run and
+//! while rust-analyzer's `cargo check` runs a (slow) build script: every
+//! process it started, grandchildren included, is gone afterwards, checked
+//! by pid.
+
+mod common;
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use common::mcp::{call, start_with_pid, texts};
+use serde_json::json;
+
+/// Every live descendant of `root`: (pid, command name).
+fn descendants(root: u32) -> Vec<(u32, String)> {
+    let mut children: HashMap<u32, Vec<(u32, String)>> = HashMap::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse().ok()) else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+            continue;
+        };
+        let name = stat[open + 1..close].to_string();
+        let Some(parent) = stat[close + 1..]
+            .split_whitespace()
+            .nth(1)
+            .and_then(|p| p.parse().ok())
+        else {
+            continue;
+        };
+        children.entry(parent).or_default().push((pid, name));
+    }
+    let mut found = Vec::new();
+    let mut stack = vec![root];
+    while let Some(pid) = stack.pop() {
+        for child in children.get(&pid).into_iter().flatten() {
+            stack.push(child.0);
+            found.push(child.clone());
+        }
+    }
+    found
+}
+
+/// A TypeScript project and a Rust crate whose build script sleeps for two
+/// minutes, so `cargo check` is still running when sextant is ended.
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    common::copy_tree(
+        &common::fixtures_dir().join("ts"),
+        &dir.path().join("web"),
+        &mut files,
+    );
+    common::copy_tree(
+        &common::fixtures_dir().join("rust"),
+        &dir.path().join("ledger"),
+        &mut files,
+    );
+    std::fs::write(
+        dir.path().join("ledger/build.rs"),
+        "fn main() {\n    std::thread::sleep(std::time::Duration::from_secs(120));\n}\n",
+    )
+    .unwrap();
+    dir
+}
+
+async fn ended_by(signal: libc::c_int) {
+    let dir = workspace();
+    let (client, sextant_pid) = start_with_pid(dir.path(), &[]).await;
+    let ts = call(&client, "diagnostics", json!({"file": "web/src/shapes.ts"})).await;
+    assert_eq!(texts(&ts), ["No errors or warnings in web/src/shapes.ts"]);
+    // rust-analyzer starts and runs the build script; the call waits for the
+    // check, which will not end before sextant does.
+    let client = std::sync::Arc::new(client);
+    let pending = {
+        let client = std::sync::Arc::clone(&client);
+        tokio::spawn(async move {
+            let _ = call(&client, "diagnostics", json!({"file": "ledger/src/lib.rs"})).await;
+        })
+    };
+    let mut tree = Vec::new();
+    for _ in 0..600 {
+        tree = descendants(sextant_pid);
+        if tree
+            .iter()
+            .any(|(_, name)| name.starts_with("build-script"))
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let names: Vec<&str> = tree.iter().map(|(_, name)| name.as_str()).collect();
+    // Command names as the kernel keeps them (15 bytes): TypeScript 7's
+    // server runs as `tsc --lsp`.
+    for expected in ["tsc", "rust-analyzer", "cargo", "build-script-bu"] {
+        assert!(
+            names.contains(&expected),
+            "no {expected} under sextant: {names:?}"
+        );
+    }
+
+    // SAFETY: kill has no memory-safety preconditions.
+    unsafe { libc::kill(sextant_pid as i32, signal) };
+    for (pid, name) in &tree {
+        assert!(
+            common::process_gone(*pid).await,
+            "{name} (pid {pid}) outlived sextant ended by signal {signal}"
+        );
+    }
+    pending.abort();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_sextant_leaves_no_process_behind() {
+    ended_by(libc::SIGKILL).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_terminated_sextant_leaves_no_process_behind() {
+    ended_by(libc::SIGTERM).await;
+}
