@@ -29,6 +29,16 @@
 //!   unknown one, and one with malformed params), registering a watcher for
 //!   `**/*.fake`; never answers documentSymbol for a file named `slow.*`.
 //!
+//! - `kill-during:METHOD`, `hang-on:METHOD`, `flood-stdout`: offer and
+//!   answer every request the navigation tools make (hover, definition,
+//!   type definition, implementation, references, call hierarchy,
+//!   completion and its resolve, prepareRename and rename, workspace
+//!   symbols), each about the one function `fake`. `kill-during:METHOD`
+//!   sends itself SIGKILL on its first METHOD request, any method (a
+//!   marker in STATE_DIR, so the restarted server answers);
+//!   `hang-on:METHOD` never answers METHOD; `flood-stdout` sends 20,000
+//!   `window/logMessage` notifications (Info) before every answer.
+//!
 //! - `flat-outline`: answers documentSymbol with a flat `SymbolInformation`
 //!   list sorted by name, as some servers do: class `Zeta` (lines 1-3),
 //!   its method `alpha` (line 2), function `beta` (line 4), each located by
@@ -76,6 +86,30 @@ fn main() {
                     message.get("result").unwrap_or(&message)
                 );
             }
+            continue;
+        }
+        if id.is_some() && mode == format!("hang-on:{method}") {
+            continue;
+        }
+        if id.is_some() && mode == format!("kill-during:{method}") && first_time(&state, "killed") {
+            eprintln!("fake: killed during {method}");
+            // SAFETY: kill has no memory-safety preconditions.
+            unsafe { libc::kill(libc::getpid(), libc::SIGKILL) };
+        }
+        if id.is_some() && mode == "flood-stdout" {
+            for i in 0..20_000 {
+                send(
+                    &mut out,
+                    &json!({"jsonrpc": "2.0", "method": "window/logMessage", "params": {"type": 3, "message": format!("fake: chatter {i} before {method}")}}),
+                );
+            }
+        }
+        if let (Some(id), Some(answer)) = (&id, navigation_answer(&mode, method, &message, &state))
+        {
+            send(
+                &mut out,
+                &json!({"jsonrpc": "2.0", "id": id, "result": answer}),
+            );
             continue;
         }
         match (method, id) {
@@ -169,6 +203,21 @@ fn main() {
                 }
                 if mode == "indexing-forever" {
                     capabilities["referencesProvider"] = json!(true);
+                }
+                if navigates(&mode) {
+                    for provider in [
+                        "hoverProvider",
+                        "definitionProvider",
+                        "typeDefinitionProvider",
+                        "implementationProvider",
+                        "referencesProvider",
+                        "callHierarchyProvider",
+                        "workspaceSymbolProvider",
+                    ] {
+                        capabilities[provider] = json!(true);
+                    }
+                    capabilities["completionProvider"] = json!({"resolveProvider": true});
+                    capabilities["renameProvider"] = json!({"prepareProvider": true});
                 }
                 if mode == "strict" {
                     capabilities["textDocumentSync"] =
@@ -300,6 +349,68 @@ fn main() {
             _ => {}
         }
     }
+}
+
+/// The modes that answer the navigation tools' requests.
+fn navigates(mode: &str) -> bool {
+    mode.starts_with("kill-during:") || mode.starts_with("hang-on:") || mode == "flood-stdout"
+}
+
+/// The answer to a navigation request in the modes that offer them, about
+/// the one function `fake` (line 1, `fn fake() {}`) of the file asked
+/// about, or of STATE_DIR/../main.fake for workspace symbols.
+fn navigation_answer(
+    mode: &str,
+    method: &str,
+    message: &Value,
+    state: &std::path::Path,
+) -> Option<Value> {
+    if !navigates(mode) {
+        return None;
+    }
+    let uri = message
+        .pointer("/params/textDocument/uri")
+        .or_else(|| message.pointer("/params/item/uri"))
+        .cloned()
+        .unwrap_or_else(|| {
+            let main = state.parent().unwrap_or(state).join("main.fake");
+            json!(format!("file://{}", main.display()))
+        });
+    let name = json!({"start": {"line": 0, "character": 3}, "end": {"line": 0, "character": 7}});
+    let whole = json!({"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 12}});
+    let location = json!({"uri": uri, "range": name});
+    let item =
+        json!({"name": "fake", "kind": 12, "uri": uri, "range": whole, "selectionRange": name});
+    Some(match method {
+        "textDocument/hover" => {
+            json!({"contents": {"kind": "markdown", "value": "```fake\nfn fake()\n```"}})
+        }
+        "textDocument/definition"
+        | "textDocument/typeDefinition"
+        | "textDocument/implementation"
+        | "textDocument/references" => json!([location]),
+        "textDocument/prepareCallHierarchy" => json!([item]),
+        "callHierarchy/incomingCalls" | "callHierarchy/outgoingCalls" => json!([]),
+        "textDocument/completion" => json!({"isIncomplete": false, "items": [
+            {"label": "fake", "kind": 3, "detail": "fn fake()"}
+        ]}),
+        "completionItem/resolve" => message.get("params").cloned().unwrap_or(Value::Null),
+        "textDocument/prepareRename" => name,
+        "textDocument/rename" => {
+            let new_name = message
+                .pointer("/params/newName")
+                .cloned()
+                .unwrap_or(Value::Null);
+            let mut changes = serde_json::Map::new();
+            changes.insert(
+                uri.as_str().unwrap_or_default().to_string(),
+                json!([{"range": name, "newText": new_name}]),
+            );
+            json!({"changes": changes})
+        }
+        "workspace/symbol" => json!([{"name": "fake", "kind": 12, "location": location}]),
+        _ => return None,
+    })
 }
 
 /// True the first time (and leaves a marker so later runs see false).

@@ -442,3 +442,166 @@ fn null_members(value: &serde_json::Value, path: &str, out: &mut Vec<String>) {
         _ => {}
     }
 }
+
+/// Every request the tools make of a server, the call that makes it, and a
+/// line of that call's answer when the server answers.
+fn request_kinds() -> Vec<(&'static str, &'static str, serde_json::Value, &'static str)> {
+    let symbol = json!({"file": "main.fake", "symbol": "fake"});
+    vec![
+        (
+            "textDocument/documentSymbol",
+            "read",
+            json!({"file": "main.fake"}),
+            "@1:4 Function - fake",
+        ),
+        ("textDocument/hover", "inspect", symbol.clone(), "fn fake()"),
+        (
+            "textDocument/definition",
+            "inspect",
+            symbol.clone(),
+            "Definition: main.fake:1:4 `fn fake() {}`",
+        ),
+        (
+            "textDocument/typeDefinition",
+            "inspect",
+            symbol.clone(),
+            "Definition: main.fake:1:4",
+        ),
+        (
+            "textDocument/implementation",
+            "inspect",
+            symbol.clone(),
+            "Definition: main.fake:1:4",
+        ),
+        (
+            "textDocument/references",
+            "references",
+            symbol.clone(),
+            "@1:4: `fn fake() {}`",
+        ),
+        (
+            "textDocument/prepareCallHierarchy",
+            "call_hierarchy",
+            symbol.clone(),
+            "Incoming calls: none",
+        ),
+        (
+            "callHierarchy/incomingCalls",
+            "call_hierarchy",
+            symbol.clone(),
+            "Incoming calls: none",
+        ),
+        (
+            "callHierarchy/outgoingCalls",
+            "call_hierarchy",
+            symbol.clone(),
+            "Outgoing calls: none",
+        ),
+        (
+            "textDocument/completion",
+            "completion",
+            json!({"file": "main.fake", "line": 1, "character": 4}),
+            "fake - fn fake()",
+        ),
+        (
+            "completionItem/resolve",
+            "completion",
+            json!({"file": "main.fake", "line": 1, "character": 4}),
+            "fake - fn fake()",
+        ),
+        (
+            "textDocument/prepareRename",
+            "rename",
+            json!({"file": "main.fake", "symbol": "fake", "new_name": "other"}),
+            "Rename 'fake' -> 'other': 1 change across 1 file",
+        ),
+        (
+            "textDocument/rename",
+            "rename",
+            json!({"file": "main.fake", "symbol": "fake", "new_name": "other"}),
+            "Rename 'fake' -> 'other': 1 change across 1 file",
+        ),
+        (
+            "workspace/symbol",
+            "search",
+            json!({"query": "fake"}),
+            "@1:4 Function - fake",
+        ),
+    ]
+}
+
+/// A server killed (SIGKILL) in the middle of each kind of request: that
+/// call fails, or answers what it has with a note, saying the server
+/// crashed; the next call restarts it and answers in full; `logs` tells
+/// what happened.
+#[tokio::test]
+async fn a_server_killed_during_any_request_fails_that_call_and_the_next_one_restarts() {
+    for (method, tool, args, answered) in request_kinds() {
+        let w = workspace(&format!("kill-during:{method}"), 10.0);
+        let first = common::run(&w.ctx, tool, args.clone()).await;
+        assert!(
+            first.contains("fake_lsp crashed: the connection closed during"),
+            "{method}: {first}"
+        );
+        assert!(
+            !first.contains("finds no definition"),
+            "{method}: a failed request reported as an answer: {first}"
+        );
+        let second = common::run(&w.ctx, tool, args).await;
+        assert!(
+            second.contains(answered),
+            "{method}, after the restart: {second}"
+        );
+        assert!(
+            !second.contains("Note:"),
+            "{method}, after the restart: {second}"
+        );
+        let logs = w.logs(json!({})).await;
+        assert!(
+            logs.contains(&format!("fake: killed during {method}")),
+            "{method}: {logs}"
+        );
+        assert!(logs.contains("killed by signal 9"), "{method}: {logs}");
+        assert!(logs.contains("ready, restarted 1 time"), "{method}: {logs}");
+    }
+}
+
+/// A server that never answers one kind of request: each call that needs
+/// it says so after request_timeout (or answers what it has, with a note),
+/// and the server keeps answering every other request meanwhile.
+#[tokio::test]
+async fn a_server_hanging_on_any_request_times_out_that_call_only() {
+    let kinds = request_kinds();
+    let asks = kinds.into_iter().map(|(method, tool, args, _)| async move {
+        let w = workspace(&format!("hang-on:{method}"), 1.0);
+        let hung = common::run(&w.ctx, tool, args).await;
+        let expected =
+            format!("fake_lsp did not answer {method} within 1 s; the request was cancelled");
+        assert!(hung.contains(&expected), "{method}: {hung}");
+        if method != "textDocument/documentSymbol" {
+            assert_eq!(w.symbols().await.unwrap(), FAKE_SYMBOL, "{method}");
+        }
+    });
+    futures::future::join_all(asks).await;
+}
+
+/// A server that writes 20,000 log messages to stdout before each answer:
+/// every tool still answers in full, and the messages reach `logs`.
+#[tokio::test]
+async fn a_flood_on_stdout_delays_no_answer_and_reaches_the_logs() {
+    let w = workspace("flood-stdout", 10.0);
+    for (method, tool, args, answered) in request_kinds() {
+        let answer = common::run(&w.ctx, tool, args).await;
+        assert!(answer.contains(answered), "{method}: {answer}");
+        assert!(!answer.contains("Note:"), "{method}: {answer}");
+    }
+    assert!(
+        w.wait_for_log(
+            "chatter 19999",
+            "fake: chatter 19999 before workspace/symbol"
+        )
+        .await,
+        "{}",
+        w.logs(json!({"contains": "chatter"})).await
+    );
+}

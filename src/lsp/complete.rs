@@ -34,13 +34,16 @@ pub struct Candidate {
 }
 
 /// The completion list at `position`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Completions {
     /// Best first: by `sortText` (the label where there is none), then label.
     pub items: Vec<Candidate>,
     pub incomplete: bool,
-    /// Items whose details could not be resolved within the bound.
+    /// Items whose details could not be resolved within the bound, or
+    /// whose resolve failed.
     pub unresolved: usize,
+    /// Why the first failed resolve failed (a crash, a timeout).
+    pub resolve_error: Option<LspError>,
 }
 
 /// Asks for completions at `position` and resolves the best `resolve_first`
@@ -75,6 +78,7 @@ pub async fn completion(
         )
     });
     let mut unresolved = 0;
+    let mut resolve_error = None;
     if can_resolve {
         let wanted: Vec<usize> = (0..items.len().min(resolve_first))
             .filter(|&i| items[i].detail.is_none() || items[i].documentation.is_none())
@@ -90,11 +94,16 @@ pub async fn completion(
         let deadline = tokio::time::Instant::now() + RESOLVE_BOUND;
         let mut done = 0;
         while let Ok(Some((i, resolved))) = tokio::time::timeout_at(deadline, stream.next()).await {
-            done += 1;
-            if let Ok(resolved) = resolved {
-                let item = &mut items[i];
-                item.detail = resolved.detail.or(item.detail.take());
-                item.documentation = resolved.documentation.or(item.documentation.take());
+            match resolved {
+                Ok(resolved) => {
+                    done += 1;
+                    let item = &mut items[i];
+                    item.detail = resolved.detail.or(item.detail.take());
+                    item.documentation = resolved.documentation.or(item.documentation.take());
+                }
+                Err(err) => {
+                    resolve_error.get_or_insert(err);
+                }
             }
         }
         unresolved = wanted.len() - done;
@@ -104,6 +113,7 @@ pub async fn completion(
         items,
         incomplete,
         unresolved,
+        resolve_error,
     })
 }
 

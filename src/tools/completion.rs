@@ -117,11 +117,14 @@ async fn completion(ctx: &Context, params: Params) -> ToolResult<CompletionResul
     }
     let mut notes = Vec::new();
     if found.unresolved > 0 {
-        notes.push(format!(
-            "{} did not give the details of {} in time; they are shown without",
-            session.client.server(),
-            crate::render::count(found.unresolved, "item", "items")
-        ));
+        let items = crate::render::count(found.unresolved, "item", "items");
+        notes.push(match &found.resolve_error {
+            Some(err) => format!("the details of {items} are missing: {err}"),
+            None => format!(
+                "{} did not give the details of {items} in time; they are shown without",
+                session.client.server()
+            ),
+        });
     }
     if !session.index_complete {
         notes.push(format!(

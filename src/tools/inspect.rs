@@ -91,6 +91,8 @@ async fn inspect(ctx: &Context, params: Params) -> ToolResult<InspectResult> {
         spots.sort_by(|a, b| (&a.path, a.range).cmp(&(&b.path, b.range)));
         spots
     };
+    // "No definition" is a finding only when the server answered.
+    let definition_answered = definitions.is_ok();
     let definitions = sorted(keep("the definition", definitions));
     let type_definitions = sorted(keep("the type definition", type_definitions));
     let implementations = sorted(keep("the implementations", implementations));
@@ -123,7 +125,7 @@ async fn inspect(ctx: &Context, params: Params) -> ToolResult<InspectResult> {
         }
         .into());
     }
-    if !nothing && definitions.is_empty() {
+    if !nothing && definition_answered && definitions.is_empty() {
         notes.push(format!(
             "{} finds no definition of `{}`: a name that does not resolve? (`diagnostics` says)",
             session.client.server(),
