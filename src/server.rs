@@ -20,6 +20,8 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use tokio_util::sync::CancellationToken;
 
+mod guard;
+mod http;
 mod stdio;
 
 use crate::context::Context;
@@ -205,7 +207,10 @@ pub async fn serve_http(ctx: Arc<Context>, addr: &str) -> anyhow::Result<()> {
     );
     let router = axum::Router::new()
         .nest_service("/mcp", service)
-        .layer(axum::middleware::from_fn(session_end_answers_no_content));
+        .layer(axum::middleware::from_fn(
+            http::session_end_answers_no_content,
+        ))
+        .layer(axum::middleware::from_fn(http::guard_posts));
     // The address with the port chosen (`127.0.0.1:0` asks for any).
     tracing::info!("serving MCP over streamable HTTP at http://{local}/mcp");
     let (signalled, stopping) = tokio::sync::oneshot::channel::<()>();
@@ -230,22 +235,6 @@ pub async fn serve_http(ctx: Arc<Context>, addr: &str) -> anyhow::Result<()> {
     };
     ctx.lsp.shutdown(Duration::from_secs(2)).await;
     Ok(result?)
-}
-
-/// A client ending its session (`DELETE`) gets `204 No Content`. rmcp
-/// answers `202 Accepted`, which clients read as a failure (the Python MCP
-/// client warns "Session termination failed: 202"): the session is gone
-/// by then, nothing is left pending.
-async fn session_end_answers_no_content(
-    request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> axum::response::Response {
-    let ending = request.method() == axum::http::Method::DELETE;
-    let mut response = next.run(request).await;
-    if ending && response.status() == axum::http::StatusCode::ACCEPTED {
-        *response.status_mut() = axum::http::StatusCode::NO_CONTENT;
-    }
-    response
 }
 
 /// SIGINT and SIGTERM, listened for from the start (so a failure to listen

@@ -3,7 +3,9 @@
 //! message, unknown methods and tools, every tool with every parameter of
 //! the wrong type, huge strings and numbers, duplicate ids, requests before
 //! `initialize`. Each request is answered, the server never exits, and a
-//! normal call afterwards answers correctly.
+//! normal call afterwards answers correctly. A sample of the same messages
+//! over streamable HTTP, answered the same way. Then sixteen calls in
+//! flight at once, and patches raced against another writer.
 
 mod common;
 
@@ -97,61 +99,8 @@ async fn a_thousand_hostile_messages_are_each_answered_and_the_server_stays_up()
             break message["result"]["tools"].as_array().unwrap().clone();
         }
     };
-    let parameters: Vec<(String, String, String)> = tools
-        .iter()
-        .flat_map(|tool| {
-            let name = tool["name"].as_str().unwrap().to_string();
-            tool["inputSchema"]["properties"]
-                .as_object()
-                .unwrap()
-                .iter()
-                .map(|(key, schema)| {
-                    let wanted = schema["type"].as_str().unwrap_or("string").to_string();
-                    (name.clone(), key.clone(), wanted)
-                })
-                .collect::<Vec<_>>()
-        })
-        .collect();
-
-    let mut random = Seeded(0x5e7a47);
-    let mut next_id = 100u64;
-    let mut messages = Vec::new();
-    // Every tool with every parameter of the wrong type, once.
-    for (tool, key, wanted) in &parameters {
-        let mut args = serde_json::Map::new();
-        args.insert(key.clone(), wrong_value(wanted, &mut random));
-        next_id += 1;
-        messages.push((Some(next_id), json!({"jsonrpc": "2.0", "id": next_id, "method": "tools/call", "params": {"name": tool, "arguments": args}}).to_string()));
-    }
-    let huge = "x".repeat(200_000);
-    while messages.len() < 1000 {
-        next_id += 1;
-        let id = next_id;
-        let (tool, key, wanted) = &parameters[random.below(parameters.len())];
-        let message = match random.below(9) {
-            0 => (None, format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/ca")),
-            1 => (None, ["42", "[]", "\"just a string\"", "{\"hello\":1}", "null"][random.below(5)].to_string()),
-            2 => (Some(id), json!({"jsonrpc": "2.0", "id": id, "method": format!("no/such/{id}")}).to_string()),
-            3 => (Some(id), json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": format!("tool{id}"), "arguments": {}}}).to_string()),
-            4 => {
-                let mut args = serde_json::Map::new();
-                args.insert(key.clone(), wrong_value(wanted, &mut random));
-                (Some(id), json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": args}}).to_string())
-            }
-            5 => (Some(id), json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "read_file", "arguments": {"path": huge}}}).to_string()),
-            6 => {
-                let number = ["1e308", "-5", "18446744073709551616", "0.5"][random.below(4)];
-                (Some(id), format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"read_file\",\"arguments\":{{\"path\":\"src/index.ts\",\"offset\":{number}}}}}}}"))
-            }
-            7 => {
-                // The same id twice.
-                messages.push((Some(id), json!({"jsonrpc": "2.0", "id": id, "method": "ping"}).to_string()));
-                (Some(id), json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"}).to_string())
-            }
-            _ => (None, json!({"jsonrpc": "2.0", "method": format!("notifications/unknown{id}"), "params": {"x": huge.len()}}).to_string()),
-        };
-        messages.push(message);
-    }
+    let parameters = tool_parameters(&tools);
+    let mut messages = hostile_messages(&parameters, 1000);
     for (id, line) in &messages {
         match id {
             Some(id) => {
@@ -470,4 +419,220 @@ fn patches_raced_against_another_writer_apply_whole_or_not_at_all() {
         .collect();
     assert!(left.is_empty(), "staged files left behind: {left:?}");
     println!("{applied} applied, {stale} refused as stale, {reads} reads");
+}
+
+/// Every (tool, parameter, JSON Schema type) of a tools/list answer.
+fn tool_parameters(tools: &[Value]) -> Vec<(String, String, String)> {
+    tools
+        .iter()
+        .flat_map(|tool| {
+            let name = tool["name"].as_str().unwrap().to_string();
+            tool["inputSchema"]["properties"]
+                .as_object()
+                .unwrap()
+                .iter()
+                .map(|(key, schema)| {
+                    let wanted = schema["type"].as_str().unwrap_or("string").to_string();
+                    (name.clone(), key.clone(), wanted)
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// `count` hostile messages, the same on every run, each with the id an
+/// answer must carry (`None` for a line without a usable id): every tool
+/// with every parameter of the wrong type once, then a seeded mix of
+/// truncated JSON, non-JSON-RPC values, unknown methods and tools, wrong
+/// types, huge strings and numbers, duplicate ids and unknown
+/// notifications.
+fn hostile_messages(
+    parameters: &[(String, String, String)],
+    count: usize,
+) -> Vec<(Option<u64>, String)> {
+    let mut random = Seeded(0x5e7a47);
+    let mut next_id = 100u64;
+    let mut messages = Vec::new();
+    // Every tool with every parameter of the wrong type, once.
+    for (tool, key, wanted) in parameters {
+        let mut args = serde_json::Map::new();
+        args.insert(key.clone(), wrong_value(wanted, &mut random));
+        next_id += 1;
+        messages.push((Some(next_id), json!({"jsonrpc": "2.0", "id": next_id, "method": "tools/call", "params": {"name": tool, "arguments": args}}).to_string()));
+    }
+    let huge = "x".repeat(200_000);
+    while messages.len() < count {
+        next_id += 1;
+        let id = next_id;
+        let (tool, key, wanted) = &parameters[random.below(parameters.len())];
+        let message = match random.below(9) {
+            0 => (None, format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/ca")),
+            1 => (None, ["42", "[]", "\"just a string\"", "{\"hello\":1}", "null"][random.below(5)].to_string()),
+            2 => (Some(id), json!({"jsonrpc": "2.0", "id": id, "method": format!("no/such/{id}")}).to_string()),
+            3 => (Some(id), json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": format!("tool{id}"), "arguments": {}}}).to_string()),
+            4 => {
+                let mut args = serde_json::Map::new();
+                args.insert(key.clone(), wrong_value(wanted, &mut random));
+                (Some(id), json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": args}}).to_string())
+            }
+            5 => (Some(id), json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "read_file", "arguments": {"path": huge}}}).to_string()),
+            6 => {
+                let number = ["1e308", "-5", "18446744073709551616", "0.5"][random.below(4)];
+                (Some(id), format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"read_file\",\"arguments\":{{\"path\":\"src/index.ts\",\"offset\":{number}}}}}}}"))
+            }
+            7 => {
+                // The same id twice.
+                messages.push((Some(id), json!({"jsonrpc": "2.0", "id": id, "method": "ping"}).to_string()));
+                (Some(id), json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"}).to_string())
+            }
+            _ => (None, json!({"jsonrpc": "2.0", "method": format!("notifications/unknown{id}"), "params": {"x": huge.len()}}).to_string()),
+        };
+        messages.push(message);
+    }
+    messages.truncate(count.max(parameters.len()));
+    messages
+}
+
+/// One message posted to `http://HOST/mcp` (`Connection: close`): the
+/// status code and the JSON-RPC messages of the answer (a JSON body, or
+/// the `data:` lines of an event stream).
+async fn post(host: &str, session: Option<&str>, body: &str) -> (u16, Vec<Value>) {
+    use tokio::io::AsyncReadExt;
+    let session = session
+        .map(|id| format!("Mcp-Session-Id: {id}\r\nMcp-Protocol-Version: 2025-06-18\r\n"))
+        .unwrap_or_default();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n{session}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = tokio::net::TcpStream::connect(host).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut answer = Vec::new();
+    tokio::time::timeout(Duration::from_secs(60), stream.read_to_end(&mut answer))
+        .await
+        .unwrap_or_else(|_| panic!("no answer within 60 s to {}", &body[..body.len().min(200)]))
+        .unwrap();
+    let answer = String::from_utf8_lossy(&answer);
+    let status = answer
+        .split(' ')
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or_else(|| panic!("not an HTTP answer: {answer}"));
+    let messages = answer
+        .lines()
+        .filter_map(|line| {
+            serde_json::from_str::<Value>(line.strip_prefix("data: ").unwrap_or(line)).ok()
+        })
+        .filter(|message| message.get("jsonrpc").is_some())
+        .collect();
+    (status, messages)
+}
+
+/// A sample of the same hostile messages (every fifth), each posted over
+/// streamable HTTP within a session: each gets an HTTP answer, every
+/// request with an id its JSON-RPC answer, every message without a usable
+/// id a `400` with a JSON-RPC error; the server stays up and a normal call
+/// afterwards answers correctly.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_messages_over_http_are_each_answered_and_the_server_stays_up() {
+    let f = common::fixture("ts");
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_sextant"))
+        .args(["serve", "--http", "127.0.0.1:0", "--root"])
+        .arg(f.root())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
+    let host = loop {
+        let line = stderr
+            .next_line()
+            .await
+            .unwrap()
+            .expect("the address is logged");
+        if let Some(at) = line.find("http://") {
+            break line[at + 7..].trim().trim_end_matches("/mcp").to_string();
+        }
+    };
+    tokio::spawn(async move { while let Ok(Some(_)) = stderr.next_line().await {} });
+
+    // Before a session: a malformed message is refused, not crashed on.
+    let (status, answer) = post(&host, None, "{\"jsonrpc\":").await;
+    assert_eq!(
+        (status, answer[0]["error"]["code"].as_i64()),
+        (400, Some(-32700))
+    );
+
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "hostile", "version": "1"}}}).to_string();
+    let session = {
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{initialize}",
+            initialize.len()
+        );
+        let mut stream = tokio::net::TcpStream::connect(&host).await.unwrap();
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut head = BufReader::new(stream).lines();
+        let mut session = None;
+        while let Some(line) = head.next_line().await.unwrap() {
+            if let Some(id) = line.to_ascii_lowercase().strip_prefix("mcp-session-id: ") {
+                session = Some(id.trim().to_string());
+            }
+            if line.is_empty() {
+                break;
+            }
+        }
+        session.expect("initialize answers with a session id")
+    };
+    let (status, _) = post(
+        &host,
+        Some(&session),
+        &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string(),
+    )
+    .await;
+    assert_eq!(status, 202);
+    let (_, listed) = post(
+        &host,
+        Some(&session),
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).to_string(),
+    )
+    .await;
+    let tools = listed[0]["result"]["tools"].as_array().unwrap().clone();
+    let parameters = tool_parameters(&tools);
+
+    let sample: Vec<(Option<u64>, String)> = hostile_messages(&parameters, 1000)
+        .into_iter()
+        .step_by(5)
+        .collect();
+    assert!(sample.len() >= 200, "{}", sample.len());
+    for (id, body) in &sample {
+        let (status, answers) = post(&host, Some(&session), body).await;
+        match id {
+            Some(id) => assert!(
+                answers.iter().any(|answer| answer["id"] == json!(id)
+                    && (answer.get("result").is_some() || answer.get("error").is_some())),
+                "no answer for id {id} (HTTP {status}): {answers:?}\n{}",
+                &body[..body.len().min(300)]
+            ),
+            None if body.contains("\"notifications/") => assert_eq!(status, 202, "{body}"),
+            None => {
+                assert_eq!(status, 400, "{body}");
+                let code = answers[0]["error"]["code"].as_i64();
+                assert!(matches!(code, Some(-32700 | -32600)), "{answers:?}");
+            }
+        }
+    }
+
+    let call = json!({"jsonrpc": "2.0", "id": "last", "method": "tools/call", "params": {"name": "read_file", "arguments": {"path": "src/index.ts", "limit": 1}}}).to_string();
+    let (status, answers) = post(&host, Some(&session), &call).await;
+    assert_eq!(status, 200);
+    let last = answers
+        .iter()
+        .find(|a| a["id"] == json!("last"))
+        .expect("the normal call is answered");
+    assert_eq!(last["result"]["isError"], json!(false), "{last}");
+    let text = last["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.starts_with("     1\timport { Circle"), "{text}");
+    assert!(child.try_wait().unwrap().is_none(), "sextant exited");
 }
