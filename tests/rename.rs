@@ -2,7 +2,8 @@
 //! diff per file, a patch id), `apply_patch` and `apply: true`, the project
 //! still checking as before afterwards (TypeScript's own `tsc --noEmit`,
 //! `cargo check`, and sextant's `diagnostics`), a file changed or made
-//! read-only between preview and apply, and every refusal.
+//! read-only between preview and apply, renames raced against another
+//! writer, and every refusal.
 
 mod common;
 
@@ -346,4 +347,157 @@ async fn read_only_mode_previews_only() {
     );
     assert_snapshot!(common::run(&ctx, "rename", json!({"file": "src/shapes.ts", "symbol": "Registry", "new_name": "Catalog", "apply": true})).await, @"error[read-only]: sextant runs read-only (--read-only): rename previews, and writes nothing; leave apply out");
     assert!(f.read("src/shapes.ts").contains("class Registry<"));
+}
+
+/// Renames previewed and applied while another writer keeps rewriting one
+/// of the files they change (whole files, through a rename, as editors
+/// save): each apply writes every file of the patch or, the file having
+/// changed since the preview, none; no file is ever seen torn, and no
+/// staged file is left behind.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn renames_raced_against_another_writer_apply_whole_or_not_at_all() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    let f = fixture_with(
+        "ts",
+        &[
+            (
+                "src/race_a.ts",
+                "export function shift0(n: number): number {\n  return n + 1;\n}\n// end of a\n",
+            ),
+            (
+                "src/race_b.ts",
+                "import { shift0 } from \"./race_a\";\nexport const moved = shift0(1);\n// b by start\n// end of b\n",
+            ),
+        ],
+    );
+    let (a, b) = (
+        f.root().join("src/race_a.ts"),
+        f.root().join("src/race_b.ts"),
+    );
+    let stop = Arc::new(AtomicBool::new(false));
+    let writer = {
+        let (stop, b) = (Arc::clone(&stop), b.clone());
+        std::thread::spawn(move || {
+            let mut n = 0;
+            while !stop.load(Ordering::Relaxed) {
+                n += 1;
+                let text = std::fs::read_to_string(&b).unwrap();
+                let rewritten: String = text
+                    .lines()
+                    .map(|line| match line.starts_with("// b by") {
+                        true => format!("// b by other #{n}\n"),
+                        false => format!("{line}\n"),
+                    })
+                    .collect();
+                let temp = b.with_extension("other");
+                std::fs::write(&temp, rewritten).unwrap();
+                // Not over a rename applied meanwhile (which would undo
+                // it, and leave later renames nothing to race for).
+                if std::fs::read_to_string(&b).unwrap() == text {
+                    std::fs::rename(&temp, &b).unwrap();
+                }
+                // Pauses, so some previews find their files unchanged.
+                std::thread::sleep(std::time::Duration::from_millis(if n % 4 == 0 {
+                    40
+                } else {
+                    1
+                }));
+            }
+        })
+    };
+    let reader = {
+        let (stop, a, b) = (Arc::clone(&stop), a.clone(), b.clone());
+        std::thread::spawn(move || {
+            let mut reads = 0;
+            while !stop.load(Ordering::Relaxed) {
+                let (text_a, text_b) = (
+                    std::fs::read_to_string(&a).unwrap(),
+                    std::fs::read_to_string(&b).unwrap(),
+                );
+                assert!(
+                    text_a.starts_with("export function shift")
+                        && text_a.ends_with("// end of a\n"),
+                    "a torn race_a.ts: {text_a:?}"
+                );
+                assert!(
+                    text_b.starts_with("import { shift") && text_b.ends_with("// end of b\n"),
+                    "a torn race_b.ts: {text_b:?}"
+                );
+                reads += 1;
+            }
+            reads
+        })
+    };
+
+    let rounds = 30;
+    let (mut applied, mut stale, mut both) = (0, 0, 0);
+    for round in 0..rounds {
+        let before = std::fs::read_to_string(&a).unwrap();
+        let name = before
+            .strip_prefix("export function ")
+            .and_then(|rest| rest.split('(').next())
+            .unwrap()
+            .to_string();
+        let new_name = format!("shift{}", round + 1);
+        let preview = f
+            .run(
+                "rename",
+                json!({"file": "src/race_a.ts", "symbol": name, "new_name": new_name}),
+            )
+            .await;
+        let changes_b = preview.contains("+++ b/src/race_b.ts");
+        if changes_b {
+            both += 1;
+        }
+        let forced = round % 3 == 0;
+        if forced {
+            // Every third round the other writer surely comes between
+            // preview and apply; the others race it.
+            let text = std::fs::read_to_string(&b).unwrap();
+            let temp = b.with_extension("test");
+            std::fs::write(&temp, text.replace("// b by", "// b by the test,")).unwrap();
+            std::fs::rename(&temp, &b).unwrap();
+        }
+        let answer = f
+            .run("apply_patch", json!({"patch": patch_id(&preview)}))
+            .await;
+        let after = std::fs::read_to_string(&a).unwrap();
+        if answer.starts_with("Applied patch") {
+            applied += 1;
+            assert!(
+                after.starts_with(&format!("export function {new_name}(")),
+                "{answer}\n{after}"
+            );
+        } else {
+            assert!(answer.starts_with("error[stale-patch]"), "{answer}");
+            assert_eq!(after, before, "a refused patch wrote race_a.ts");
+            stale += 1;
+        }
+        if forced && changes_b {
+            assert!(
+                answer.starts_with("error[stale-patch]"),
+                "race_b.ts changed since the preview, yet: {answer}"
+            );
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    writer.join().unwrap();
+    let reads = reader.join().expect("no torn file was read");
+    assert!(applied > 0, "no rename applied in {rounds} rounds");
+    assert!(stale > 0, "no rename found race_b.ts changed");
+    // The server sees race_b.ts as the other writer rewrites it: now and
+    // then TypeScript 7 answers from a view that misses its use, and the
+    // renames after that change race_a.ts alone.
+    assert!(both > 0, "no rename changed both files");
+    assert!(reads > 0);
+    let left: Vec<_> = std::fs::read_dir(f.root().join("src"))
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".sextant-"))
+        .collect();
+    assert!(left.is_empty(), "staged files left behind: {left:?}");
+    println!("{applied} applied, {stale} refused as stale, {both} of both files, {reads} reads");
 }
