@@ -37,14 +37,17 @@
 //!   sends itself SIGKILL on its first METHOD request, any method (a
 //!   marker in STATE_DIR, so the restarted server answers);
 //!   `hang-on:METHOD` never answers METHOD; `flood-stdout` sends 20,000
-//!   `window/logMessage` notifications (Info) before every answer.
+//!   `window/logMessage` notifications (Info) before every answer;
+//!   `unpublished` never publishes diagnostics (the sign that
+//!   typescript-language-server has loaded a document's project).
 //!
 //! - `flat-outline`: answers documentSymbol with a flat `SymbolInformation`
 //!   list sorted by name, as some servers do: class `Zeta` (lines 1-3),
 //!   its method `alpha` (line 2), function `beta` (line 4), each located by
 //!   its whole range.
 //!
-//! Every mode publishes empty diagnostics for each opened document, and
+//! Every mode but `unpublished` publishes empty diagnostics for each opened
+//! document, and
 //! appends every message it receives, as one JSON line, to
 //! STATE_DIR/received.jsonl (the strict-protocol test reads it).
 //! "once" modes keep a marker in STATE_DIR, so the restarted server behaves.
@@ -178,6 +181,9 @@ fn main() {
                 if mode == "crash-on-open-once" && first_time(&state, "crashed-on-open") {
                     eprintln!("fake: crashing on open");
                     std::process::exit(5);
+                }
+                if mode == "unpublished" {
+                    continue;
                 }
                 let uri = message
                     .pointer("/params/textDocument/uri")
@@ -353,7 +359,10 @@ fn main() {
 
 /// The modes that answer the navigation tools' requests.
 fn navigates(mode: &str) -> bool {
-    mode.starts_with("kill-during:") || mode.starts_with("hang-on:") || mode == "flood-stdout"
+    mode.starts_with("kill-during:")
+        || mode.starts_with("hang-on:")
+        || mode == "flood-stdout"
+        || mode == "unpublished"
 }
 
 /// The answer to a navigation request in the modes that offer them, about

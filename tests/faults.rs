@@ -605,3 +605,33 @@ async fn a_flood_on_stdout_delays_no_answer_and_reaches_the_logs() {
         w.logs(json!({"contains": "chatter"})).await
     );
 }
+
+/// A server whose answers wait for the project (typescript-language-server,
+/// `tsserver_requests`) that never shows it has loaded it: after the wait,
+/// answers say they may come from the file alone, and a rename with
+/// `apply: true` writes nothing.
+#[tokio::test]
+async fn answers_before_the_project_loaded_say_so_and_a_rename_writes_nothing() {
+    let w = workspace("unpublished", 30.0);
+    let config = w.dir.path().join("sextant.toml");
+    let toml = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, format!("{toml}tsserver_requests = true\n")).unwrap();
+    let ctx = common::context(w.dir.path(), false);
+    let symbol = json!({"file": "main.fake", "symbol": "fake"});
+    let rename = json!({"file": "main.fake", "symbol": "fake", "new_name": "other", "apply": true});
+    let (references, renamed) = tokio::join!(
+        common::run(&ctx, "references", symbol),
+        common::run(&ctx, "rename", rename),
+    );
+    let note = "fake_lsp had not loaded the project within 10 s; references may come from this file alone. Retry in a moment";
+    assert!(
+        references.contains(&format!("Note: {note}")),
+        "{references}"
+    );
+    assert!(references.contains("@1:4: `fn fake() {}`"), "{references}");
+    assert_eq!(
+        renamed,
+        "error[server-timeout]: nothing was written: fake_lsp had not loaded the project within 10 s; the uses renamed may come from this file alone. Retry in a moment"
+    );
+    assert_eq!(std::fs::read_to_string(w.file()).unwrap(), "fn fake() {}\n");
+}

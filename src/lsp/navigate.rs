@@ -85,17 +85,21 @@ pub(crate) fn unsupported(client: &LspClient, what: &str) -> LspError {
 
 /// How long a request waits for typescript-language-server to load the
 /// project of a document it was just given.
-const PROJECT_LOAD_WAIT: Duration = Duration::from_secs(3);
+pub const PROJECT_LOAD_WAIT: Duration = Duration::from_secs(10);
 
 /// Waits until the server has the session's document in a loaded project,
 /// where that is not so on its answering: typescript-language-server hands
 /// a new document to tsserver in a later batch, and a request made before
 /// that answers from the document alone (references in one file, no
 /// completions). Its diagnostics for the document are the sign it is in.
-/// Other servers load the project before they answer; no wait.
-pub async fn project_loaded(session: &Session) {
+/// Other servers load the project before they answer; no wait. False when
+/// the wait ended without the sign (after `PROJECT_LOAD_WAIT`, or the
+/// server gone): an answer may then cover the document alone. The wait
+/// ends at the sign, so its bound costs nothing on a quick machine; on a
+/// loaded one tsserver has taken over 3 s.
+pub async fn project_loaded(session: &Session) -> bool {
     if !session.client.language.tsserver_requests {
-        return;
+        return true;
     }
     let deadline = tokio::time::Instant::now() + PROJECT_LOAD_WAIT;
     while fresh_published(session).is_none()
@@ -104,6 +108,7 @@ pub async fn project_loaded(session: &Session) {
     {
         session.client.changed_before(deadline).await;
     }
+    fresh_published(session).is_some()
 }
 
 /// The hover text as the server wrote it (markdown or plain text, the

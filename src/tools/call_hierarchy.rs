@@ -78,7 +78,7 @@ async fn call_hierarchy(ctx: &Context, params: Params) -> ToolResult<CallHierarc
     let direction = params.direction.unwrap_or_default();
     let resolved = resolve(ctx, &params.at).await?;
     let session = ctx.lsp.open(&resolved.path).await?;
-    crate::lsp::navigate::project_loaded(&session).await;
+    let unloaded = super::locations::project_note(&session, "calls").await;
     ctx.lsp.open_projects(&session.client).await;
     let items = prepare_call_hierarchy(&session, resolved.target.position).await?;
     let Some(item) = items.into_iter().next() else {
@@ -93,7 +93,7 @@ async fn call_hierarchy(ctx: &Context, params: Params) -> ToolResult<CallHierarc
             ),
         ));
     };
-    let mut notes = Vec::new();
+    let mut notes: Vec<String> = unloaded.into_iter().collect();
     if !session.index_complete {
         notes.push(format!(
             "{} is still indexing; calls may be missing",

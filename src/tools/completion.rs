@@ -61,7 +61,7 @@ async fn completion(ctx: &Context, params: Params) -> ToolResult<CompletionResul
     let path = ctx.workspace.resolve_read(&params.file)?;
     let shown = ctx.workspace.display(&path);
     let session = ctx.lsp.open(&path).await?;
-    crate::lsp::navigate::project_loaded(&session).await;
+    let unloaded = super::locations::project_note(&session, "completions").await;
     let index = &session.document.index;
     let lines = index.line_count() - usize::from(index.text().ends_with('\n'));
     let position = Position::new(params.line, params.character);
@@ -115,7 +115,7 @@ async fn completion(ctx: &Context, params: Params) -> ToolResult<CompletionResul
             }),
         }
     }
-    let mut notes = Vec::new();
+    let mut notes: Vec<String> = unloaded.into_iter().collect();
     if found.unresolved > 0 {
         let items = crate::render::count(found.unresolved, "item", "items");
         notes.push(match &found.resolve_error {

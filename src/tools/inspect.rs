@@ -52,7 +52,7 @@ their lines; also into node_modules and crates.";
 async fn inspect(ctx: &Context, params: Params) -> ToolResult<InspectResult> {
     let resolved = resolve(ctx, &params.at).await?;
     let session = ctx.lsp.open(&resolved.path).await?;
-    crate::lsp::navigate::project_loaded(&session).await;
+    let unloaded = super::locations::project_note(&session, "implementations").await;
     // Implementations in other projects of a monorepo are found only in
     // projects the server has loaded.
     ctx.lsp.open_projects(&session.client).await;
@@ -63,7 +63,7 @@ async fn inspect(ctx: &Context, params: Params) -> ToolResult<InspectResult> {
         goto(&session, position, Goto::TypeDefinition),
         goto(&session, position, Goto::Implementation),
     );
-    let mut notes = Vec::new();
+    let mut notes: Vec<String> = unloaded.into_iter().collect();
     if !session.index_complete {
         notes.push(format!(
             "{} is still indexing; the answer may be incomplete",

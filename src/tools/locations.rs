@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use super::address::join_path;
 use super::outline::{FileOutline, outline};
 use crate::context::Context;
+use crate::lsp::Session;
 use crate::model::{OutlineSymbol, Place, Position, SourceLocation};
 
 /// Lines longer than this are cut around the position they are shown for.
@@ -217,4 +218,18 @@ mod tests {
         assert!(cut.contains("needle"));
         assert_eq!(cut.chars().count(), MAX_LINE_CHARS + 2);
     }
+}
+
+/// Waits for the server to load the session's project (see
+/// `navigate::project_loaded`); when it has not in time, the note that
+/// says `what` may come from the file alone.
+pub async fn project_note(session: &Session, what: &str) -> Option<String> {
+    if crate::lsp::navigate::project_loaded(session).await {
+        return None;
+    }
+    Some(format!(
+        "{} had not loaded the project within {} s; {what} may come from this file alone. Retry in a moment",
+        session.client.server(),
+        crate::lsp::navigate::PROJECT_LOAD_WAIT.as_secs()
+    ))
 }

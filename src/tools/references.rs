@@ -68,7 +68,7 @@ async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResul
     let offset = params.offset.unwrap_or(0);
     let resolved = resolve(ctx, &params.at).await?;
     let session = ctx.lsp.open(&resolved.path).await?;
-    crate::lsp::navigate::project_loaded(&session).await;
+    let unloaded = super::locations::project_note(&session, "references").await;
     // References in a project the server has not loaded are not found.
     ctx.lsp.open_projects(&session.client).await;
     let position = resolved.target.position;
@@ -87,7 +87,7 @@ async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResul
         },
     );
     let mut spots = found?;
-    let mut notes = Vec::new();
+    let mut notes: Vec<String> = unloaded.into_iter().collect();
     if !session.index_complete {
         notes.push(format!(
             "{} is still indexing; references may be missing",

@@ -17,7 +17,6 @@ use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::fs::patch::{FileEdit, Patch, apply};
 use crate::lsp::LspError;
-use crate::lsp::navigate::project_loaded;
 use crate::lsp::refactor::{Preparation, prepare_rename, rename as server_rename};
 use crate::model::{FileChange, PatchReport, Place, Renaming};
 use crate::syntax::Language;
@@ -99,7 +98,15 @@ async fn rename(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
         ));
     }
     let session = ctx.lsp.open(&resolved.path).await?;
-    project_loaded(&session).await;
+    let unloaded = super::locations::project_note(&session, "the uses renamed").await;
+    if let (true, Some(note)) = (write, &unloaded) {
+        // A rename written from the file alone would leave the other
+        // files' uses of the old name broken.
+        return Err(ToolError::new(
+            ErrorCode::ServerTimeout,
+            format!("nothing was written: {note}"),
+        ));
+    }
     // Uses in projects the server has not loaded would be missed.
     ctx.lsp.open_projects(&session.client).await;
     let server = session.client.server().to_string();
@@ -155,7 +162,7 @@ async fn rename(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
         new: new_name.to_string(),
         edits,
     };
-    let mut notes = Vec::new();
+    let mut notes: Vec<String> = unloaded.into_iter().collect();
     let patch_id = if write {
         let (patch, written) = tokio::task::spawn_blocking(move || {
             let result = apply(&patch);
