@@ -205,6 +205,20 @@ pub fn clip(line: &str, character: u32) -> String {
     out
 }
 
+/// Waits for the server to load the session's project (see
+/// `navigate::project_loaded`); when it has not in time, the note that
+/// says `what` may come from the file alone.
+pub async fn project_note(session: &Session, what: &str) -> Option<String> {
+    if crate::lsp::navigate::project_loaded(session).await {
+        return None;
+    }
+    Some(format!(
+        "{} had not loaded the project within {} s; {what} may come from this file alone. Retry in a moment",
+        session.client.server(),
+        crate::lsp::navigate::PROJECT_LOAD_WAIT.as_secs()
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -218,18 +232,4 @@ mod tests {
         assert!(cut.contains("needle"));
         assert_eq!(cut.chars().count(), MAX_LINE_CHARS + 2);
     }
-}
-
-/// Waits for the server to load the session's project (see
-/// `navigate::project_loaded`); when it has not in time, the note that
-/// says `what` may come from the file alone.
-pub async fn project_note(session: &Session, what: &str) -> Option<String> {
-    if crate::lsp::navigate::project_loaded(session).await {
-        return None;
-    }
-    Some(format!(
-        "{} had not loaded the project within {} s; {what} may come from this file alone. Retry in a moment",
-        session.client.server(),
-        crate::lsp::navigate::PROJECT_LOAD_WAIT.as_secs()
-    ))
 }
