@@ -47,7 +47,6 @@ use lsp_types::{
 };
 use serde_json::{Value, json};
 use sextant::context::Context;
-use sextant::lsp::client::LspClient;
 
 const ROUNDS: usize = 20;
 const TIMEOUT: Duration = Duration::from_secs(60);
@@ -78,31 +77,6 @@ struct Row {
     server_time: Duration,
     bytes: usize,
     note: String,
-}
-
-/// The session's document and the LSP position of `address` (resolved the
-/// way the tools resolve it).
-async fn lsp_position(
-    ctx: &Arc<Context>,
-    address: &Value,
-) -> (Arc<LspClient>, TextDocumentPositionParams) {
-    let at: sextant::tools::address::Address = serde_json::from_value(address.clone()).unwrap();
-    let resolved = sextant::tools::address::resolve(ctx, &at).await.unwrap();
-    let session = ctx.lsp.open(&resolved.path).await.unwrap();
-    let position = session
-        .document
-        .index
-        .to_lsp(resolved.target.position, session.client.encoding)
-        .unwrap();
-    (
-        Arc::clone(&session.client),
-        TextDocumentPositionParams {
-            text_document: TextDocumentIdentifier {
-                uri: session.document.uri.clone(),
-            },
-            position,
-        },
-    )
 }
 
 /// Times `tool` against `raw` (both already warm), alternated.
@@ -146,7 +120,7 @@ async fn measure(case: &Case, rows: &mut Vec<Row>) {
     );
 
     // inspect: four requests at once.
-    let (client, at) = lsp_position(ctx, &case.symbol).await;
+    let (client, at) = common::lsp_position(ctx, &case.symbol).await;
     let goto = GotoDefinitionParams {
         text_document_position_params: at.clone(),
         work_done_progress_params: Default::default(),
@@ -214,7 +188,7 @@ async fn measure(case: &Case, rows: &mut Vec<Row>) {
     });
 
     // call_hierarchy, both directions: prepare, then incoming and outgoing.
-    let (client, at) = lsp_position(ctx, &case.function).await;
+    let (client, at) = common::lsp_position(ctx, &case.function).await;
     let prepare = CallHierarchyPrepareParams {
         text_document_position_params: at,
         work_done_progress_params: Default::default(),
@@ -585,7 +559,7 @@ async fn rename_figures(language: &'static str) -> RenameFigures {
     let ctx = common::context(dir.path(), false);
     // Start the server and load the project.
     common::run(&ctx, "references", at.clone()).await;
-    let (client, position) = lsp_position(&ctx, &at).await;
+    let (client, position) = common::lsp_position(&ctx, &at).await;
     let raw_params = lsp_types::RenameParams {
         text_document_position: position,
         new_name: "renamed".into(),

@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
-# Benchmark sextant's grep against ripgrep on a large real tree.
+# The benchmark: every tool on the fixtures and on generated projects,
+# through the release binary over MCP, with sextant's overhead over the raw
+# LSP requests, answer sizes, memory, cold start and grep against ripgrep.
+# Prints the table and writes it to BENCHMARKS.md (see benches/table.rs).
 #
-#   bash scripts/bench.sh            # the cargo registry sources
-#   SEXTANT_BENCH_TREE=/some/tree SEXTANT_BENCH_RUNS=11 bash scripts/bench.sh
+#   bash scripts/bench.sh
 #
-# Extra arguments are passed on to `cargo bench`.
+# The grep cases search the cargo registry's sources, or $SEXTANT_BENCH_TREE.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# ripgrep is the reference: install it if missing.
+source scripts/install-servers.sh
+
+# ripgrep is the reference for grep: install it if missing.
 if ! command -v rg >/dev/null 2>&1; then
     if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
         apt-get update
@@ -18,5 +22,4 @@ if ! command -v rg >/dev/null 2>&1; then
     fi
 fi
 
-# Builds sextant with the bench (release) profile, then times both tools.
-cargo bench --bench grep_vs_rg "$@"
+cargo bench --locked --bench table

@@ -276,3 +276,31 @@ pub fn fake_server() -> PathBuf {
         })
         .clone()
 }
+
+/// The session's document and the LSP position of `address` (resolved the
+/// way the tools resolve it).
+pub async fn lsp_position(
+    ctx: &Arc<Context>,
+    address: &Value,
+) -> (
+    Arc<sextant::lsp::client::LspClient>,
+    lsp_types::TextDocumentPositionParams,
+) {
+    let at: sextant::tools::address::Address = serde_json::from_value(address.clone()).unwrap();
+    let resolved = sextant::tools::address::resolve(ctx, &at).await.unwrap();
+    let session = ctx.lsp.open(&resolved.path).await.unwrap();
+    let position = session
+        .document
+        .index
+        .to_lsp(resolved.target.position, session.client.encoding)
+        .unwrap();
+    (
+        Arc::clone(&session.client),
+        lsp_types::TextDocumentPositionParams {
+            text_document: lsp_types::TextDocumentIdentifier {
+                uri: session.document.uri.clone(),
+            },
+            position,
+        },
+    )
+}

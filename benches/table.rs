@@ -1,0 +1,845 @@
+//! The one benchmark: every tool, on every kind of project, through the
+//! built (release) binary over MCP, as an agent's client calls it; printed
+//! as one table and written to `BENCHMARKS.md` with the machine, the date
+//! and the command. Run it with `bash scripts/bench.sh`, which installs
+//! what it needs first.
+//!
+//! For each project (the TypeScript fixture on TypeScript 7's server and on
+//! typescript-language-server, the Rust fixture on rust-analyzer, and a
+//! TypeScript monorepo and a Rust workspace of 300 files each, generated
+//! from a fixed seed) and each tool:
+//! - warm median and p95 latency over `ROUNDS` calls (after one warm-up),
+//!   client to answer over stdio;
+//! - for the tools that ask a language server, the raw LSP round trip of
+//!   the same requests, made by the bench's own client to its own warm
+//!   server on the same project (`inspect`: hover, definition, type
+//!   definition and implementation at once; `references`; `call_hierarchy`:
+//!   prepare, incoming, outgoing; `completion`: the list alone, so its
+//!   overhead includes the resolves of shown items; `search`:
+//!   workspace/symbol), and sextant's overhead: the tool's median less the
+//!   raw median, MCP included;
+//! - the bytes of the answer, and tokens estimated as bytes / 4.
+//!
+//! Then tools/list bytes; the peak resident memory of sextant alone and of
+//! its whole process tree (each process's peak, summed) on the fixtures and
+//! on the generated projects; cold start, spawn to the first `read` and to
+//! the first `search` answer, with the servers installed and with none;
+//! and `grep` against `rg` on the cargo registry's sources (see
+//! `grep_vs_rg.rs`). Nothing here asserts a time: the figures inform.
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+#[path = "grep_vs_rg.rs"]
+#[allow(dead_code)]
+mod grep_vs_rg;
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use lsp_types::request::{
+    CallHierarchyIncomingCalls, CallHierarchyOutgoingCalls, CallHierarchyPrepare, Completion,
+    GotoDefinition, GotoImplementation, GotoTypeDefinition, HoverRequest, References,
+    WorkspaceSymbolRequest,
+};
+use lsp_types::{
+    CallHierarchyIncomingCallsParams, CallHierarchyOutgoingCallsParams, CallHierarchyPrepareParams,
+    CompletionParams, GotoDefinitionParams, HoverParams, ReferenceContext, ReferenceParams,
+    WorkspaceSymbolParams,
+};
+use serde_json::{Value, json};
+use sextant::context::Context;
+
+const ROUNDS: usize = 20;
+const TIMEOUT: Duration = Duration::from_secs(60);
+const SEXTANT: &str = env!("CARGO_BIN_EXE_sextant");
+
+/// A project and what to ask of it.
+struct Project {
+    name: String,
+    dir: tempfile::TempDir,
+    /// A file to read, check and edit.
+    file: &'static str,
+    /// A class or struct used in several files, as a `symbol` address.
+    symbol: Value,
+    /// A function with callers.
+    function: Value,
+    /// `file`, `line`, `character` right after a `value.`.
+    completion: Value,
+    /// A name to search for, and a word to grep.
+    query: &'static str,
+    /// A glob of the project's source files.
+    glob: &'static str,
+    /// Text of `file` an edit replaces (and puts back).
+    edit: (&'static str, &'static str),
+}
+
+/// The raw LSP requests a tool makes, where it asks a server.
+#[derive(Clone, Copy)]
+enum Raw {
+    Search,
+    Inspect,
+    References,
+    CallHierarchy,
+    Completion,
+}
+
+/// One row of the table.
+struct Row {
+    project: String,
+    tool: &'static str,
+    median: Duration,
+    p95: Duration,
+    raw: Option<Duration>,
+    bytes: usize,
+    error: bool,
+}
+
+/// Memory of one project's run, in MB.
+struct Memory {
+    project: String,
+    sextant_peak: f64,
+    tree_peak: f64,
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.2}", d.as_secs_f64() * 1000.0)
+}
+
+fn percentile(samples: &[Duration], p: f64) -> Duration {
+    let mut sorted = samples.to_vec();
+    sorted.sort();
+    let rank = ((p * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    sorted[rank - 1]
+}
+
+/// The text an agent reads, and whether it was an error.
+async fn call(client: &common::mcp::Client, tool: &str, args: &Value) -> (usize, bool) {
+    let result = common::mcp::call(client, tool, args.clone()).await;
+    let bytes = common::mcp::texts(&result).iter().map(String::len).sum();
+    (bytes, result.is_error == Some(true))
+}
+
+/// `tool` called `ROUNDS` times after a warm-up: median, p95, bytes.
+async fn time_tool(
+    client: &common::mcp::Client,
+    tool: &'static str,
+    args: &Value,
+) -> (Duration, Duration, usize, bool) {
+    let (bytes, error) = call(client, tool, args).await;
+    let mut samples = Vec::with_capacity(ROUNDS);
+    for _ in 0..ROUNDS {
+        let t = Instant::now();
+        call(client, tool, args).await;
+        samples.push(t.elapsed());
+    }
+    (
+        percentile(&samples, 0.5),
+        percentile(&samples, 0.95),
+        bytes,
+        error,
+    )
+}
+
+/// The median of the raw LSP requests `raw` stands for, made by the
+/// bench's own client (warm: one round first).
+async fn time_raw(ctx: &Arc<Context>, project: &Project, raw: Raw) -> Option<Duration> {
+    let address = match raw {
+        Raw::Search => project.symbol.clone(),
+        Raw::Inspect | Raw::References => project.symbol.clone(),
+        Raw::CallHierarchy => project.function.clone(),
+        Raw::Completion => project.completion.clone(),
+    };
+    let (client, at) = common::lsp_position(ctx, &address).await;
+    let once = async || -> Option<()> {
+        match raw {
+            Raw::Search => {
+                let params = WorkspaceSymbolParams {
+                    query: project.query.to_string(),
+                    ..Default::default()
+                };
+                client
+                    .request::<WorkspaceSymbolRequest>(params, TIMEOUT)
+                    .await
+                    .ok()?;
+            }
+            Raw::Inspect => {
+                let goto = GotoDefinitionParams {
+                    text_document_position_params: at.clone(),
+                    work_done_progress_params: Default::default(),
+                    partial_result_params: Default::default(),
+                };
+                let hover = HoverParams {
+                    text_document_position_params: at.clone(),
+                    work_done_progress_params: Default::default(),
+                };
+                let _ = tokio::join!(
+                    client.request::<HoverRequest>(hover, TIMEOUT),
+                    client.request::<GotoDefinition>(goto.clone(), TIMEOUT),
+                    client.request::<GotoTypeDefinition>(goto.clone(), TIMEOUT),
+                    client.request::<GotoImplementation>(goto, TIMEOUT),
+                );
+            }
+            Raw::References => {
+                let params = ReferenceParams {
+                    text_document_position: at.clone(),
+                    context: ReferenceContext {
+                        include_declaration: true,
+                    },
+                    work_done_progress_params: Default::default(),
+                    partial_result_params: Default::default(),
+                };
+                client.request::<References>(params, TIMEOUT).await.ok()?;
+            }
+            Raw::CallHierarchy => {
+                let params = CallHierarchyPrepareParams {
+                    text_document_position_params: at.clone(),
+                    work_done_progress_params: Default::default(),
+                };
+                let items = client
+                    .request::<CallHierarchyPrepare>(params, TIMEOUT)
+                    .await
+                    .ok()??;
+                let item = items.into_iter().next()?;
+                let incoming = CallHierarchyIncomingCallsParams {
+                    item: item.clone(),
+                    work_done_progress_params: Default::default(),
+                    partial_result_params: Default::default(),
+                };
+                client
+                    .request::<CallHierarchyIncomingCalls>(incoming, TIMEOUT)
+                    .await
+                    .ok()?;
+                let outgoing = CallHierarchyOutgoingCallsParams {
+                    item,
+                    work_done_progress_params: Default::default(),
+                    partial_result_params: Default::default(),
+                };
+                client
+                    .request::<CallHierarchyOutgoingCalls>(outgoing, TIMEOUT)
+                    .await
+                    .ok()?;
+            }
+            Raw::Completion => {
+                let params = CompletionParams {
+                    text_document_position: at.clone(),
+                    work_done_progress_params: Default::default(),
+                    partial_result_params: Default::default(),
+                    context: None,
+                };
+                client.request::<Completion>(params, TIMEOUT).await.ok()?;
+            }
+        }
+        Some(())
+    };
+    once().await?;
+    let mut samples = Vec::with_capacity(ROUNDS);
+    for _ in 0..ROUNDS {
+        let t = Instant::now();
+        once().await?;
+        samples.push(t.elapsed());
+    }
+    Some(percentile(&samples, 0.5))
+}
+
+/// Every tool on `project`, through a fresh `sextant serve`; the rows and
+/// the memory figures.
+async fn measure(project: &Project, rows: &mut Vec<Row>) -> Memory {
+    let root = project.dir.path();
+    let (client, pid) = common::mcp::start_with_pid(root, &[]).await;
+    let file = project.file;
+    let rename = {
+        let mut args = project.function.clone();
+        args["new_name"] = json!("renamedForBench");
+        args
+    };
+    let calls: Vec<(&'static str, Value, Option<Raw>)> = vec![
+        ("read", json!({"file": file}), None),
+        ("read_file", json!({"path": file}), None),
+        ("find", json!({"pattern": project.glob}), None),
+        (
+            "grep",
+            json!({"pattern": project.query, "output_mode": "content"}),
+            None,
+        ),
+        ("search", json!({"query": project.query}), Some(Raw::Search)),
+        ("inspect", project.symbol.clone(), Some(Raw::Inspect)),
+        ("references", project.symbol.clone(), Some(Raw::References)),
+        (
+            "call_hierarchy",
+            project.function.clone(),
+            Some(Raw::CallHierarchy),
+        ),
+        (
+            "completion",
+            project.completion.clone(),
+            Some(Raw::Completion),
+        ),
+        ("rename", rename, None),
+        ("diagnostics", json!({"file": file}), None),
+        (
+            "pipe",
+            json!({"steps": [
+                {"tool": "find", "args": {"pattern": project.glob}},
+                {"tool": "grep", "args": {"pattern": project.query, "output_mode": "content"}},
+            ]}),
+            None,
+        ),
+        (
+            "edit",
+            json!({"path": file, "old_string": project.edit.0, "new_string": project.edit.1}),
+            None,
+        ),
+        (
+            "create_file",
+            json!({"path": "bench-scratch/notes.txt", "content": "scratch\n".repeat(50), "overwrite": true}),
+            None,
+        ),
+        ("logs", json!({}), None),
+    ];
+    // The bench's own client, for the raw requests, on the same project.
+    let raw_ctx = common::context(root, true);
+    for (tool, args, raw) in calls {
+        let (median, p95, bytes, error) = time_tool(&client, tool, &args).await;
+        let raw = match raw {
+            Some(raw) => time_raw(&raw_ctx, project, raw).await,
+            None => None,
+        };
+        rows.push(Row {
+            project: project.name.clone(),
+            tool,
+            median,
+            p95,
+            raw,
+            bytes,
+            error,
+        });
+    }
+    rows.push(apply_patch_row(&client, project).await);
+    raw_ctx.lsp.shutdown(Duration::from_secs(2)).await;
+    let memory = Memory {
+        project: project.name.clone(),
+        sextant_peak: peak_mb(pid),
+        tree_peak: tree_peak_mb(pid),
+    };
+    client.cancel().await.ok();
+    memory
+}
+
+/// `apply_patch` of an edit previewed just before, the edit and its undo
+/// in turn, so every round writes: the apply alone is timed.
+async fn apply_patch_row(client: &common::mcp::Client, project: &Project) -> Row {
+    let mut samples = Vec::with_capacity(ROUNDS);
+    let mut bytes = 0;
+    let mut error = false;
+    for round in 0..=ROUNDS {
+        let (old, new) = match round % 2 {
+            0 => project.edit,
+            _ => (project.edit.1, project.edit.0),
+        };
+        let preview = common::mcp::call(
+            client,
+            "edit",
+            json!({"path": project.file, "old_string": old, "new_string": new}),
+        )
+        .await;
+        let text = common::mcp::texts(&preview).join("\n");
+        let Some(id) = text
+            .lines()
+            .find_map(|l| l.strip_prefix("patch: "))
+            .and_then(|rest| rest.split(' ').next())
+        else {
+            error = true;
+            break;
+        };
+        let t = Instant::now();
+        let (answer, failed) = call(client, "apply_patch", &json!({"patch": id})).await;
+        if round > 0 {
+            samples.push(t.elapsed());
+        }
+        bytes = answer;
+        error |= failed;
+    }
+    // Leave the file as it was.
+    if ROUNDS.is_multiple_of(2) {
+        let (old, new) = (project.edit.1, project.edit.0);
+        let _ = common::mcp::call(
+            client,
+            "edit",
+            json!({"path": project.file, "old_string": old, "new_string": new, "apply": true}),
+        )
+        .await;
+    }
+    let samples = if samples.is_empty() {
+        vec![Duration::ZERO]
+    } else {
+        samples
+    };
+    Row {
+        project: project.name.clone(),
+        tool: "apply_patch",
+        median: percentile(&samples, 0.5),
+        p95: percentile(&samples, 0.95),
+        raw: None,
+        bytes,
+        error,
+    }
+}
+
+/// A field of `/proc/PID/status` in MB (`VmHWM`, `VmRSS`).
+fn status_mb(pid: u32, field: &str) -> Option<f64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}
+
+fn peak_mb(pid: u32) -> f64 {
+    status_mb(pid, "VmHWM:").unwrap_or(0.0)
+}
+
+/// The peak of sextant and of every process under it, summed.
+fn tree_peak_mb(pid: u32) -> f64 {
+    let mut total = 0.0;
+    let mut stack = vec![pid];
+    while let Some(pid) = stack.pop() {
+        total += peak_mb(pid);
+        let children =
+            std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
+        stack.extend(
+            children
+                .split_whitespace()
+                .filter_map(|c| c.parse::<u32>().ok()),
+        );
+    }
+    total
+}
+
+/// Spawn to the first answer of `tool`, on a fresh copy of the TypeScript
+/// fixture, with `tools_dir` as the servers' folder.
+async fn cold_start(tool: &str, args: Value, tools_dir: Option<&Path>) -> Duration {
+    let f = common::fixture_with("ts", &[("sextant.toml", "auto_install = false\n")]);
+    let mut command = tokio::process::Command::new(SEXTANT);
+    command.arg("serve").arg("--root").arg(f.root());
+    if let Some(dir) = tools_dir {
+        command.env("SEXTANT_TOOLS_DIR", dir);
+    }
+    let started = Instant::now();
+    let (transport, _) = rmcp::transport::TokioChildProcess::builder(command)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn sextant serve");
+    let client = rmcp::ServiceExt::serve((), transport)
+        .await
+        .expect("MCP initialize");
+    common::mcp::call(&client, tool, args).await;
+    let elapsed = started.elapsed();
+    client.cancel().await.ok();
+    elapsed
+}
+
+/// Writes a Rust workspace of `crates` crates with `modules` modules
+/// each: `cK/src/mI.rs`, each with a struct, its impl and a function
+/// calling the module before it; crate K uses crate K-1.
+fn generate_rust_workspace(root: &Path, crates: usize, modules: usize) {
+    let members: Vec<String> = (0..crates).map(|k| format!("\"c{k}\"")).collect();
+    std::fs::write(
+        root.join("Cargo.toml"),
+        format!(
+            "[workspace]\nmembers = [{}]\nresolver = \"2\"\n",
+            members.join(", ")
+        ),
+    )
+    .unwrap();
+    for k in 0..crates {
+        let krate = root.join(format!("c{k}"));
+        std::fs::create_dir_all(krate.join("src")).unwrap();
+        let dependency = match k {
+            0 => String::new(),
+            _ => format!("c{} = {{ path = \"../c{}\" }}\n", k - 1, k - 1),
+        };
+        std::fs::write(
+            krate.join("Cargo.toml"),
+            format!(
+                "[package]\nname = \"c{k}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n{dependency}"
+            ),
+        )
+        .unwrap();
+        let mut lib = String::new();
+        for i in 0..modules {
+            writeln!(lib, "pub mod m{i};").unwrap();
+        }
+        if k > 0 {
+            writeln!(
+                lib,
+                "\n/// The first thing of the crate before.\npub fn first() -> i64 {{\n    c{}::m0::make0(1).double()\n}}",
+                k - 1
+            )
+            .unwrap();
+        }
+        std::fs::write(krate.join("src/lib.rs"), lib).unwrap();
+        for i in 0..modules {
+            let mut text = format!(
+                "/// Thing number {i} of crate {k}.\n#[derive(Debug, Clone)]\npub struct Thing{i} {{\n    pub value: i64,\n}}\n\nimpl Thing{i} {{\n    /// Twice the value.\n    pub fn double(&self) -> i64 {{\n        self.value * 2\n    }}\n}}\n\n/// A new Thing{i}.\npub fn make{i}(value: i64) -> Thing{i} {{\n    Thing{i} {{ value }}\n}}\n"
+            );
+            if i > 0 {
+                write!(
+                    text,
+                    "\n/// Uses the module before.\npub fn chained{i}() -> i64 {{\n    let thing = crate::m{p}::make{p}(1);\n    thing.double() + crate::m{p}::Thing{p} {{ value: 2 }}.value\n}}\n",
+                    p = i - 1
+                )
+                .unwrap();
+            }
+            std::fs::write(krate.join(format!("src/m{i}.rs")), text).unwrap();
+        }
+    }
+}
+
+/// The completion address right after the first `needle` in `file`.
+fn after(root: &Path, file: &str, needle: &str) -> Value {
+    let text = std::fs::read_to_string(root.join(file)).unwrap();
+    let (line, found) = text
+        .lines()
+        .enumerate()
+        .find_map(|(n, line)| {
+            line.find(needle)
+                .map(|at| (n + 1, line[..at + needle.len()].chars().count()))
+        })
+        .unwrap_or_else(|| panic!("no {needle} in {file}"));
+    json!({"file": file, "line": line, "character": found + 1})
+}
+
+fn projects() -> Vec<Project> {
+    let ts_fixture = |name: &str, dir: tempfile::TempDir| Project {
+        name: name.to_string(),
+        dir,
+        file: "src/shapes.ts",
+        symbol: json!({"file": "src/shapes.ts", "symbol": "Circle"}),
+        function: json!({"file": "src/shapes.ts", "symbol": "scale"}),
+        completion: json!({"file": "src/index.ts", "line": 6, "character": 12}),
+        query: "Circle",
+        glob: "**/*.ts",
+        edit: ("export class Circle", "export class  Circle"),
+    };
+    let keep = |f: common::Fixture| f.dir;
+    let tsgo = ts_fixture("TS fixture, tsgo", keep(common::fixture("ts")));
+    let tsls = ts_fixture(
+        "TS fixture, tsls",
+        keep(common::fixture_on("ts", common::TYPESCRIPT_LANGUAGE_SERVER)),
+    );
+    let rust = Project {
+        name: "Rust fixture".to_string(),
+        dir: keep(common::fixture("rust")),
+        file: "src/lib.rs",
+        symbol: json!({"file": "src/lib.rs", "symbol": "Ledger"}),
+        function: json!({"file": "src/report.rs", "symbol": "summary"}),
+        completion: json!({"file": "src/report.rs", "line": 14, "character": 35}),
+        query: "Ledger",
+        glob: "**/*.rs",
+        edit: ("pub struct Ledger", "pub struct  Ledger"),
+    };
+    let ts_big = tempfile::tempdir().unwrap();
+    common::generate_monorepo(ts_big.path(), 10, 30);
+    let completion = after(ts_big.path(), "packages/p3/src/m16.ts", "make15(1).");
+    let ts_big = Project {
+        name: "TS 300 files, tsgo".to_string(),
+        dir: ts_big,
+        file: "packages/p3/src/m15.ts",
+        symbol: json!({"file": "packages/p3/src/m15.ts", "symbol": "Thing15"}),
+        function: json!({"file": "packages/p3/src/m15.ts", "symbol": "make15"}),
+        completion,
+        query: "Thing15",
+        glob: "**/*.ts",
+        edit: ("export class Thing15", "export class  Thing15"),
+    };
+    let rust_big = tempfile::tempdir().unwrap();
+    generate_rust_workspace(rust_big.path(), 4, 75);
+    let completion = after(rust_big.path(), "c2/src/m16.rs", "thing.");
+    let rust_big = Project {
+        name: "Rust 300 files".to_string(),
+        dir: rust_big,
+        file: "c2/src/m15.rs",
+        symbol: json!({"file": "c2/src/m15.rs", "symbol": "Thing15"}),
+        function: json!({"file": "c2/src/m15.rs", "symbol": "make15"}),
+        completion,
+        query: "Thing15",
+        glob: "**/*.rs",
+        edit: ("pub struct Thing15", "pub struct  Thing15"),
+    };
+    vec![tsgo, tsls, rust, ts_big, rust_big]
+}
+
+/// `program ARGS`' first line of output, or `?`.
+fn version(program: &str, args: &[&str]) -> String {
+    std::process::Command::new(program)
+        .args(args)
+        .output()
+        .ok()
+        .and_then(|out| {
+            String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .next()
+                .map(str::to_string)
+        })
+        .unwrap_or_else(|| "?".to_string())
+}
+
+fn machine() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|m| m.trim().to_string())
+        })
+        .unwrap_or_else(|| "?".to_string());
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let memory = status_like("/proc/meminfo", "MemTotal:")
+        .map_or("?".to_string(), |mb| format!("{:.0} GiB", mb / 1024.0));
+    format!("{cpu}, {cores} cores, {memory}")
+}
+
+fn status_like(path: &str, field: &str) -> Option<f64> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let line = text.lines().find(|l| l.starts_with(field))?;
+    Some(line.split_whitespace().nth(1)?.parse::<f64>().ok()? / 1024.0)
+}
+
+/// The servers' versions, from the tools folder the test command fills.
+fn server_versions() -> Vec<String> {
+    let tools = sextant::lsp::config::Config::built_in().tools_dir;
+    let package_version = |path: PathBuf| {
+        std::fs::read_to_string(path)
+            .ok()
+            .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+            .and_then(|json| json["version"].as_str().map(str::to_string))
+            .unwrap_or_else(|| "?".to_string())
+    };
+    vec![
+        format!(
+            "TypeScript 7 (native server) {}",
+            package_version(tools.join("typescript-go/node_modules/typescript/package.json"))
+        ),
+        format!(
+            "typescript-language-server {} with TypeScript {}",
+            package_version(tools.join(
+                "typescript-language-server/node_modules/typescript-language-server/package.json"
+            )),
+            package_version(
+                tools.join("typescript-language-server/node_modules/typescript/package.json")
+            )
+        ),
+        version("rust-analyzer", &["--version"]),
+        version("rustc", &["--version"]),
+        version("rg", &["--version"]),
+    ]
+}
+
+fn verdict(ok: bool) -> &'static str {
+    if ok { "met" } else { "MISSED" }
+}
+
+#[tokio::main]
+async fn main() {
+    let started = Instant::now();
+    let mut out = String::new();
+    let date = version("date", &["-u", "+%Y-%m-%d %H:%M UTC"]);
+    writeln!(out, "# Benchmarks\n").unwrap();
+    writeln!(
+        out,
+        "Measured by `bash scripts/bench.sh` (which runs `cargo bench --bench table`; \
+         see `benches/table.rs` for how each figure is taken) on {date}.\n"
+    )
+    .unwrap();
+    writeln!(out, "- Machine: {}", machine()).unwrap();
+    for line in server_versions() {
+        writeln!(out, "- {line}").unwrap();
+    }
+    writeln!(
+        out,
+        "- Each tool: one warm-up call, then {ROUNDS} calls over MCP (stdio) to the release binary; \
+         median and p95 from client to answer. Raw: the same LSP requests from the bench's own client \
+         to its own warm server. Overhead: median less raw median (MCP included; completion's includes \
+         its resolves). Tokens: bytes / 4.\n"
+    )
+    .unwrap();
+
+    // tools/list.
+    let fixture = common::fixture("ts");
+    let client = common::mcp::start(fixture.root(), &[]).await;
+    let tools = client.list_all_tools().await.unwrap();
+    let listed = serde_json::to_string(&tools).unwrap().len();
+    client.cancel().await.ok();
+    drop(fixture);
+
+    let mut rows = Vec::new();
+    let mut memory = Vec::new();
+    for project in projects() {
+        eprintln!("measuring {} ...", project.name);
+        memory.push(measure(&project, &mut rows).await);
+    }
+
+    writeln!(out, "## Tools\n").unwrap();
+    writeln!(
+        out,
+        "| project | tool | median ms | p95 ms | raw LSP ms | overhead ms | bytes | tokens |"
+    )
+    .unwrap();
+    writeln!(out, "|---|---|---:|---:|---:|---:|---:|---:|").unwrap();
+    let mut read_only_overheads = Vec::new();
+    for row in &rows {
+        let (raw, overhead) = match row.raw {
+            Some(raw) => {
+                let overhead = row.median.as_secs_f64() * 1000.0 - raw.as_secs_f64() * 1000.0;
+                if row.tool != "completion" {
+                    read_only_overheads.push(overhead);
+                }
+                (ms(raw), format!("{overhead:.2}"))
+            }
+            None => ("".to_string(), "".to_string()),
+        };
+        let error = if row.error { " (error)" } else { "" };
+        writeln!(
+            out,
+            "| {} | {}{error} | {} | {} | {raw} | {overhead} | {} | {} |",
+            row.project,
+            row.tool,
+            ms(row.median),
+            ms(row.p95),
+            row.bytes,
+            row.bytes.div_ceil(4)
+        )
+        .unwrap();
+    }
+
+    writeln!(out, "\n## Memory (peak resident, MB)\n").unwrap();
+    writeln!(out, "| project | sextant | sextant and its servers |").unwrap();
+    writeln!(out, "|---|---:|---:|").unwrap();
+    for m in &memory {
+        writeln!(
+            out,
+            "| {} | {:.1} | {:.1} |",
+            m.project, m.sextant_peak, m.tree_peak
+        )
+        .unwrap();
+    }
+
+    writeln!(
+        out,
+        "\n## Cold start (TypeScript fixture, spawn to first answer, ms)\n"
+    )
+    .unwrap();
+    let empty = tempfile::tempdir().unwrap();
+    writeln!(out, "| first call | servers installed | no server |").unwrap();
+    writeln!(out, "|---|---:|---:|").unwrap();
+    for (tool, args) in [
+        ("read", json!({"file": "src/shapes.ts"})),
+        ("search", json!({"query": "Circle"})),
+    ] {
+        let with = cold_start(tool, args.clone(), None).await;
+        let without = cold_start(tool, args, Some(empty.path())).await;
+        writeln!(out, "| {tool} | {} | {} |", ms(with), ms(without)).unwrap();
+    }
+
+    writeln!(out, "\n## grep against rg (cargo registry sources)\n").unwrap();
+    let grep_ratio = grep_table(&mut out);
+
+    let sextant_rss = memory
+        .iter()
+        .filter(|m| m.project.contains("fixture"))
+        .map(|m| m.sextant_peak)
+        .fold(0.0, f64::max);
+    let worst_overhead = read_only_overheads.iter().copied().fold(f64::MIN, f64::max);
+    let mut sorted = read_only_overheads.clone();
+    sorted.sort_by(f64::total_cmp);
+    let median_overhead = sorted.get(sorted.len() / 2).copied().unwrap_or(0.0);
+    writeln!(out, "\n## Targets\n").unwrap();
+    writeln!(out, "| target | measured | |").unwrap();
+    writeln!(out, "|---|---:|---|").unwrap();
+    writeln!(
+        out,
+        "| tools/list at most 8 KB | {listed} bytes ({} tokens) | {} |",
+        listed.div_ceil(4),
+        verdict(listed <= 8 * 1024)
+    )
+    .unwrap();
+    writeln!(
+        out,
+        "| sextant's own RSS under 40 MB on the fixtures | {sextant_rss:.1} MB | {} |",
+        verdict(sextant_rss < 40.0)
+    )
+    .unwrap();
+    writeln!(
+        out,
+        "| overhead under 1 ms median for read-only LSP requests (search, inspect, references, call_hierarchy) | median {median_overhead:.2} ms, worst {worst_overhead:.2} ms | {} |",
+        verdict(median_overhead < 1.0)
+    )
+    .unwrap();
+    match grep_ratio {
+        Some(ratio) => writeln!(
+            out,
+            "| grep at most 1.2x rg | worst {ratio:.2}x | {} |",
+            verdict(ratio <= 1.2)
+        )
+        .unwrap(),
+        None => writeln!(out, "| grep at most 1.2x rg | not measured (no rg) | |").unwrap(),
+    }
+    writeln!(
+        out,
+        "\nThe whole run took {:.0} s.",
+        started.elapsed().as_secs_f64()
+    )
+    .unwrap();
+
+    println!("{out}");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("BENCHMARKS.md");
+    match std::fs::write(&path, &out) {
+        Ok(()) => eprintln!("written to {}", path.display()),
+        Err(err) => eprintln!("cannot write {}: {err}", path.display()),
+    }
+}
+
+/// `grep_vs_rg`'s cases, 5 runs each: the table rows, and the worst ratio.
+fn grep_table(out: &mut String) -> Option<f64> {
+    let Some(rg) = grep_vs_rg::rg_version() else {
+        writeln!(
+            out,
+            "rg is not installed; `bash scripts/bench.sh` installs it."
+        )
+        .unwrap();
+        return None;
+    };
+    let tree = match grep_vs_rg::bench_tree() {
+        Ok(tree) => tree,
+        Err(message) => {
+            writeln!(out, "{message}").unwrap();
+            return None;
+        }
+    };
+    writeln!(
+        out,
+        "{rg}; each: one warm-up, then the median of 5 whole runs (process start to exit).\n"
+    )
+    .unwrap();
+    writeln!(out, "| case | mode | sextant ms | rg ms | sextant/rg |").unwrap();
+    writeln!(out, "|---|---|---:|---:|---:|").unwrap();
+    let mut worst: f64 = 0.0;
+    for &(name, pattern) in grep_vs_rg::CASES {
+        for mode in grep_vs_rg::Mode::ALL {
+            let (ours, theirs) = grep_vs_rg::time_case(&tree, pattern, mode, 5);
+            let ratio = ours.as_secs_f64() / theirs.as_secs_f64().max(1e-9);
+            worst = worst.max(ratio);
+            writeln!(
+                out,
+                "| {name} | {} | {} | {} | {ratio:.2}x |",
+                mode.name(),
+                ms(ours),
+                ms(theirs)
+            )
+            .unwrap();
+        }
+    }
+    Some(worst)
+}

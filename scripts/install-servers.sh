@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs what the tests and benchmarks run against, where sextant looks
+# for it: rust-analyzer (a rustup component, with rustfmt and clippy), and
+# the TypeScript servers, each in its own npm prefix of sextant's tools
+# directory: TypeScript 7's native server (the default), and
+# typescript-language-server with TypeScript 6 (TypeScript 7 has no
+# tsserver), which projects pinning TypeScript 6 or older get.
+# Source it: it exports SEXTANT_TOOLS_DIR.
+set -euo pipefail
+
+rustup component add rustfmt clippy rust-analyzer
+
+tools="${SEXTANT_TOOLS_DIR:-$HOME/.local/share/sextant/tools}"
+npm_install() {
+    mkdir -p "$tools/$1"
+    npm install --no-audit --no-fund --prefix "$tools/$1" "${@:2}"
+}
+if ! ls "$tools"/typescript-go/node_modules/@typescript/typescript-*/lib/tsc >/dev/null 2>&1; then
+    npm_install typescript-go typescript@7
+fi
+tsls="$tools/typescript-language-server/node_modules"
+if [ ! -x "$tsls/.bin/typescript-language-server" ] || [ ! -f "$tsls/typescript/lib/tsserver.js" ]; then
+    npm_install typescript-language-server typescript-language-server@5 typescript@6
+fi
+export SEXTANT_TOOLS_DIR="$tools"
