@@ -721,12 +721,57 @@ impl LspClient {
     /// The line index of `uri` as the server sees it: the open document's,
     /// else the file on disk's; `None` when it cannot be read.
     pub async fn line_index(&self, uri: &Url) -> Option<Arc<LineIndex>> {
-        let path = uri.to_file_path().ok()?;
-        if let Some(document) = self.documents.lock().await.get(&path) {
-            return Some(Arc::clone(&document.index));
+        self.line_indexes([uri.clone()]).await.remove(uri).flatten()
+    }
+
+    /// The line indexes of `uris`, each as `line_index` gives it. The files
+    /// not open are read in one blocking task: an answer pointing into
+    /// many files would otherwise pay a thread hand-off per file.
+    pub async fn line_indexes(
+        &self,
+        uris: impl IntoIterator<Item = Url>,
+    ) -> HashMap<Url, Option<Arc<LineIndex>>> {
+        let mut indexes = HashMap::new();
+        let mut unread = Vec::new();
+        {
+            let documents = self.documents.lock().await;
+            for uri in uris {
+                if indexes.contains_key(&uri) || unread.contains(&uri) {
+                    continue;
+                }
+                let open = uri
+                    .to_file_path()
+                    .ok()
+                    .and_then(|path| documents.get(&path).map(|d| Arc::clone(&d.index)));
+                match open {
+                    Some(index) => {
+                        indexes.insert(uri, Some(index));
+                    }
+                    None => unread.push(uri),
+                }
+            }
         }
-        let bytes = tokio::fs::read(&path).await.ok()?;
-        Some(Arc::new(LineIndex::new(&String::from_utf8_lossy(&bytes))))
+        if !unread.is_empty() {
+            let read = tokio::task::spawn_blocking(move || {
+                unread
+                    .into_iter()
+                    .map(|uri| {
+                        let index = uri
+                            .to_file_path()
+                            .ok()
+                            .and_then(|path| std::fs::read(path).ok())
+                            .map(|bytes| {
+                                Arc::new(LineIndex::new(&String::from_utf8_lossy(&bytes)))
+                            });
+                        (uri, index)
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .await
+            .unwrap_or_default();
+            indexes.extend(read);
+        }
+        indexes
     }
 
     /// Whether the server has `path` open.

@@ -211,14 +211,12 @@ pub async fn workspace_symbols(
             })
             .collect(),
     };
-    let mut texts: HashMap<Url, Option<Arc<LineIndex>>> = HashMap::new();
+    let texts = client
+        .line_indexes(raw.iter().map(|(uri, ..)| uri.clone()))
+        .await;
     let mut hits = Vec::new();
     for (uri, range, name, kind, container) in raw {
-        if !texts.contains_key(&uri) {
-            let index = client.line_index(&uri).await;
-            texts.insert(uri.clone(), index);
-        }
-        let (Some(index), Ok(path)) = (&texts[&uri], uri.to_file_path()) else {
+        let (Some(Some(index)), Ok(path)) = (texts.get(&uri), uri.to_file_path()) else {
             continue;
         };
         let range = index.range_to_model(range, client.encoding);

@@ -21,7 +21,7 @@ use super::address::declared_at;
 use super::{BUDGET_CHARS, Tool, blocking, parse_kinds};
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
-use crate::index::IndexHit;
+use crate::index::{IndexAnswer, IndexHit};
 use crate::lsp::LspError;
 use crate::lsp::requests::{SymbolHit, workspace_symbols};
 use crate::model::{
@@ -148,16 +148,25 @@ async fn search(ctx: Arc<Context>, params: Params) -> ToolResult<SearchResult> {
             })
         })
         .collect();
-    let (index, dependencies) = {
+    // The tree-sitter index answers for the languages no server answers
+    // for. Built meanwhile on the first search (servers are starting then,
+    // and a later fallback finds it warm); after that asked only when a
+    // server did not answer, so it takes no time from one that did.
+    let early_index = (ctx.index.size().0 == 0).then(|| {
+        let (ctx, query) = (Arc::clone(&ctx), query.clone());
+        let root = ctx.workspace.root().to_path_buf();
+        blocking(move || Ok(ctx.index.query(&root, |name| rank(name, &query).is_some())))
+    });
+    // npm packages' declarations, which no server searches, meanwhile.
+    let dependencies = include_external.then(|| {
         let (ctx, query) = (Arc::clone(&ctx), query.clone());
         let root = ctx.workspace.root().to_path_buf();
         blocking(move || {
-            let matches = |name: &str| rank(name, &query).is_some();
-            let dependencies = include_external.then(|| ctx.dependencies.query(&root, matches));
-            Ok((ctx.index.query(&root, matches), dependencies))
+            Ok(ctx
+                .dependencies
+                .query(&root, |name| rank(name, &query).is_some()))
         })
-        .await?
-    };
+    });
 
     let mut found: Vec<Found> = Vec::new();
     let mut sources: Vec<String> = Vec::new();
@@ -224,6 +233,20 @@ async fn search(ctx: Arc<Context>, params: Params) -> ToolResult<SearchResult> {
             notes.push(format!("{why}; {language} results are from tree-sitter"));
         }
     }
+    let index = match (early_index, noted.is_empty()) {
+        (Some(task), _) => task.await?,
+        (None, true) => IndexAnswer::default(),
+        (None, false) => {
+            let (ctx, query) = (Arc::clone(&ctx), query.clone());
+            let root = ctx.workspace.root().to_path_buf();
+            blocking(move || Ok(ctx.index.query(&root, |name| rank(name, &query).is_some())))
+                .await?
+        }
+    };
+    let dependencies = match dependencies {
+        Some(task) => Some(task.await?),
+        None => None,
+    };
     let mut from_index = false;
     for hit in index.hits {
         let language = ctx
