@@ -51,7 +51,7 @@ use lsp_types::{
 use serde_json::{Value, json};
 use sextant::context::Context;
 
-const ROUNDS: usize = 30;
+const ROUNDS: usize = 50;
 const TIMEOUT: Duration = Duration::from_secs(60);
 const SEXTANT: &str = env!("CARGO_BIN_EXE_sextant");
 
