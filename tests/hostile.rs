@@ -181,18 +181,7 @@ async fn a_thousand_hostile_messages_are_each_answered_and_the_server_stays_up()
 async fn sixteen_calls_at_once_are_answered_and_a_quick_one_is_not_held_up() {
     use common::mcp::{call, start, texts};
 
-    let dir = tempfile::tempdir().unwrap();
-    let mut files = Vec::new();
-    common::copy_tree(
-        &common::fixtures_dir().join("ts"),
-        &dir.path().join("web"),
-        &mut files,
-    );
-    common::copy_tree(
-        &common::fixtures_dir().join("rust"),
-        &dir.path().join("ledger"),
-        &mut files,
-    );
+    let dir = common::two_language_workspace();
     let client = std::sync::Arc::new(start(dir.path(), &[]).await);
 
     // A slow call: rust-analyzer starts cold, then cargo checks the crate.
@@ -411,12 +400,7 @@ fn patches_raced_against_another_writer_apply_whole_or_not_at_all() {
     assert_eq!(applied + stale, rounds);
     assert!(applied > 0, "no patch applied in {rounds} rounds");
     assert!(reads > 0);
-    let left: Vec<_> = std::fs::read_dir(&root)
-        .unwrap()
-        .filter_map(Result::ok)
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with(".sextant-"))
-        .collect();
+    let left = common::staged_files_left(&root);
     assert!(left.is_empty(), "staged files left behind: {left:?}");
     println!("{applied} applied, {stale} refused as stale, {reads} reads");
 }
@@ -536,26 +520,11 @@ async fn post(host: &str, session: Option<&str>, body: &str) -> (u16, Vec<Value>
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_messages_over_http_are_each_answered_and_the_server_stays_up() {
     let f = common::fixture("ts");
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_sextant"))
-        .args(["serve", "--http", "127.0.0.1:0", "--root"])
-        .arg(f.root())
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
-    let host = loop {
-        let line = stderr
-            .next_line()
-            .await
-            .unwrap()
-            .expect("the address is logged");
-        if let Some(at) = line.find("http://") {
-            break line[at + 7..].trim().trim_end_matches("/mcp").to_string();
-        }
-    };
+    let (mut child, url, mut stderr) = common::mcp::start_http(f.root()).await;
+    let host = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_string();
     tokio::spawn(async move { while let Ok(Some(_)) = stderr.next_line().await {} });
 
     // Before a session: a malformed message is refused, not crashed on.

@@ -323,30 +323,9 @@ async fn errors_are_tool_results_and_the_server_stays_up() {
 async fn streamable_http_serves_the_same_tools() {
     use rmcp::ServiceExt;
     use rmcp::transport::StreamableHttpClientTransport;
-    use tokio::io::AsyncBufReadExt;
 
     let f = fixture("ts");
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_sextant"))
-        .args(["serve", "--http", "127.0.0.1:0", "--root"])
-        .arg(f.root())
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn sextant serve --http");
-    // Port 0 asks for any port: the log line says which.
-    let mut stderr = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
-    let url = loop {
-        let line = stderr
-            .next_line()
-            .await
-            .unwrap()
-            .expect("sextant logs its address before anything else ends");
-        if let Some(at) = line.find("http://") {
-            break line[at..].trim().to_string();
-        }
-    };
+    let (mut child, url, mut stderr) = common::mcp::start_http(f.root()).await;
     assert!(url.ends_with("/mcp"), "{url}");
     let log = tokio::spawn(async move {
         let mut lines = Vec::new();

@@ -48,18 +48,7 @@ fn descendants(root: u32) -> Vec<(u32, String)> {
 /// A TypeScript project and a Rust crate whose build script sleeps for two
 /// minutes, so `cargo check` is still running when sextant is ended.
 fn workspace() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let mut files = Vec::new();
-    common::copy_tree(
-        &common::fixtures_dir().join("ts"),
-        &dir.path().join("web"),
-        &mut files,
-    );
-    common::copy_tree(
-        &common::fixtures_dir().join("rust"),
-        &dir.path().join("ledger"),
-        &mut files,
-    );
+    let dir = common::two_language_workspace();
     std::fs::write(
         dir.path().join("ledger/build.rs"),
         "fn main() {\n    std::thread::sleep(std::time::Duration::from_secs(120));\n}\n",

@@ -492,12 +492,7 @@ async fn renames_raced_against_another_writer_apply_whole_or_not_at_all() {
     // renames after that change race_a.ts alone.
     assert!(both > 0, "no rename changed both files");
     assert!(reads > 0);
-    let left: Vec<_> = std::fs::read_dir(f.root().join("src"))
-        .unwrap()
-        .filter_map(Result::ok)
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with(".sextant-"))
-        .collect();
+    let left = common::staged_files_left(&f.root().join("src"));
     assert!(left.is_empty(), "staged files left behind: {left:?}");
     println!("{applied} applied, {stale} refused as stale, {both} of both files, {reads} reads");
 }

@@ -53,3 +53,37 @@ pub fn texts(result: &CallToolResult) -> Vec<String> {
         })
         .collect()
 }
+
+/// `sextant serve --http 127.0.0.1:0 --root ROOT`: the process, the URL it
+/// serves at (`http://HOST:PORT/mcp`, port 0 asking for any: its log line
+/// says which), and the rest of its log.
+pub async fn start_http(
+    root: &Path,
+) -> (
+    tokio::process::Child,
+    String,
+    tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStderr>>,
+) {
+    use tokio::io::AsyncBufReadExt;
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_sextant"))
+        .args(["serve", "--http", "127.0.0.1:0", "--root"])
+        .arg(root)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn sextant serve --http");
+    let mut log = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let url = loop {
+        let line = log
+            .next_line()
+            .await
+            .unwrap()
+            .expect("sextant logs its address before anything else ends");
+        if let Some(at) = line.find("http://") {
+            break line[at..].trim().to_string();
+        }
+    };
+    (child, url, log)
+}

@@ -304,3 +304,32 @@ pub async fn lsp_position(
         },
     )
 }
+
+/// The TypeScript fixture in `web/` and the Rust fixture in `ledger/` of
+/// one workspace.
+pub fn two_language_workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    copy_tree(
+        &fixtures_dir().join("ts"),
+        &dir.path().join("web"),
+        &mut files,
+    );
+    copy_tree(
+        &fixtures_dir().join("rust"),
+        &dir.path().join("ledger"),
+        &mut files,
+    );
+    dir
+}
+
+/// The files a patch staged beside its targets (`.sextant-*`) still in
+/// `dir`: none once an apply has ended, however it ended.
+pub fn staged_files_left(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".sextant-"))
+        .collect()
+}
