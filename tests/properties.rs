@@ -187,8 +187,13 @@ proptest! {
     /// Any text as a name path is an answer or a clear error.
     #[test]
     fn any_name_path_is_an_answer_or_an_error(outline in outline(1), path in "\\PC{0,24}") {
-        if let Err(err) = sextant::tools::address::resolve_name_path(&outline, &path, "f.ts", ".") {
-            prop_assert!(!err.message.is_empty());
+        use sextant::error::ErrorCode;
+        match sextant::tools::address::resolve_name_path(&outline, &path, "f.ts", ".") {
+            Ok(group) => prop_assert!(!group.symbols.is_empty(), "{}", path),
+            Err(err) => prop_assert!(
+                matches!(err.code, ErrorCode::NotFound | ErrorCode::AmbiguousMatch) && !err.message.is_empty(),
+                "{:?}: {}", err.code, err.message
+            ),
         }
     }
 
