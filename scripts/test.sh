@@ -10,4 +10,4 @@ source scripts/install-servers.sh
 
 cargo fmt --all -- --check
 cargo clippy --locked --all-targets -- -D warnings
-cargo test --locked
+cargo test --locked --no-fail-fast

@@ -68,12 +68,7 @@ pub fn watch(session: u32) {
 /// Ends what is left of a server's session once the server has exited,
 /// and tells the reaper to forget it (its id may be reused from now on).
 pub fn end_session(session: u32) {
-    for pid in session_members(session) {
-        // SAFETY: kill has no memory-safety preconditions.
-        unsafe {
-            libc::kill(pid as libc::pid_t, libc::SIGKILL);
-        }
-    }
+    kill_session(session);
     tell(&format!("-{session}"));
 }
 
@@ -129,16 +124,22 @@ pub fn run_reaper() {
         }
     }
     for session in sessions {
-        for pid in session_members(session) {
-            // SAFETY: kill has no memory-safety preconditions.
-            unsafe {
-                libc::kill(pid as libc::pid_t, libc::SIGKILL);
-            }
+        kill_session(session);
+    }
+}
+
+/// SIGKILL to every live process of `session`.
+fn kill_session(session: u32) {
+    for pid in session_members(session) {
+        // SAFETY: kill has no memory-safety preconditions.
+        unsafe {
+            libc::kill(pid as libc::pid_t, libc::SIGKILL);
         }
     }
 }
 
-/// Every live process whose session id is `session`.
+/// Every live process whose session id is `session` (zombies, already
+/// dead and waiting for their parent, left out).
 fn session_members(session: u32) -> Vec<u32> {
     if session == 0 {
         return Vec::new();
@@ -150,16 +151,21 @@ fn session_members(session: u32) -> Vec<u32> {
         .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
         .filter(|&pid| {
             std::fs::read_to_string(format!("/proc/{pid}/stat"))
-                .is_ok_and(|stat| session_of(&stat) == Some(session))
+                .is_ok_and(|stat| live_session_of(&stat) == Some(session))
         })
         .collect()
 }
 
-/// The session id in a `/proc/PID/stat` line: the fourth field after the
-/// command name, which is in parentheses and may hold anything.
-fn session_of(stat: &str) -> Option<u32> {
+/// The session id in a `/proc/PID/stat` line of a process that is not a
+/// zombie: the state is the first field after the command name, which is
+/// in parentheses and may hold anything, and the session the fourth.
+fn live_session_of(stat: &str) -> Option<u32> {
     let (_, after_name) = stat.rsplit_once(')')?;
-    after_name.split_whitespace().nth(3)?.parse().ok()
+    let mut fields = after_name.split_whitespace();
+    if fields.next()? == "Z" {
+        return None;
+    }
+    fields.nth(2)?.parse().ok()
 }
 
 #[cfg(test)]
@@ -169,14 +175,52 @@ mod tests {
     #[test]
     fn the_session_is_read_past_a_command_name_with_spaces_and_parens() {
         let stat = "4242 (cargo (check) x) S 4200 4242 4100 0 -1 4194560";
-        assert_eq!(session_of(stat), Some(4100));
-        assert_eq!(session_of("garbage"), None);
+        assert_eq!(live_session_of(stat), Some(4100));
+        let zombie = "4243 (sleep) Z 1 4242 4100 0 -1 4194560";
+        assert_eq!(live_session_of(zombie), None);
+        assert_eq!(live_session_of("garbage"), None);
     }
 
+    /// A session of a shell and the command it started in the background,
+    /// as a server and its checker: both are found, and both end. The
+    /// session is the test's own child's, never the test runner's, whose
+    /// session leader may sit outside the process namespace (session 0).
     #[test]
-    fn this_process_is_a_member_of_its_own_session() {
-        // SAFETY: getsid(0) only reads.
-        let session = unsafe { libc::getsid(0) } as u32;
-        assert!(session_members(session).contains(&std::process::id()));
+    fn a_session_s_members_are_found_and_ended_grandchildren_included() {
+        use std::os::unix::process::{CommandExt, ExitStatusExt};
+        let mut command = Command::new("sh");
+        command.args(["-c", "sleep 60 & sleep 60"]);
+        // SAFETY: setsid is async-signal-safe.
+        unsafe {
+            command.pre_exec(|| {
+                if libc::setsid() < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let mut shell = command.spawn().unwrap();
+        let session = shell.id();
+        let mut members = Vec::new();
+        for _ in 0..200 {
+            members = session_members(session);
+            if members.len() >= 2 {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        // Two or three: a shell may run its last command in its own place.
+        assert!(members.len() >= 2, "shell and sleeps: {members:?}");
+        assert!(members.contains(&session));
+
+        kill_session(session);
+        assert_eq!(shell.wait().unwrap().signal(), Some(libc::SIGKILL));
+        for _ in 0..200 {
+            if session_members(session).is_empty() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert_eq!(session_members(session), Vec::<u32>::new());
     }
 }
