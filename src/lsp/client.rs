@@ -732,7 +732,7 @@ impl LspClient {
         uris: impl IntoIterator<Item = Url>,
     ) -> HashMap<Url, Option<Arc<LineIndex>>> {
         let mut indexes = HashMap::new();
-        let mut unread = Vec::new();
+        let mut unread = HashSet::new();
         {
             let documents = self.documents.lock().await;
             for uri in uris {
@@ -747,7 +747,9 @@ impl LspClient {
                     Some(index) => {
                         indexes.insert(uri, Some(index));
                     }
-                    None => unread.push(uri),
+                    None => {
+                        unread.insert(uri);
+                    }
                 }
             }
         }

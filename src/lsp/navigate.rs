@@ -182,7 +182,7 @@ pub async fn goto(
             .map(|l| (l.target_uri, l.target_selection_range))
             .collect(),
     };
-    let mut files = Files::new(client);
+    let mut files = Files::read(client, raw.iter().map(|(uri, _)| uri.clone())).await;
     let mut spots = Vec::new();
     for (uri, range) in raw {
         if let Some(spot) = files.spot(&uri, range).await
@@ -216,7 +216,7 @@ pub async fn references(
         .request_settled::<References>(params)
         .await?
         .unwrap_or_default();
-    let mut files = Files::new(client);
+    let mut files = Files::read(client, locations.iter().map(|l| l.uri.clone())).await;
     let mut spots = Vec::with_capacity(locations.len());
     for location in locations {
         if let Some(spot) = files.spot(&location.uri, location.range).await {
@@ -263,7 +263,7 @@ pub async fn prepare_call_hierarchy(
         .request_settled::<CallHierarchyPrepare>(params)
         .await?
         .unwrap_or_default();
-    let mut files = Files::new(client);
+    let mut files = Files::read(client, items.iter().map(|i| i.uri.clone())).await;
     let mut out = Vec::new();
     for item in items {
         if let Some(item) = files.call_item(item).await {
@@ -284,7 +284,7 @@ pub async fn incoming_calls(client: &LspClient, item: &CallItem) -> Result<Vec<C
         .request_settled::<CallHierarchyIncomingCalls>(params)
         .await?
         .unwrap_or_default();
-    let mut files = Files::new(client);
+    let mut files = Files::read(client, calls.iter().map(|c| c.from.uri.clone())).await;
     let mut out = Vec::new();
     for call in calls {
         let uri = call.from.uri.clone();
@@ -311,7 +311,8 @@ pub async fn outgoing_calls(client: &LspClient, item: &CallItem) -> Result<Vec<C
         .request_settled::<CallHierarchyOutgoingCalls>(params)
         .await?
         .unwrap_or_default();
-    let mut files = Files::new(client);
+    let callees = calls.iter().map(|c| c.to.uri.clone());
+    let mut files = Files::read(client, callees.chain([item.item.uri.clone()])).await;
     let mut out = Vec::new();
     for call in calls {
         let Some(callee) = files.call_item(call.to).await else {
@@ -333,10 +334,12 @@ struct Files<'a> {
 }
 
 impl<'a> Files<'a> {
-    fn new(client: &'a LspClient) -> Files<'a> {
+    /// The files of `uris`, read at once (`LspClient::line_indexes`);
+    /// another is read when asked for.
+    async fn read(client: &'a LspClient, uris: impl IntoIterator<Item = Url>) -> Files<'a> {
         Files {
             client,
-            indexes: HashMap::new(),
+            indexes: client.line_indexes(uris).await,
         }
     }
 

@@ -21,7 +21,7 @@ use super::address::declared_at;
 use super::{BUDGET_CHARS, Tool, blocking, parse_kinds};
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
-use crate::index::{IndexAnswer, IndexHit};
+use crate::index::{IndexAnswer, IndexHit, SymbolIndex};
 use crate::lsp::LspError;
 use crate::lsp::requests::{SymbolHit, workspace_symbols};
 use crate::model::{
@@ -152,21 +152,9 @@ async fn search(ctx: Arc<Context>, params: Params) -> ToolResult<SearchResult> {
     // for. Built meanwhile on the first search (servers are starting then,
     // and a later fallback finds it warm); after that asked only when a
     // server did not answer, so it takes no time from one that did.
-    let early_index = (ctx.index.size().0 == 0).then(|| {
-        let (ctx, query) = (Arc::clone(&ctx), query.clone());
-        let root = ctx.workspace.root().to_path_buf();
-        blocking(move || Ok(ctx.index.query(&root, |name| rank(name, &query).is_some())))
-    });
+    let early_index = (ctx.index.size().0 == 0).then(|| query_index(&ctx, &ctx.index, &query));
     // npm packages' declarations, which no server searches, meanwhile.
-    let dependencies = include_external.then(|| {
-        let (ctx, query) = (Arc::clone(&ctx), query.clone());
-        let root = ctx.workspace.root().to_path_buf();
-        blocking(move || {
-            Ok(ctx
-                .dependencies
-                .query(&root, |name| rank(name, &query).is_some()))
-        })
-    });
+    let dependencies = include_external.then(|| query_index(&ctx, &ctx.dependencies, &query));
 
     let mut found: Vec<Found> = Vec::new();
     let mut sources: Vec<String> = Vec::new();
@@ -234,17 +222,12 @@ async fn search(ctx: Arc<Context>, params: Params) -> ToolResult<SearchResult> {
         }
     }
     let index = match (early_index, noted.is_empty()) {
-        (Some(task), _) => task.await?,
+        (Some(started), _) => started.await?,
         (None, true) => IndexAnswer::default(),
-        (None, false) => {
-            let (ctx, query) = (Arc::clone(&ctx), query.clone());
-            let root = ctx.workspace.root().to_path_buf();
-            blocking(move || Ok(ctx.index.query(&root, |name| rank(name, &query).is_some())))
-                .await?
-        }
+        (None, false) => query_index(&ctx, &ctx.index, &query).await?,
     };
     let dependencies = match dependencies {
-        Some(task) => Some(task.await?),
+        Some(started) => Some(started.await?),
         None => None,
     };
     let mut from_index = false;
@@ -317,6 +300,28 @@ async fn search(ctx: Arc<Context>, params: Params) -> ToolResult<SearchResult> {
         offset,
         next_offset,
     })
+}
+
+/// The names of `index` that match `query`, looked up on the blocking pool
+/// from now on (not when awaited: it runs while the servers are asked).
+fn query_index(
+    ctx: &Context,
+    index: &Arc<SymbolIndex>,
+    query: &str,
+) -> impl Future<Output = ToolResult<IndexAnswer>> + use<> {
+    let (index, query) = (Arc::clone(index), query.to_string());
+    let root = ctx.workspace.root().to_path_buf();
+    let lookup = tokio::task::spawn_blocking(move || {
+        index.query(&root, |name| rank(name, &query).is_some())
+    });
+    async move {
+        lookup.await.map_err(|err| {
+            ToolError::new(
+                ErrorCode::Io,
+                format!("the search failed internally: {err}"),
+            )
+        })
+    }
 }
 
 /// An index hit as a match, if its name matches the query.
