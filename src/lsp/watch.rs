@@ -28,13 +28,23 @@ use std::time::Duration;
 use globset::{GlobBuilder, GlobMatcher};
 use lsp_types::{FileSystemWatcher, GlobPattern, OneOf, WatchKind};
 use notify::event::{CreateKind, EventKind, ModifyKind, RenameMode};
-use notify::{RecommendedWatcher, RecursiveMode, Watcher};
+use notify::{Config, EventKindMask, RecommendedWatcher, RecursiveMode, Watcher};
 
 use crate::logbook::LogBook;
 use crate::model::{LogLevel, WatchStatus};
 
 /// Folders watched at most (each takes one inotify watch).
 const MAX_WATCHED_FOLDERS: usize = 20_000;
+
+/// The events asked of the system: what changes a file's content or
+/// presence. Not opens and closes (inotify would otherwise queue an event
+/// for every file any process reads in the workspace, the servers' and
+/// sextant's own reads included, which doubles the cost of opening a file
+/// there and wakes notify's thread each time), nor metadata.
+const CHANGES: EventKindMask = EventKindMask::CREATE
+    .union(EventKindMask::REMOVE)
+    .union(EventKindMask::MODIFY_DATA)
+    .union(EventKindMask::MODIFY_NAME);
 
 /// How long events gather before they are handed out on their own.
 const BATCH_PAUSE: Duration = Duration::from_millis(50);
@@ -142,7 +152,7 @@ impl FileWatcher {
         // The callback runs on notify's own thread; it must not keep the
         // watcher (which owns it) alive.
         let weak: Weak<Inner> = Arc::downgrade(&inner);
-        let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+        let handler = move |event: notify::Result<notify::Event>| {
             let Some(inner) = weak.upgrade() else {
                 return;
             };
@@ -150,8 +160,9 @@ impl FileWatcher {
                 Ok(event) => inner.record(event),
                 Err(err) => inner.warn(format!("file watching: {err}")),
             }
-        })
-        .map_err(|err| format!("cannot watch files: {err}"))?;
+        };
+        let watcher = RecommendedWatcher::new(handler, Config::default().with_event_kinds(CHANGES))
+            .map_err(|err| format!("cannot watch files: {err}"))?;
         *lock(&inner.watcher) = Some(watcher);
 
         lock(&inner.folders).walking = true;
@@ -818,5 +829,50 @@ mod tests {
         std::fs::remove_dir_all(&gone).unwrap();
         changes().await;
         assert!(!watcher.is_full(), "{} folders", watched(&watcher));
+    }
+
+    /// The kernel is asked for changes only: a folder's watch leaves out
+    /// opens (IN_OPEN, 0x20) and read-only closes (IN_CLOSE_NOWRITE, 0x10),
+    /// which every read of a file in the workspace would otherwise queue.
+    #[cfg(target_os = "linux")]
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_kernel_is_asked_for_changes_not_reads() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let watcher =
+            FileWatcher::start(&root, Arc::new(LogBook::default()), Box::new(|_| {})).unwrap();
+        for _ in 0..100 {
+            if watched(&watcher) == 1 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        // /proc/self/fdinfo of an inotify descriptor lists each watch as
+        // `inotify wd:1 ino:INODE sdev:... mask:MASK ...`, in hex.
+        let inode = format!("ino:{:x} ", std::fs::metadata(&root).unwrap().ino());
+        let masks: Vec<u32> = std::fs::read_dir("/proc/self/fdinfo")
+            .unwrap()
+            .flatten()
+            .filter_map(|entry| std::fs::read_to_string(entry.path()).ok())
+            .flat_map(|info| {
+                info.lines()
+                    .filter(|line| line.starts_with("inotify ") && line.contains(&inode))
+                    .filter_map(|line| {
+                        let mask = line
+                            .split_whitespace()
+                            .find_map(|f| f.strip_prefix("mask:"))?;
+                        u32::from_str_radix(mask, 16).ok()
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        assert_eq!(masks.len(), 1, "one watch on the folder: {masks:x?}");
+        let (create, delete, modify) = (0x100, 0x200, 0x2);
+        assert_eq!(
+            masks[0] & (create | delete | modify),
+            create | delete | modify
+        );
+        assert_eq!(masks[0] & (0x20 | 0x10), 0, "mask {:x}", masks[0]);
     }
 }
