@@ -129,6 +129,35 @@ async fn typescript_language_server_searches_every_package_too() {
     );
 }
 
+/// A first search, while typescript-language-server is still loading the
+/// projects it was just given: never the partial answer it gives meanwhile
+/// (the opened file's names only, half the time before this was checked),
+/// but the whole one, from it or from tree-sitter with a note.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_first_search_on_typescript_language_server_is_whole() {
+    for _ in 0..2 {
+        let f = common::fixture_on("monorepo", common::TYPESCRIPT_LANGUAGE_SERVER);
+        let answer = search(&f, json!({"query": "lookup", "preview": "none"})).await;
+        for expected in [
+            "packages/app/src/session.ts (1 result)\n  @16:3 Method - SessionManager.lookup",
+            "packages/lib/src/store.ts (1 result)\n  @15:3 Method - BoundedStore.lookup",
+        ] {
+            assert!(
+                answer.contains(expected),
+                "{expected} missing from:\n{answer}"
+            );
+        }
+        let f = common::fixture_on("ts", common::TYPESCRIPT_LANGUAGE_SERVER);
+        let answer = search(&f, json!({"query": "Circle", "preview": "none"})).await;
+        assert!(
+            answer.contains(
+                "src/shapes.ts (2 results)\n  @18:14 Class - Circle\n  @69:14 Constant - makeCircle"
+            ),
+            "{answer}"
+        );
+    }
+}
+
 /// TypeScript and Rust in one workspace: one name defined in both, each
 /// from its own server; library files only when asked for.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

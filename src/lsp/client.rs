@@ -111,7 +111,16 @@ pub struct LspClient {
     checks: tokio::sync::Mutex<()>,
     /// Set once a file of each of its projects is open (see
     /// `Supervisor::open_projects`).
-    pub projects_opened: tokio::sync::OnceCell<()>,
+    pub projects_opened: tokio::sync::OnceCell<OpenedProjects>,
+}
+
+/// The files `Supervisor::open_projects` opened, one per project, and
+/// whether the server has been seen to load all their projects (see
+/// `navigate::projects_loaded`).
+#[derive(Debug, Default)]
+pub struct OpenedProjects {
+    pub documents: Vec<Document>,
+    pub loaded: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for LspClient {

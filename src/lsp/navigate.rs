@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use lsp_types::request::{
@@ -109,6 +110,41 @@ pub async fn project_loaded(session: &Session) -> bool {
         session.client.changed_before(deadline).await;
     }
     fresh_published(session).is_some()
+}
+
+/// Waits until the server has loaded every project
+/// `Supervisor::open_projects` opened a file of, where that is not so on
+/// its answering (typescript-language-server, see [`project_loaded`]):
+/// until then a search or references answer covers some projects only.
+/// The sign is a publication of diagnostics for each opened file since it
+/// was opened; once seen, it holds for good (a file edited or closed later
+/// does not make its project unloaded). False when `deadline` came first
+/// or the server is gone; true at once for other servers, and when no
+/// projects were opened.
+pub async fn projects_loaded(client: &LspClient, deadline: tokio::time::Instant) -> bool {
+    let Some(opened) = client.projects_opened.get() else {
+        return true;
+    };
+    if !client.language.tsserver_requests || opened.loaded.load(Ordering::Relaxed) {
+        return true;
+    }
+    let all_published = || {
+        let state = client.shared.state();
+        opened.documents.iter().all(|document| {
+            state
+                .diagnostics
+                .get(&document.uri)
+                .is_some_and(|published| published.sequence > document.sent_at)
+        })
+    };
+    while !all_published() && client.is_alive() && tokio::time::Instant::now() < deadline {
+        client.changed_before(deadline).await;
+    }
+    let loaded = all_published();
+    if loaded {
+        opened.loaded.store(true, Ordering::Relaxed);
+    }
+    loaded
 }
 
 /// The hover text as the server wrote it (markdown or plain text, the

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use super::LspError;
 use super::choose::choose;
-use super::client::{Document, LspClient, Readiness};
+use super::client::{Document, LspClient, OpenedProjects, Readiness};
 use super::config::{Config, LanguageConfig};
 use super::install;
 use super::watch::{ChangeKind, Deliver, FileChange, FileWatcher};
@@ -424,6 +424,10 @@ impl Supervisor {
     /// only the projects they have a file of open, answering nothing (or
     /// "No Project") for the others. At most [`MAX_PROJECTS`]. Whether this
     /// call opened some (false once they are open, or with none to open).
+    ///
+    /// typescript-language-server loads a project some time after its file
+    /// is opened, and answers meanwhile from what it has: ask
+    /// `navigate::projects_loaded` before trusting a workspace-wide answer.
     pub async fn open_projects(&self, client: &Arc<LspClient>) -> bool {
         let mut opened = false;
         client
@@ -434,8 +438,15 @@ impl Supervisor {
                     .await
                     .unwrap_or_default();
                 opened = !files.is_empty();
+                let mut documents = Vec::with_capacity(files.len());
                 for file in files {
-                    let _ = client.sync(&file).await;
+                    if let Ok(document) = client.sync(&file).await {
+                        documents.push(document);
+                    }
+                }
+                OpenedProjects {
+                    documents,
+                    ..OpenedProjects::default()
                 }
             })
             .await;

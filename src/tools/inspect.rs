@@ -52,10 +52,10 @@ their lines; also into node_modules and crates.";
 async fn inspect(ctx: &Context, params: Params) -> ToolResult<InspectResult> {
     let resolved = resolve(ctx, &params.at).await?;
     let session = ctx.lsp.open(&resolved.path).await?;
-    let unloaded = super::locations::project_note(&session, "implementations").await;
     // Implementations in other projects of a monorepo are found only in
     // projects the server has loaded.
     ctx.lsp.open_projects(&session.client).await;
+    let unloaded = super::locations::project_notes(&session, "implementations").await;
     let position = resolved.target.position;
     let (hover, definitions, type_definitions, implementations) = tokio::join!(
         hover(&session, position),

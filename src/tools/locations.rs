@@ -219,6 +219,26 @@ pub async fn project_note(session: &Session, what: &str) -> Option<String> {
     ))
 }
 
+/// [`project_note`], and for a tool that asks about every project (after
+/// `Supervisor::open_projects`): when the session's project is loaded but
+/// not every other one in time (see `navigate::projects_loaded`), the note
+/// that says `what` may be missing from those.
+pub async fn project_notes(session: &Session, what: &str) -> Option<String> {
+    let wait = crate::lsp::navigate::PROJECT_LOAD_WAIT;
+    let deadline = tokio::time::Instant::now() + wait;
+    if let Some(note) = project_note(session, what).await {
+        return Some(note);
+    }
+    if crate::lsp::navigate::projects_loaded(&session.client, deadline).await {
+        return None;
+    }
+    Some(format!(
+        "{} had not loaded every project within {} s; {what} in the others may be missing. Retry in a moment",
+        session.client.server(),
+        wait.as_secs()
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -68,9 +68,9 @@ async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResul
     let offset = params.offset.unwrap_or(0);
     let resolved = resolve(ctx, &params.at).await?;
     let session = ctx.lsp.open(&resolved.path).await?;
-    let unloaded = super::locations::project_note(&session, "references").await;
     // References in a project the server has not loaded are not found.
     ctx.lsp.open_projects(&session.client).await;
+    let unloaded = super::locations::project_notes(&session, "references").await;
     let position = resolved.target.position;
     let include_declaration = params.include_declaration.unwrap_or(true);
     // The declaration's file comes first: the address's own when it is on

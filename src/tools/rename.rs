@@ -98,17 +98,17 @@ async fn rename(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
         ));
     }
     let session = ctx.lsp.open(&resolved.path).await?;
-    let unloaded = super::locations::project_note(&session, "the uses renamed").await;
+    // Uses in projects the server has not loaded would be missed.
+    ctx.lsp.open_projects(&session.client).await;
+    let unloaded = super::locations::project_notes(&session, "the uses renamed").await;
     if let (true, Some(note)) = (write, &unloaded) {
-        // A rename written from the file alone would leave the other
-        // files' uses of the old name broken.
+        // A rename written from the file alone (or some projects) would
+        // leave the other files' uses of the old name broken.
         return Err(ToolError::new(
             ErrorCode::ServerTimeout,
             format!("nothing was written: {note}"),
         ));
     }
-    // Uses in projects the server has not loaded would be missed.
-    ctx.lsp.open_projects(&session.client).await;
     let server = session.client.server().to_string();
     let refused = |why: String| {
         refuse(format!(

@@ -23,6 +23,7 @@ use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::index::{IndexAnswer, IndexHit, SymbolIndex};
 use crate::lsp::LspError;
+use crate::lsp::navigate::projects_loaded;
 use crate::lsp::requests::{SymbolHit, workspace_symbols};
 use crate::model::{
     OutlineSymbol, Position, Range, SearchFile, SearchResult, SearchSymbol, SymbolKind,
@@ -390,24 +391,16 @@ async fn ask(
             return Err(LspError::Starting { server });
         }
     }
+    // typescript-language-server loads the projects opened a moment later,
+    // with no progress to wait for, and answers from what it has loaded
+    // meanwhile: past the deadline the index answers instead.
+    if !projects_loaded(&client, deadline).await {
+        return Err(LspError::Starting { server });
+    }
     let _ = asked.send(());
-    let ask_all = || async {
-        let mut hits = Vec::new();
-        for query in queries {
-            hits.extend(workspace_symbols(&client, query).await?);
-        }
-        Ok::<_, LspError>(hits)
-    };
-    let mut hits = ask_all().await?;
-    // typescript-language-server loads the projects just opened a moment
-    // later, with no progress to wait for: until the deadline an empty
-    // answer is asked again, and past it the index answers instead.
-    while just_opened && hits.is_empty() {
-        if tokio::time::Instant::now() >= deadline {
-            return Err(LspError::Starting { server });
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        hits = ask_all().await?;
+    let mut hits = Vec::new();
+    for query in queries {
+        hits.extend(workspace_symbols(&client, query).await?);
     }
     Ok(Asked {
         server,
