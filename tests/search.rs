@@ -12,6 +12,7 @@ use std::time::Duration;
 use common::{Fixture, fixture, fixtures_dir};
 use insta::assert_snapshot;
 use serde_json::json;
+use sextant::lsp::navigate::projects_loaded;
 
 async fn search(f: &Fixture, args: serde_json::Value) -> String {
     f.run("search", args).await
@@ -25,6 +26,16 @@ async fn servers_ready(f: &Fixture) {
         assert!(
             client.wait_ready(Duration::from_secs(120), |_| {}).await,
             "{} never became ready",
+            client.server()
+        );
+        // Ready to search means every project loaded, which takes
+        // typescript-language-server a while longer (seconds on a loaded
+        // machine): a search meanwhile answers from tree-sitter.
+        f.ctx.lsp.open_projects(&client).await;
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
+        assert!(
+            projects_loaded(&client, deadline).await,
+            "{} never loaded its projects",
             client.server()
         );
     }
