@@ -81,6 +81,10 @@ pub enum LspError {
     },
     #[error("{server} is still starting; retry in a moment (see `logs`)")]
     Starting { server: String },
+    /// Ready, but still loading the projects a workspace-wide request needs
+    /// (see `navigate::projects_loaded`).
+    #[error("{server} is still loading its projects; retry in a moment (see `logs`)")]
+    LoadingProjects { server: String },
     #[error("{server} does not support {what}")]
     Unsupported { server: String, what: String },
     #[error("{detail}")]
@@ -108,7 +112,9 @@ impl From<LspError> for ToolError {
             | LspError::StartFailed { .. }
             | LspError::Crashed { .. }
             | LspError::GaveUp { .. } => ErrorCode::ServerFailed,
-            LspError::Timeout { .. } | LspError::Starting { .. } => ErrorCode::ServerTimeout,
+            LspError::Timeout { .. }
+            | LspError::Starting { .. }
+            | LspError::LoadingProjects { .. } => ErrorCode::ServerTimeout,
             LspError::Rpc { .. } => ErrorCode::ServerError,
             LspError::Unsupported { .. } => ErrorCode::Unsupported,
             LspError::Io { .. } => ErrorCode::Io,

@@ -208,6 +208,9 @@ async fn search(ctx: Arc<Context>, params: Params) -> ToolResult<SearchResult> {
             Ok(Ok(Err(LspError::Starting { server }))) => {
                 fallen_back.push((language, format!("{server} is still starting")))
             }
+            Ok(Ok(Err(LspError::LoadingProjects { server }))) => {
+                fallen_back.push((language, format!("{server} is still loading its projects")))
+            }
             Ok(Ok(Err(err))) => fallen_back.push((language, err.to_string())),
             Ok(Err(_)) => fallen_back.push((language, "its search failed".to_string())),
             Err(_) => {
@@ -395,7 +398,7 @@ async fn ask(
     // with no progress to wait for, and answers from what it has loaded
     // meanwhile: past the deadline the index answers instead.
     if !projects_loaded(&client, deadline).await {
-        return Err(LspError::Starting { server });
+        return Err(LspError::LoadingProjects { server });
     }
     let _ = asked.send(());
     let mut hits = Vec::new();
