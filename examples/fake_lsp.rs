@@ -39,7 +39,9 @@
 //!   `hang-on:METHOD` never answers METHOD; `flood-stdout` sends 20,000
 //!   `window/logMessage` notifications (Info) before every answer;
 //!   `unpublished` never publishes diagnostics (the sign that
-//!   typescript-language-server has loaded a document's project).
+//!   typescript-language-server has loaded a document's project);
+//!   `unpublished-for:NAME` publishes them for every document but those
+//!   named NAME (a project that never loads).
 //!
 //! - `flat-outline`: answers documentSymbol with a flat `SymbolInformation`
 //!   list sorted by name, as some servers do: class `Zeta` (lines 1-3),
@@ -189,6 +191,12 @@ fn main() {
                     .pointer("/params/textDocument/uri")
                     .cloned()
                     .unwrap_or(Value::Null);
+                if let (Some(name), Some(uri)) =
+                    (mode.strip_prefix("unpublished-for:"), uri.as_str())
+                    && uri.ends_with(&format!("/{name}"))
+                {
+                    continue;
+                }
                 send(
                     &mut out,
                     &json!({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": {"uri": uri, "diagnostics": []}}),
@@ -363,6 +371,7 @@ fn navigates(mode: &str) -> bool {
         || mode.starts_with("hang-on:")
         || mode == "flood-stdout"
         || mode == "unpublished"
+        || mode.starts_with("unpublished-for:")
 }
 
 /// The answer to a navigation request in the modes that offer them, about

@@ -635,3 +635,41 @@ async fn answers_before_the_project_loaded_say_so_and_a_rename_writes_nothing() 
     );
     assert_eq!(std::fs::read_to_string(w.file()).unwrap(), "fn fake() {}\n");
 }
+
+/// The session's own project loads, another never does (the server never
+/// publishes for its file): references and calls say the others may be
+/// missing, a rename with `apply: true` writes nothing.
+#[tokio::test]
+async fn answers_before_every_project_loaded_say_so_and_a_rename_writes_nothing() {
+    let w = workspace("unpublished-for:never.fake", 30.0);
+    let config = w.dir.path().join("sextant.toml");
+    let toml = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        format!("{toml}tsserver_requests = true\nproject_files = [\"fake.project\"]\n"),
+    )
+    .unwrap();
+    for folder in ["", "other/"] {
+        std::fs::create_dir_all(w.dir.path().join(folder)).unwrap();
+        std::fs::write(w.dir.path().join(format!("{folder}fake.project")), "").unwrap();
+    }
+    std::fs::write(w.dir.path().join("other/never.fake"), "fn never() {}\n").unwrap();
+    let ctx = common::context(w.dir.path(), false);
+    let symbol = json!({"file": "main.fake", "symbol": "fake"});
+    let rename = json!({"file": "main.fake", "symbol": "fake", "new_name": "other", "apply": true});
+    let (references, renamed) = tokio::join!(
+        common::run(&ctx, "references", symbol),
+        common::run(&ctx, "rename", rename),
+    );
+    let note = "fake_lsp has not loaded every project yet; references in the others may be missing. Retry in a moment";
+    assert!(
+        references.contains(&format!("Note: {note}")),
+        "{references}"
+    );
+    assert!(references.contains("@1:4: `fn fake() {}`"), "{references}");
+    assert_eq!(
+        renamed,
+        "error[server-timeout]: nothing was written: fake_lsp has not loaded every project yet; the uses renamed in the others may be missing. Retry in a moment"
+    );
+    assert_eq!(std::fs::read_to_string(w.file()).unwrap(), "fn fake() {}\n");
+}

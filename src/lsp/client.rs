@@ -117,9 +117,10 @@ pub struct LspClient {
 /// The files `Supervisor::open_projects` opened, one per project, and
 /// whether the server has been seen to load all their projects (see
 /// `navigate::projects_loaded`).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct OpenedProjects {
     pub documents: Vec<Document>,
+    pub opened_at: tokio::time::Instant,
     pub loaded: std::sync::atomic::AtomicBool,
 }
 

@@ -112,6 +112,10 @@ pub async fn project_loaded(session: &Session) -> bool {
     fresh_published(session).is_some()
 }
 
+/// How long after opening its projects a server is waited for to load
+/// them, over all requests.
+pub const PROJECTS_LOAD_BUDGET: Duration = Duration::from_secs(60);
+
 /// Waits until the server has loaded every project
 /// `Supervisor::open_projects` opened a file of, where that is not so on
 /// its answering (typescript-language-server, see [`project_loaded`]):
@@ -120,7 +124,10 @@ pub async fn project_loaded(session: &Session) -> bool {
 /// was opened; once seen, it holds for good (a file edited or closed later
 /// does not make its project unloaded). False when `deadline` came first
 /// or the server is gone; true at once for other servers, and when no
-/// projects were opened.
+/// projects were opened. Waits end [`PROJECTS_LOAD_BUDGET`] after the
+/// projects were opened: a project that never loads (its file never gets
+/// diagnostics) must not stall every later request, which then answers at
+/// once, with the caller's note.
 pub async fn projects_loaded(client: &LspClient, deadline: tokio::time::Instant) -> bool {
     let Some(opened) = client.projects_opened.get() else {
         return true;
@@ -128,6 +135,7 @@ pub async fn projects_loaded(client: &LspClient, deadline: tokio::time::Instant)
     if !client.language.tsserver_requests || opened.loaded.load(Ordering::Relaxed) {
         return true;
     }
+    let deadline = deadline.min(opened.opened_at + PROJECTS_LOAD_BUDGET);
     let all_published = || {
         let state = client.shared.state();
         opened.documents.iter().all(|document| {

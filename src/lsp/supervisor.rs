@@ -446,7 +446,8 @@ impl Supervisor {
                 }
                 OpenedProjects {
                     documents,
-                    ..OpenedProjects::default()
+                    opened_at: tokio::time::Instant::now(),
+                    loaded: AtomicBool::new(false),
                 }
             })
             .await;

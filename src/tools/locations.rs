@@ -233,9 +233,8 @@ pub async fn project_notes(session: &Session, what: &str) -> Option<String> {
         return None;
     }
     Some(format!(
-        "{} had not loaded every project within {} s; {what} in the others may be missing. Retry in a moment",
+        "{} has not loaded every project yet; {what} in the others may be missing. Retry in a moment",
         session.client.server(),
-        wait.as_secs()
     ))
 }
 
