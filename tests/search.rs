@@ -169,6 +169,35 @@ async fn a_first_search_on_typescript_language_server_is_whole() {
     }
 }
 
+/// A project opened through a file whose path servers percent-encode
+/// their own way (Next.js's `app/(group)/[id]/page.tsx`):
+/// typescript-language-server publishes its diagnostics under `%28group%29`,
+/// which must still count as the sign that the project loaded, or search
+/// would answer from tree-sitter for good.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_project_opened_through_a_path_with_brackets_loads() {
+    let config = format!(
+        "[language.typescript]\nserver = \"{}\"\n",
+        common::TYPESCRIPT_LANGUAGE_SERVER
+    );
+    let f = common::fixture_with(
+        "ts",
+        &[
+            ("sextant.toml", &config),
+            ("src/(group)/[id]/page.ts", "export const page = 1;\n"),
+        ],
+    );
+    search(&f, json!({"query": "Circle"})).await;
+    servers_ready(&f).await;
+    let answer = search(&f, json!({"query": "Circle", "preview": "none"})).await;
+    assert!(
+        answer.starts_with(
+            "Found 3 matches for query \"Circle\" across 2 files, from typescript-language-server\n"
+        ),
+        "{answer}"
+    );
+}
+
 /// TypeScript and Rust in one workspace: one name defined in both, each
 /// from its own server; library files only when asked for.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

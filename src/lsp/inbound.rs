@@ -252,7 +252,7 @@ impl Shared {
                         state.publish_count += 1;
                         let sequence = state.publish_count;
                         state.diagnostics.insert(
-                            published.uri,
+                            canonical(published.uri),
                             Published {
                                 at: Instant::now(),
                                 version: published.version,
@@ -436,3 +436,34 @@ pub const ANSWERED_REQUESTS: &[&str] = &[
     UnregisterCapability::METHOD,
     ApplyWorkspaceEdit::METHOD,
 ];
+
+/// The URI sextant makes for the file `uri` names (`Url::from_file_path`),
+/// which is what publications are looked up by: servers percent-encode a
+/// path their own way (typescript-language-server's vscode-uri encodes
+/// `(`, `)`, `[` and `]`, as in Next.js's `app/(group)/[id]/page.tsx`; the
+/// url crate does not). Other URIs are kept as they are.
+fn canonical(uri: Url) -> Url {
+    if uri.scheme() != "file" {
+        return uri;
+    }
+    uri.to_file_path()
+        .ok()
+        .and_then(|path| Url::from_file_path(path).ok())
+        .unwrap_or(uri)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn published_uris_are_looked_up_as_sextant_writes_them() {
+        let ours = Url::from_file_path("/w/app/(group)/[id]/page.tsx").unwrap();
+        let theirs = Url::parse("file:///w/app/%28group%29/%5Bid%5D/page.tsx").unwrap();
+        assert_ne!(ours, theirs);
+        assert_eq!(canonical(theirs), ours);
+        assert_eq!(canonical(ours.clone()), ours);
+        let other = Url::parse("untitled:Untitled-1").unwrap();
+        assert_eq!(canonical(other.clone()), other);
+    }
+}
