@@ -905,6 +905,31 @@ impl LspClient {
         .await
     }
 
+    /// Waits until `condition` holds, checked now and after each change of
+    /// what the server told us, at most until `deadline` (or the server is
+    /// gone); whether it holds. Each check comes after the subscription to
+    /// changes, so a change landing between a check and the wait is never
+    /// missed (which would wait out the deadline for nothing).
+    pub async fn wait_until(
+        &self,
+        deadline: tokio::time::Instant,
+        mut condition: impl FnMut() -> bool,
+    ) -> bool {
+        loop {
+            let mut changes = self.shared.watch();
+            if condition() {
+                return true;
+            }
+            if !self.is_alive() || tokio::time::Instant::now() >= deadline {
+                return false;
+            }
+            let changed = tokio::time::timeout_at(deadline, changes.changed()).await;
+            if !changed.is_ok_and(|changed| changed.is_ok()) {
+                return condition();
+            }
+        }
+    }
+
     /// Waits for a change of what the server told us, at most until
     /// `deadline`; whether one came.
     pub async fn changed_before(&self, deadline: tokio::time::Instant) -> bool {

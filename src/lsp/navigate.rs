@@ -103,13 +103,10 @@ pub async fn project_loaded(session: &Session) -> bool {
         return true;
     }
     let deadline = tokio::time::Instant::now() + PROJECT_LOAD_WAIT;
-    while fresh_published(session).is_none()
-        && session.client.is_alive()
-        && tokio::time::Instant::now() < deadline
-    {
-        session.client.changed_before(deadline).await;
-    }
-    fresh_published(session).is_some()
+    session
+        .client
+        .wait_until(deadline, || fresh_published(session).is_some())
+        .await
 }
 
 /// How long after opening its projects a server is waited for to load
@@ -145,10 +142,7 @@ pub async fn projects_loaded(client: &LspClient, deadline: tokio::time::Instant)
                 .is_some_and(|published| published.sequence > document.sent_at)
         })
     };
-    while !all_published() && client.is_alive() && tokio::time::Instant::now() < deadline {
-        client.changed_before(deadline).await;
-    }
-    let loaded = all_published();
+    let loaded = client.wait_until(deadline, all_published).await;
     if loaded {
         opened.loaded.store(true, Ordering::Relaxed);
     }

@@ -303,7 +303,10 @@ pub async fn published_diagnostics(
         if now >= deadline || !session.client.is_alive() {
             return None;
         }
-        session.client.changed_before(deadline).await;
+        session
+            .client
+            .wait_until(deadline, || fresh_published(session).is_some())
+            .await;
     }
 }
 

@@ -415,13 +415,13 @@ async fn collect(
         let current = fingerprint.is_some_and(|f| client.checked_as(f));
         if !current && client.request_check(&session.document)? {
             let started = tokio::time::Instant::now() + Duration::from_secs(3);
-            while client.check_running().is_none() && tokio::time::Instant::now() < started {
-                client.changed_before(started).await;
-            }
+            client
+                .wait_until(started, || client.check_running().is_some())
+                .await;
             let deadline = tokio::time::Instant::now() + client.language.request_timeout;
-            while client.check_running().is_some() && tokio::time::Instant::now() < deadline {
-                client.changed_before(deadline).await;
-            }
+            client
+                .wait_until(deadline, || client.check_running().is_none())
+                .await;
             // The publications that follow the end of the check: it may
             // publish a file's results in parts, so until the server has
             // been quiet for a moment (bounded), not just the first one.
