@@ -613,47 +613,43 @@ async fn a_flood_on_stdout_delays_no_answer_and_reaches_the_logs() {
 #[tokio::test]
 async fn answers_before_the_project_loaded_say_so_and_a_rename_writes_nothing() {
     let w = workspace("unpublished", 30.0);
-    let config = w.dir.path().join("sextant.toml");
-    let toml = std::fs::read_to_string(&config).unwrap();
-    std::fs::write(&config, format!("{toml}tsserver_requests = true\n")).unwrap();
-    let ctx = common::context(w.dir.path(), false);
-    let symbol = json!({"file": "main.fake", "symbol": "fake"});
-    let rename = json!({"file": "main.fake", "symbol": "fake", "new_name": "other", "apply": true});
-    let (references, renamed) = tokio::join!(
-        common::run(&ctx, "references", symbol),
-        common::run(&ctx, "rename", rename),
-    );
-    let note = "fake_lsp had not loaded the project within 10 s; references may come from this file alone. Retry in a moment";
-    assert!(
-        references.contains(&format!("Note: {note}")),
-        "{references}"
-    );
-    assert!(references.contains("@1:4: `fn fake() {}`"), "{references}");
-    assert_eq!(
-        renamed,
-        "error[server-timeout]: nothing was written: fake_lsp had not loaded the project within 10 s; the uses renamed may come from this file alone. Retry in a moment"
-    );
-    assert_eq!(std::fs::read_to_string(w.file()).unwrap(), "fn fake() {}\n");
+    unloaded_answers(
+        &w,
+        "tsserver_requests = true\n",
+        "fake_lsp had not loaded the project within 10 s; references may come from this file alone. Retry in a moment",
+        "fake_lsp had not loaded the project within 10 s; the uses renamed may come from this file alone. Retry in a moment",
+    )
+    .await;
 }
 
 /// The session's own project loads, another never does (the server never
-/// publishes for its file): references and calls say the others may be
-/// missing, a rename with `apply: true` writes nothing.
+/// publishes for its file): references say the others may be missing, a
+/// rename with `apply: true` writes nothing.
 #[tokio::test]
 async fn answers_before_every_project_loaded_say_so_and_a_rename_writes_nothing() {
     let w = workspace("unpublished-for:never.fake", 30.0);
-    let config = w.dir.path().join("sextant.toml");
-    let toml = std::fs::read_to_string(&config).unwrap();
-    std::fs::write(
-        &config,
-        format!("{toml}tsserver_requests = true\nproject_files = [\"fake.project\"]\n"),
-    )
-    .unwrap();
     for folder in ["", "other/"] {
         std::fs::create_dir_all(w.dir.path().join(folder)).unwrap();
         std::fs::write(w.dir.path().join(format!("{folder}fake.project")), "").unwrap();
     }
     std::fs::write(w.dir.path().join("other/never.fake"), "fn never() {}\n").unwrap();
+    unloaded_answers(
+        &w,
+        "tsserver_requests = true\nproject_files = [\"fake.project\"]\n",
+        "fake_lsp has not loaded every project yet; references in the others may be missing. Retry in a moment",
+        "fake_lsp has not loaded every project yet; the uses renamed in the others may be missing. Retry in a moment",
+    )
+    .await;
+}
+
+/// References and an applied rename of `fake`, at once, with `config`
+/// added to `w`'s configuration: the references carry `note` beside the
+/// file's own reference, the rename is refused with `refusal` and the file
+/// is as it was.
+async fn unloaded_answers(w: &Workspace, config: &str, note: &str, refusal: &str) {
+    let path = w.dir.path().join("sextant.toml");
+    let toml = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, format!("{toml}{config}")).unwrap();
     let ctx = common::context(w.dir.path(), false);
     let symbol = json!({"file": "main.fake", "symbol": "fake"});
     let rename = json!({"file": "main.fake", "symbol": "fake", "new_name": "other", "apply": true});
@@ -661,7 +657,6 @@ async fn answers_before_every_project_loaded_say_so_and_a_rename_writes_nothing(
         common::run(&ctx, "references", symbol),
         common::run(&ctx, "rename", rename),
     );
-    let note = "fake_lsp has not loaded every project yet; references in the others may be missing. Retry in a moment";
     assert!(
         references.contains(&format!("Note: {note}")),
         "{references}"
@@ -669,7 +664,7 @@ async fn answers_before_every_project_loaded_say_so_and_a_rename_writes_nothing(
     assert!(references.contains("@1:4: `fn fake() {}`"), "{references}");
     assert_eq!(
         renamed,
-        "error[server-timeout]: nothing was written: fake_lsp has not loaded every project yet; the uses renamed in the others may be missing. Retry in a moment"
+        format!("error[server-timeout]: nothing was written: {refusal}")
     );
     assert_eq!(std::fs::read_to_string(w.file()).unwrap(), "fn fake() {}\n");
 }
