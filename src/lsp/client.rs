@@ -119,7 +119,9 @@ pub struct LspClient {
 /// `navigate::projects_loaded`).
 #[derive(Debug)]
 pub struct OpenedProjects {
-    pub documents: Vec<Document>,
+    /// Each opened file's URI, and the server's publish count when it was
+    /// sent (a publication after it is the sign).
+    pub files: Vec<(Url, u64)>,
     pub opened_at: tokio::time::Instant,
     pub loaded: std::sync::atomic::AtomicBool,
 }

@@ -135,11 +135,11 @@ pub async fn projects_loaded(client: &LspClient, deadline: tokio::time::Instant)
     let deadline = deadline.min(opened.opened_at + PROJECTS_LOAD_BUDGET);
     let all_published = || {
         let state = client.shared.state();
-        opened.documents.iter().all(|document| {
+        opened.files.iter().all(|(uri, sent_at)| {
             state
                 .diagnostics
-                .get(&document.uri)
-                .is_some_and(|published| published.sequence > document.sent_at)
+                .get(uri)
+                .is_some_and(|published| published.sequence > *sent_at)
         })
     };
     let loaded = client.wait_until(deadline, all_published).await;

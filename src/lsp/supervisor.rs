@@ -438,14 +438,14 @@ impl Supervisor {
                     .await
                     .unwrap_or_default();
                 opened = !files.is_empty();
-                let mut documents = Vec::with_capacity(files.len());
+                let mut sent = Vec::with_capacity(files.len());
                 for file in files {
                     if let Ok(document) = client.sync(&file).await {
-                        documents.push(document);
+                        sent.push((document.uri, document.sent_at));
                     }
                 }
                 OpenedProjects {
-                    documents,
+                    files: sent,
                     opened_at: tokio::time::Instant::now(),
                     loaded: AtomicBool::new(false),
                 }
