@@ -78,8 +78,7 @@ async fn call_hierarchy(ctx: &Context, params: Params) -> ToolResult<CallHierarc
     let direction = params.direction.unwrap_or_default();
     let resolved = resolve(ctx, &params.at).await?;
     let session = ctx.lsp.open(&resolved.path).await?;
-    ctx.lsp.open_projects(&session.client).await;
-    let unloaded = super::locations::project_notes(&session, "calls").await;
+    let unloaded = super::locations::every_project(ctx, &session, "calls").await;
     let items = prepare_call_hierarchy(&session, resolved.target.position).await?;
     let Some(item) = items.into_iter().next() else {
         return Err(ToolError::new(

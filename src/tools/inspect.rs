@@ -54,8 +54,7 @@ async fn inspect(ctx: &Context, params: Params) -> ToolResult<InspectResult> {
     let session = ctx.lsp.open(&resolved.path).await?;
     // Implementations in other projects of a monorepo are found only in
     // projects the server has loaded.
-    ctx.lsp.open_projects(&session.client).await;
-    let unloaded = super::locations::project_notes(&session, "implementations").await;
+    let unloaded = super::locations::every_project(ctx, &session, "implementations").await;
     let position = resolved.target.position;
     let (hover, definitions, type_definitions, implementations) = tokio::join!(
         hover(&session, position),

@@ -219,13 +219,15 @@ pub async fn project_note(session: &Session, what: &str) -> Option<String> {
     ))
 }
 
-/// [`project_note`], and for a tool that asks about every project (after
-/// `Supervisor::open_projects`): when the session's project is loaded but
-/// not every other one in time (see `navigate::projects_loaded`), the note
-/// that says `what` may be missing from those.
-pub async fn project_notes(session: &Session, what: &str) -> Option<String> {
-    let wait = crate::lsp::navigate::PROJECT_LOAD_WAIT;
-    let deadline = tokio::time::Instant::now() + wait;
+/// For a tool that asks about every project (references, implementations,
+/// calls, rename): opens one file of each (`Supervisor::open_projects`)
+/// and waits for them to load. [`project_note`] when the session's own
+/// project did not; else, when some other did not in time (see
+/// `navigate::projects_loaded`), the note that says `what` may be missing
+/// from those.
+pub async fn every_project(ctx: &Context, session: &Session, what: &str) -> Option<String> {
+    ctx.lsp.open_projects(&session.client).await;
+    let deadline = tokio::time::Instant::now() + crate::lsp::navigate::PROJECT_LOAD_WAIT;
     if let Some(note) = project_note(session, what).await {
         return Some(note);
     }

@@ -356,13 +356,18 @@ pub(crate) fn parse_kinds(kinds: Option<&[String]>) -> ToolResult<Vec<SymbolKind
     Ok(out)
 }
 
-/// Runs blocking file work off the async threads; a panic becomes an error.
-pub(crate) async fn blocking<T: Send + 'static>(
+/// Runs blocking file work off the async threads, from the call on (not
+/// from the first poll: work started before other awaits runs beside
+/// them); a panic becomes an error.
+pub(crate) fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> ToolResult<T> + Send + 'static,
-) -> ToolResult<T> {
-    tokio::task::spawn_blocking(work).await.map_err(|err| {
-        ToolError::new(ErrorCode::Io, format!("the tool failed internally: {err}"))
-    })?
+) -> impl Future<Output = ToolResult<T>> {
+    let task = tokio::task::spawn_blocking(work);
+    async move {
+        task.await.map_err(|err| {
+            ToolError::new(ErrorCode::Io, format!("the tool failed internally: {err}"))
+        })?
+    }
 }
 
 /// A short, single-line view of the arguments for the log.

@@ -69,8 +69,7 @@ async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResul
     let resolved = resolve(ctx, &params.at).await?;
     let session = ctx.lsp.open(&resolved.path).await?;
     // References in a project the server has not loaded are not found.
-    ctx.lsp.open_projects(&session.client).await;
-    let unloaded = super::locations::project_notes(&session, "references").await;
+    let unloaded = super::locations::every_project(ctx, &session, "references").await;
     let position = resolved.target.position;
     let include_declaration = params.include_declaration.unwrap_or(true);
     // The declaration's file comes first: the address's own when it is on

@@ -99,8 +99,7 @@ async fn rename(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
     }
     let session = ctx.lsp.open(&resolved.path).await?;
     // Uses in projects the server has not loaded would be missed.
-    ctx.lsp.open_projects(&session.client).await;
-    let unloaded = super::locations::project_notes(&session, "the uses renamed").await;
+    let unloaded = super::locations::every_project(ctx, &session, "the uses renamed").await;
     if let (true, Some(note)) = (write, &unloaded) {
         // A rename written from the file alone (or some projects) would
         // leave the other files' uses of the old name broken.

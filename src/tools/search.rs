@@ -315,17 +315,7 @@ fn query_index(
 ) -> impl Future<Output = ToolResult<IndexAnswer>> + use<> {
     let (index, query) = (Arc::clone(index), query.to_string());
     let root = ctx.workspace.root().to_path_buf();
-    let lookup = tokio::task::spawn_blocking(move || {
-        index.query(&root, |name| rank(name, &query).is_some())
-    });
-    async move {
-        lookup.await.map_err(|err| {
-            ToolError::new(
-                ErrorCode::Io,
-                format!("the search failed internally: {err}"),
-            )
-        })
-    }
+    blocking(move || Ok(index.query(&root, |name| rank(name, &query).is_some())))
 }
 
 /// An index hit as a match, if its name matches the query.
