@@ -176,16 +176,10 @@ async fn a_first_search_on_typescript_language_server_is_whole() {
 /// would answer from tree-sitter for good.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_project_opened_through_a_path_with_brackets_loads() {
-    let config = format!(
-        "[language.typescript]\nserver = \"{}\"\n",
-        common::TYPESCRIPT_LANGUAGE_SERVER
-    );
-    let f = common::fixture_with(
+    let f = common::fixture_on_with(
         "ts",
-        &[
-            ("sextant.toml", &config),
-            ("src/(group)/[id]/page.ts", "export const page = 1;\n"),
-        ],
+        common::TYPESCRIPT_LANGUAGE_SERVER,
+        &[("src/(group)/[id]/page.ts", "export const page = 1;\n")],
     );
     search(&f, json!({"query": "Circle"})).await;
     servers_ready(&f).await;

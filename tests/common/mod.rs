@@ -61,8 +61,15 @@ pub const TYPESCRIPT_LANGUAGE_SERVER: &str = "typescript-language-server";
 
 /// A fixture whose `sextant.toml` makes TypeScript run `server`.
 pub fn fixture_on(name: &str, server: &str) -> Fixture {
+    fixture_on_with(name, server, &[])
+}
+
+/// [`fixture_on`] with `extra` files, as [`fixture_with`] writes them.
+pub fn fixture_on_with(name: &str, server: &str, extra: &[(&str, &str)]) -> Fixture {
     let config = format!("[language.typescript]\nserver = \"{server}\"\n");
-    fixture_with(name, &[("sextant.toml", &config)])
+    let mut files = vec![("sextant.toml", config.as_str())];
+    files.extend_from_slice(extra);
+    fixture_with(name, &files)
 }
 
 /// A fixture with `extra` files (path, text) written into the copy before
