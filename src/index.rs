@@ -15,7 +15,9 @@ use std::sync::Mutex;
 
 use ignore::WalkBuilder;
 
+use crate::fs::walk;
 use crate::model::{OutlineSymbol, Position, SymbolKind};
+use crate::sync::lock;
 use crate::syntax::{Language, SourceFile};
 
 /// Files indexed at most.
@@ -90,7 +92,7 @@ impl SymbolIndex {
     /// dependencies' index is made again after a package.json changes (the
     /// watcher does not look inside node_modules).
     pub fn note_changed<'a>(&self, paths: impl IntoIterator<Item = &'a Path>) {
-        let mut guard = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut guard = lock(&self.state);
         let Some(state) = guard.as_mut() else {
             return;
         };
@@ -111,7 +113,7 @@ impl SymbolIndex {
     /// sees each symbol's name), building or refreshing the index first.
     /// Blocking: call it off the async threads.
     pub fn query(&self, root: &Path, keep: impl Fn(&str) -> bool) -> IndexAnswer {
-        let mut guard = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut guard = lock(&self.state);
         match guard.as_mut() {
             Some(state) if state.root == root => state.refresh(),
             _ => {
@@ -140,7 +142,7 @@ impl SymbolIndex {
 
     /// How many files and symbols are indexed (none before the first query).
     pub fn size(&self) -> (usize, usize) {
-        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let state = lock(&self.state);
         state
             .as_ref()
             .map_or((0, 0), |s| (s.files.len(), s.symbols))
@@ -215,15 +217,8 @@ impl State {
 /// The files under `root` with a grammar, .gitignore respected and the
 /// dependency folders left out, at most [`MAX_FILES`]; and how many more.
 fn indexable_files(root: &Path) -> (Vec<PathBuf>, usize) {
-    let mut files: Vec<PathBuf> = WalkBuilder::new(root)
-        .require_git(false)
-        .filter_entry(|e| {
-            let name = e.file_name();
-            name != ".git" && name != "node_modules" && name != "target"
-        })
-        .build()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
+    let mut files: Vec<PathBuf> = walk::sources(root)
+        .file_entries()
         .filter(|e| e.metadata().is_ok_and(|m| m.len() <= MAX_FILE_BYTES))
         .map(|e| e.into_path())
         .filter(|p| Language::from_path(p).is_some())
@@ -239,14 +234,8 @@ fn indexable_files(root: &Path) -> (Vec<PathBuf>, usize) {
 /// as node resolves them from each package.json's folder; nested
 /// node_modules left out. At most [`MAX_FILES`]; and how many more.
 fn npm_declarations(root: &Path) -> (Vec<PathBuf>, usize) {
-    let manifests = WalkBuilder::new(root)
-        .require_git(false)
-        .filter_entry(|e| {
-            let name = e.file_name();
-            name != ".git" && name != "node_modules" && name != "target"
-        })
-        .build()
-        .filter_map(Result::ok)
+    let manifests = walk::sources(root)
+        .file_entries()
         .filter(|e| e.file_name() == "package.json");
     let mut packages: Vec<PathBuf> = Vec::new();
     for manifest in manifests {

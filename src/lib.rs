@@ -15,5 +15,6 @@ pub mod model;
 pub mod progress;
 pub mod render;
 pub mod server;
+pub mod sync;
 pub mod syntax;
 pub mod tools;

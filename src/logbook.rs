@@ -8,6 +8,7 @@ use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::model::{LogLevel, LogLine};
+use crate::sync::lock;
 
 /// Lines kept.
 const CAPACITY: usize = 5000;
@@ -30,7 +31,7 @@ impl LogBook {
             .duration_since(UNIX_EPOCH)
             .map(|d| d.as_millis() as u64)
             .unwrap_or(0);
-        let mut lines = self.lines.lock().unwrap_or_else(|e| e.into_inner());
+        let mut lines = lock(&self.lines);
         if lines.len() == CAPACITY {
             lines.pop_front();
         }
@@ -44,7 +45,7 @@ impl LogBook {
 
     /// Lines that pass `keep`, oldest first.
     pub fn matching(&self, keep: impl Fn(&LogLine) -> bool) -> Vec<LogLine> {
-        let lines = self.lines.lock().unwrap_or_else(|e| e.into_inner());
+        let lines = lock(&self.lines);
         lines.iter().filter(|l| keep(l)).cloned().collect()
     }
 }

@@ -14,6 +14,7 @@ use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::fs::text::{cut_line, strip_terminator};
 use crate::fs::walk::{WalkOptions, walker};
 use crate::model::GrepMode;
+use crate::sync::lock;
 
 /// Matched and context lines longer than this are cut.
 pub const MAX_LINE_CHARS: usize = 500;
@@ -135,7 +136,7 @@ pub fn search(query: &GrepQuery) -> ToolResult<GrepHits> {
             {
                 return WalkState::Continue;
             }
-            let mut results = results.lock().unwrap_or_else(|e| e.into_inner());
+            let mut results = lock(&results);
             // Binary data seen after a match (a NUL late in the file) stops
             // the search there, as in ripgrep, but keeps what was found:
             // files_with_matches stops at the first match and never sees

@@ -15,6 +15,7 @@ use similar::TextDiff;
 
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::model::FileChange;
+use crate::sync::lock;
 
 /// How many unapplied patches are kept; the oldest go first.
 const MAX_PATCHES: usize = 64;
@@ -174,7 +175,7 @@ impl StoreInner {
 impl PatchStore {
     /// Keeps `patch` and returns its id (`p1`, `p2`, ...).
     pub fn insert(&self, patch: Patch) -> String {
-        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let mut inner = lock(&self.inner);
         inner.next_id += 1;
         let id = inner.next_id;
         inner.bytes += patch.bytes();
@@ -197,7 +198,7 @@ impl PatchStore {
                     format!("'{id}' is not a patch id; pass the id shown as `patch: pN` by edit or rename"),
                 )
             })?;
-        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let mut inner = lock(&self.inner);
         inner.expire(Instant::now());
         if let Some((patch, _)) = inner.patches.remove(&number) {
             inner.bytes -= patch.bytes();
@@ -221,7 +222,7 @@ impl PatchStore {
     /// Puts a patch back under its id (after a refused apply).
     pub fn restore(&self, id: &str, patch: Patch) {
         if let Some(number) = id.strip_prefix('p').and_then(|n| n.parse::<u64>().ok()) {
-            let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+            let mut inner = lock(&self.inner);
             inner.bytes += patch.bytes();
             inner.patches.insert(number, (patch, Instant::now()));
             inner.order.push_back(number);
@@ -232,7 +233,7 @@ impl PatchStore {
     /// Records that `id` was applied, so using it again says so.
     pub fn mark_applied(&self, id: &str) {
         if let Some(number) = id.strip_prefix('p').and_then(|n| n.parse::<u64>().ok()) {
-            let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+            let mut inner = lock(&self.inner);
             inner.forget(number, Gone::Applied);
         }
     }

@@ -1,11 +1,79 @@
 //! Walking a folder the way ripgrep does: .gitignore, .ignore and hidden
-//! files respected (even outside a git repository), in parallel.
+//! files respected (even outside a git repository). [`walker`] is the
+//! parallel walk of `find` and `grep`, with their options; [`sources`] is
+//! the walk every other part of sextant makes of the workspace's own code
+//! (the symbol index, the servers' projects, the file watcher, workspace
+//! diagnostics), so they all agree on what the workspace holds.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use ignore::overrides::OverrideBuilder;
 use ignore::types::TypesBuilder;
-use ignore::{WalkBuilder, WalkParallel};
+use ignore::{DirEntry, WalkBuilder, WalkParallel};
+
+/// Folders that hold other people's code and build output: never part of
+/// the workspace's own sources, even where no .gitignore says so.
+const DEPENDENCY_FOLDERS: [&str; 2] = ["node_modules", "target"];
+
+/// A walk of the workspace's own source tree: .gitignore and friends
+/// honoured (outside git repositories too), hidden files skipped, `.git`
+/// never entered, and the dependency folders (`node_modules`, `target`)
+/// left out unless asked for.
+pub struct SourceWalk {
+    builder: WalkBuilder,
+    dependencies: bool,
+}
+
+/// The source walk of `root` (a folder or a file).
+pub fn sources(root: &Path) -> SourceWalk {
+    let mut builder = WalkBuilder::new(root);
+    builder.require_git(false);
+    SourceWalk {
+        builder,
+        dependencies: false,
+    }
+}
+
+impl SourceWalk {
+    /// Each folder's entries in name order (the walk is then reproducible).
+    pub fn sorted(mut self) -> SourceWalk {
+        self.builder.sort_by_file_name(|a, b| a.cmp(b));
+        self
+    }
+
+    /// At most `depth` levels below the root.
+    pub fn max_depth(mut self, depth: usize) -> SourceWalk {
+        self.builder.max_depth(Some(depth));
+        self
+    }
+
+    /// Also the dependency folders, where no ignore file leaves them out.
+    pub fn with_dependency_folders(mut self) -> SourceWalk {
+        self.dependencies = true;
+        self
+    }
+
+    /// Every entry, folders included; unreadable ones skipped.
+    pub fn entries(mut self) -> impl Iterator<Item = DirEntry> {
+        let dependencies = self.dependencies;
+        self.builder.filter_entry(move |entry| {
+            let name = entry.file_name();
+            name != ".git" && (dependencies || !DEPENDENCY_FOLDERS.iter().any(|d| name == *d))
+        });
+        self.builder.build().filter_map(Result::ok)
+    }
+
+    /// The files' entries (their metadata at hand).
+    pub fn file_entries(self) -> impl Iterator<Item = DirEntry> {
+        self.entries()
+            .filter(|entry| entry.file_type().is_some_and(|t| t.is_file()))
+    }
+
+    /// The files' paths.
+    pub fn files(self) -> impl Iterator<Item = PathBuf> {
+        self.file_entries().map(DirEntry::into_path)
+    }
+}
 
 use crate::error::{ErrorCode, ToolError, ToolResult};
 

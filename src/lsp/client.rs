@@ -38,6 +38,7 @@ use super::watch::{ChangeKind, FileChange};
 use super::wire::{Strict, StrictAnswers, StrictNotification, strict_params};
 use crate::logbook::LogBook;
 use crate::model::LogLevel;
+use crate::sync::lock;
 
 /// How a server process ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -612,12 +613,12 @@ impl LspClient {
     /// Whether the last completed check saw the project as it is now (by
     /// `fingerprint`): its results are then current without a new check.
     pub fn checked_as(&self, fingerprint: u64) -> bool {
-        *self.checked.lock().unwrap_or_else(|e| e.into_inner()) == Some(fingerprint)
+        *lock(&self.checked) == Some(fingerprint)
     }
 
     /// Records that a check of the project as of `fingerprint` completed.
     pub fn record_check(&self, fingerprint: u64) {
-        *self.checked.lock().unwrap_or_else(|e| e.into_inner()) = Some(fingerprint);
+        *lock(&self.checked) = Some(fingerprint);
     }
 
     /// A fingerprint of the project's source files on disk (paths, sizes,
@@ -626,16 +627,8 @@ impl LspClient {
     pub fn project_fingerprint(root: &Path, language: &LanguageConfig) -> u64 {
         use std::hash::{Hash, Hasher};
         let mut entries: Vec<(PathBuf, u64, Option<std::time::SystemTime>)> =
-            ignore::WalkBuilder::new(root)
-                .require_git(false)
-                .filter_entry(|e| {
-                    e.file_name() != "target"
-                        && e.file_name() != "node_modules"
-                        && e.file_name() != ".git"
-                })
-                .build()
-                .filter_map(Result::ok)
-                .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
+            crate::fs::walk::sources(root)
+                .file_entries()
                 .filter(|e| {
                     let name = e.file_name().to_string_lossy();
                     let ext = e.path().extension().and_then(|x| x.to_str()).unwrap_or("");
@@ -680,14 +673,14 @@ impl LspClient {
         if events.is_empty() {
             return Ok(());
         }
-        *self.announced_at.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
+        *lock(&self.announced_at) = Some(Instant::now());
         self.notify::<DidChangeWatchedFiles>(DidChangeWatchedFilesParams { changes: events })
     }
 
     /// How much of `settle` is left since the server was last told of
     /// changed files; `None` once it has passed.
     pub fn settling(&self, settle: Duration) -> Option<Duration> {
-        let announced = (*self.announced_at.lock().unwrap_or_else(|e| e.into_inner()))?;
+        let announced = (*lock(&self.announced_at))?;
         settle
             .checked_sub(announced.elapsed())
             .filter(|left| !left.is_zero())
@@ -695,10 +688,7 @@ impl LspClient {
 
     /// Notes files that changed on disk (see `sync_changed`).
     pub fn note_changed(&self, paths: impl IntoIterator<Item = PathBuf>) {
-        let mut changed = self
-            .changed_on_disk
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
+        let mut changed = lock(&self.changed_on_disk);
         if !changed.all {
             changed.paths.extend(paths);
             if changed.paths.len() > MAX_NOTED_CHANGES {
@@ -715,12 +705,7 @@ impl LspClient {
     /// every open document when `all`, for when no file watcher notes
     /// changes.
     pub async fn sync_changed(&self, all: bool, except: &Path) {
-        let noted = std::mem::take(
-            &mut *self
-                .changed_on_disk
-                .lock()
-                .unwrap_or_else(|e| e.into_inner()),
-        );
+        let noted = std::mem::take(&mut *lock(&self.changed_on_disk));
         let open = self.open_documents().await;
         for path in open
             .into_iter()

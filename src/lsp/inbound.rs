@@ -31,6 +31,7 @@ use tokio::sync::watch;
 use super::watch::{FileChange, WatchedGlob};
 use crate::logbook::LogBook;
 use crate::model::LogLevel;
+use crate::sync::lock;
 
 /// stderr lines kept per server for crash reports.
 const STDERR_TAIL: usize = 20;
@@ -110,7 +111,7 @@ impl Shared {
     }
 
     pub fn state(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.state)
     }
 
     /// A receiver that sees every later change.

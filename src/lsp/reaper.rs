@@ -23,6 +23,8 @@ use std::path::PathBuf;
 use std::process::{ChildStdin, Command, Stdio};
 use std::sync::{Mutex, OnceLock};
 
+use crate::sync::lock;
+
 /// The first argument that makes `sextant` run as the reaper.
 pub const REAPER_ARG: &str = "__reaper";
 
@@ -78,7 +80,7 @@ fn tell(line: &str) {
     };
     let reaper = REAPER.get_or_init(|| start_reaper(exe).map(Mutex::new));
     if let Some(stdin) = reaper {
-        let mut stdin = stdin.lock().unwrap_or_else(|e| e.into_inner());
+        let mut stdin = lock(stdin);
         if let Err(err) = writeln!(stdin, "{line}") {
             tracing::warn!(
                 "the reaper process is gone ({err}); servers' processes may outlive a killed sextant"

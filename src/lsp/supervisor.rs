@@ -19,9 +19,11 @@ use super::client::{Document, LspClient, OpenedProjects, Readiness};
 use super::config::{Config, LanguageConfig};
 use super::install;
 use super::watch::{ChangeKind, Deliver, FileChange, FileWatcher};
+use crate::fs::walk;
 use crate::logbook::LogBook;
 use crate::model::{LogLevel, ServerState, ServerStatus, WatchStatus};
 use crate::progress;
+use crate::sync::lock;
 
 /// Crashes allowed within [`RESTART_WINDOW`] before giving up for a while.
 const MAX_RESTARTS: usize = 5;
@@ -94,7 +96,7 @@ struct SlotInfo {
 
 impl Slot {
     fn info(&self) -> MutexGuard<'_, SlotInfo> {
-        self.info.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.info)
     }
 }
 
@@ -386,12 +388,12 @@ impl Supervisor {
                 .find(|s| s.name == language.name && s.root == root)
                 .cloned()
         };
-        if let Some(slot) = find(&self.slots.lock().unwrap_or_else(|e| e.into_inner())) {
+        if let Some(slot) = find(&lock(&self.slots)) {
             return slot;
         }
         // Choosing reads a few package.json files: not under the lock.
         let choice = choose(language, root, &self.workspace_root, &self.config.tools_dir);
-        let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        let mut slots = lock(&self.slots);
         if let Some(slot) = find(&slots) {
             return slot;
         }
@@ -459,30 +461,14 @@ impl Supervisor {
     /// workspace-wide request (search) needs. Found by one walk on first
     /// use, .gitignore respected and dependency folders left out.
     pub async fn projects(&self) -> Vec<PathBuf> {
-        if let Some(known) = self
-            .projects
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .as_ref()
-        {
+        if let Some(known) = lock(&self.projects).as_ref() {
             return known.iter().map(|(_, file)| file.clone()).collect();
         }
         let (root, config) = (self.workspace_root.clone(), self.config.clone());
         let found = tokio::task::spawn_blocking(move || {
             let mut seen = std::collections::HashSet::new();
             let mut found = Vec::new();
-            let files = ignore::WalkBuilder::new(&root)
-                .require_git(false)
-                .filter_entry(|e| {
-                    let name = e.file_name();
-                    name != ".git" && name != "node_modules" && name != "target"
-                })
-                .sort_by_file_name(|a, b| a.cmp(b))
-                .build()
-                .filter_map(Result::ok)
-                .filter(|e| e.file_type().is_some_and(|t| t.is_file()));
-            for entry in files {
-                let path = entry.into_path();
+            for path in walk::sources(&root).sorted().files() {
                 let Some(language) = config.language_for(&path) else {
                     continue;
                 };
@@ -496,7 +482,7 @@ impl Supervisor {
         .await
         .unwrap_or_default();
         let files = found.iter().map(|(_, file)| file.clone()).collect();
-        *self.projects.lock().unwrap_or_else(|e| e.into_inner()) = Some(found);
+        *lock(&self.projects) = Some(found);
         files
     }
 
@@ -514,10 +500,7 @@ impl Supervisor {
     /// Calls `listener` with the paths created, changed or deleted on disk,
     /// from the moment file watching starts (see `watch_files`).
     pub fn on_file_changes(&self, listener: ChangeListener) {
-        self.listeners
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(listener);
+        lock(&self.listeners).push(listener);
     }
 
     /// Starts the file watcher once (a server's start does it too): from
@@ -595,7 +578,7 @@ impl Supervisor {
 
     /// The status of every configured language's server(s), for `logs`.
     pub fn statuses(&self, display: impl Fn(&Path) -> String) -> Vec<ServerStatus> {
-        let slots: Vec<Arc<Slot>> = self.slots.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let slots: Vec<Arc<Slot>> = lock(&self.slots).clone();
         let mut statuses = Vec::new();
         for language in &self.config.languages {
             let mine: Vec<&Arc<Slot>> = slots.iter().filter(|s| s.name == language.name).collect();
@@ -730,7 +713,7 @@ fn forget_projects_if_changed(
     config: &Config,
     changes: &[super::watch::FileChange],
 ) {
-    let mut known = projects.lock().unwrap_or_else(|e| e.into_inner());
+    let mut known = lock(projects);
     let Some(found) = known.as_ref() else {
         return;
     };
@@ -763,15 +746,8 @@ fn project_files(root: &Path, language: &LanguageConfig) -> Vec<PathBuf> {
     if language.project_files.is_empty() {
         return Vec::new();
     }
-    let skip = |e: &ignore::DirEntry| {
-        let name = e.file_name();
-        name != ".git" && name != "node_modules" && name != "target"
-    };
-    let mut projects: Vec<PathBuf> = ignore::WalkBuilder::new(root)
-        .require_git(false)
-        .filter_entry(skip)
-        .build()
-        .filter_map(Result::ok)
+    let mut projects: Vec<PathBuf> = walk::sources(root)
+        .entries()
         .filter(|e| {
             let name = e.file_name().to_string_lossy();
             language.project_files.iter().any(|m| *m == name)
@@ -789,15 +765,10 @@ fn project_files(root: &Path, language: &LanguageConfig) -> Vec<PathBuf> {
     projects
         .iter()
         .filter_map(|project| {
-            ignore::WalkBuilder::new(project)
-                .require_git(false)
-                .filter_entry(skip)
-                .max_depth(Some(4))
-                .sort_by_file_name(|a, b| a.cmp(b))
-                .build()
-                .filter_map(Result::ok)
-                .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
-                .map(|e| e.into_path())
+            walk::sources(project)
+                .max_depth(4)
+                .sorted()
+                .files()
                 .find(|p| served(p) && !p.to_string_lossy().ends_with(".d.ts"))
         })
         .collect()
@@ -827,7 +798,7 @@ fn deliver_changes(
 ) {
     forget_projects_if_changed(projects, config, changes);
     let paths: Vec<PathBuf> = changes.iter().map(|c| c.path.clone()).collect();
-    for listener in listeners.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+    for listener in lock(listeners).iter() {
         listener(&paths);
     }
     for client in running_clients(slots) {
@@ -839,7 +810,7 @@ fn deliver_changes(
 }
 
 fn running_clients(slots: &Mutex<Vec<Arc<Slot>>>) -> Vec<Arc<LspClient>> {
-    let slots = slots.lock().unwrap_or_else(|e| e.into_inner());
+    let slots = lock(slots);
     slots
         .iter()
         .filter_map(|s| s.info().client.clone())

@@ -22,7 +22,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use globset::{GlobBuilder, GlobMatcher};
@@ -32,6 +32,7 @@ use notify::{Config, EventKindMask, RecommendedWatcher, RecursiveMode, Watcher};
 
 use crate::logbook::LogBook;
 use crate::model::{LogLevel, WatchStatus};
+use crate::sync::lock;
 
 /// Folders watched at most (each takes one inotify watch).
 const MAX_WATCHED_FOLDERS: usize = 20_000;
@@ -359,13 +360,10 @@ impl Inner {
     /// watched: the rest of a huge tree (a home folder) is not walked for
     /// nothing.
     fn watch_tree(&self, folder: &Path, mut file: Option<&mut dyn FnMut(&Path)>) {
-        let walk = ignore::WalkBuilder::new(folder)
-            // .gitignore counts outside git repositories too, like every
-            // other walk of sextant's.
-            .require_git(false)
-            .filter_entry(|entry| entry.file_name() != ".git")
-            .build();
-        for entry in walk.flatten() {
+        // A dependency folder that no ignore file leaves out is watched
+        // (it is part of the tree as the project's own tools see it).
+        let walk = crate::fs::walk::sources(folder).with_dependency_folders();
+        for entry in walk.entries() {
             if !entry.file_type().is_some_and(|t| t.is_dir()) {
                 if let Some(file) = file.as_mut() {
                     file(entry.path());
@@ -450,21 +448,15 @@ fn is_left_out(folder: &Path, listings: &mut HashMap<PathBuf, HashSet<PathBuf>>)
         return false;
     };
     let listed = listings.entry(parent.to_path_buf()).or_insert_with(|| {
-        ignore::WalkBuilder::new(parent)
-            .require_git(false)
-            .max_depth(Some(1))
-            .build()
-            .flatten()
+        crate::fs::walk::sources(parent)
+            .with_dependency_folders()
+            .max_depth(1)
+            .entries()
             .filter(|entry| entry.depth() == 1)
             .map(|entry| entry.into_path())
             .collect()
     });
     !listed.contains(folder)
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    // Every update under these locks leaves consistent data.
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// One registered watcher: a glob (relative to a base folder, or absolute)

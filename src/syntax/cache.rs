@@ -12,6 +12,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::{Arc, LazyLock, Mutex};
 
 use super::{Language, SourceFile};
+use crate::sync::lock;
 
 /// Entries kept at most.
 pub const MAX_ENTRIES: usize = 64;
@@ -138,7 +139,7 @@ impl ParseCache {
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
         // A panic while holding the lock leaves consistent data (every
         // update is a single push, remove or counter change).
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.inner)
     }
 }
 

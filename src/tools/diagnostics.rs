@@ -6,7 +6,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
-use ignore::WalkBuilder;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -19,6 +18,7 @@ use crate::lsp::requests::{
 };
 use crate::lsp::{LspError, Session};
 use crate::model::{Diagnostic, DiagnosticsReport, DiagnosticsScope, FileDiagnostics, Severity};
+use crate::sync::lock;
 use crate::{progress, render};
 
 /// After a check ends, how long the server must stay quiet before its
@@ -341,7 +341,7 @@ impl Progress {
     /// One more file done: reported at most every 250 ms.
     fn one_done(&self) {
         let done = self.done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        let mut last = lock(&self.last);
         if last.elapsed() < Duration::from_millis(250) && done < self.total {
             return;
         }
@@ -497,15 +497,8 @@ fn shown_files(
 /// Files under `root` that a language server serves, .gitignore respected,
 /// in path order.
 fn workspace_files(root: &Path, served: impl Fn(&Path) -> bool) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = WalkBuilder::new(root)
-        .require_git(false)
-        .filter_entry(|e| {
-            e.file_name() != ".git" && e.file_name() != "node_modules" && e.file_name() != "target"
-        })
-        .build()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
-        .map(|e| e.into_path())
+    let mut files: Vec<PathBuf> = crate::fs::walk::sources(root)
+        .files()
         .filter(|p| served(p))
         .collect();
     files.sort();

@@ -14,6 +14,7 @@ use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::fs::walk::{WalkOptions, compile_glob, walker};
 use crate::model::FoundFiles;
 use crate::render::count;
+use crate::sync::lock;
 
 const DEFAULT_LIMIT: usize = 250;
 
@@ -85,15 +86,12 @@ fn find(ctx: &Context, params: &Params) -> ToolResult<FoundFiles> {
                     .ok()
                     .and_then(|m| m.modified().ok())
                     .unwrap_or(SystemTime::UNIX_EPOCH);
-                found
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push((modified, entry.into_path()));
+                lock(&found).push((modified, entry.into_path()));
             }
             WalkState::Continue
         })
     });
-    let mut found = std::mem::take(&mut *found.lock().unwrap_or_else(|e| e.into_inner()));
+    let mut found = std::mem::take(&mut *lock(&found));
     // Newest first; the same time falls back to path order, so paging is stable.
     found.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
 

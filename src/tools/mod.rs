@@ -20,6 +20,7 @@ use serde_json::{Map, Value};
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::model::{ALL_KINDS, LogLevel, SymbolKind};
+use crate::sync::lock;
 
 pub mod address;
 pub mod apply_patch;
@@ -225,10 +226,7 @@ async fn call_typed<T: Tool>(
 fn parameter_names<T: Tool>() -> Arc<[String]> {
     type ByTool = Mutex<HashMap<&'static str, Arc<[String]>>>;
     static NAMES: OnceLock<ByTool> = OnceLock::new();
-    let mut names = NAMES
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
+    let mut names = lock(NAMES.get_or_init(Default::default));
     Arc::clone(names.entry(T::NAME).or_insert_with(|| {
         match input_schema::<T::Params>().get("properties") {
             Some(Value::Object(properties)) => properties.keys().cloned().collect(),
