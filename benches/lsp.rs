@@ -32,13 +32,13 @@ use lsp_types::request::{
 };
 use lsp_types::{
     DocumentSymbolParams, GotoDefinitionParams, HoverParams, Position, ReferenceContext,
-    ReferenceParams, TextDocumentIdentifier, TextDocumentPositionParams, WorkspaceSymbolParams,
+    ReferenceParams, TextDocumentPositionParams, WorkspaceSymbolParams,
 };
 use serde_json::json;
 use sextant::context::Context;
 use sextant::index::{Indexed, SymbolIndex};
-use sextant::lsp::Session;
-use sextant::lsp::requests::document_symbols;
+use sextant::lsp::symbols::document_symbols;
+use sextant::lsp::{Need, Session};
 
 const RAW_ROUNDS: usize = 50;
 const ROUNDS: usize = 20;
@@ -150,7 +150,7 @@ async fn measure(
     let ctx = &f.ctx;
     let path: PathBuf = f.path(file);
     let started = Instant::now();
-    let session: Session = match ctx.lsp.open(&path).await {
+    let session: Session = match ctx.lsp.open(&path, Need::DOCUMENT).await {
         Ok(session) => session,
         Err(err) => {
             println!("{file}: {err}");
@@ -158,18 +158,18 @@ async fn measure(
         }
     };
     let mut figures = Figures {
-        server: session.client.server().to_string(),
+        server: session.server().to_string(),
         ready: Some(started.elapsed()),
         ..Figures::default()
     };
-    let client = Arc::clone(&session.client);
-    let document = TextDocumentIdentifier {
-        uri: session.document.uri.clone(),
-    };
+    let client = Arc::clone(session.client());
     let position = TextDocumentPositionParams {
-        text_document: document.clone(),
         position: Position::new(at.0, at.1),
+        ..session
+            .position_params(sextant::model::Position::new(1, 1))
+            .unwrap()
     };
+    let document = position.text_document.clone();
     // Warm every path once.
     document_symbols(&session).await.unwrap();
     call(ctx, "search", json!({"query": query})).await;
@@ -244,7 +244,7 @@ async fn measure(
             .await;
         raw_symbols.push(t.elapsed());
         let t = Instant::now();
-        let session = ctx.lsp.open(&path).await.unwrap();
+        let session = ctx.lsp.open(&path, Need::DOCUMENT).await.unwrap();
         document_symbols(&session).await.unwrap();
         through.push(t.elapsed());
     }
@@ -270,7 +270,7 @@ async fn measure(
     }
     std::fs::write(&path, original).unwrap();
     figures.diagnostics_edit = Some(common::median(edited));
-    figures.rss_mb = client.pid.map(tree_rss_mb);
+    figures.rss_mb = client.pid().map(tree_rss_mb);
     ctx.lsp.shutdown(Duration::from_secs(2)).await;
     figures
 }
@@ -288,7 +288,7 @@ async fn monorepo(config: &str, figures: &mut Figures) {
             let answer = call(&ctx, "diagnostics", json!({"severity": "error"})).await;
             let summary = answer.lines().next().unwrap_or("").to_string();
             figures.monorepo_diagnostics = Some((t.elapsed(), summary));
-            let pid = ctx.lsp.clients().first().and_then(|c| c.pid);
+            let pid = ctx.lsp.clients().first().and_then(|c| c.pid());
             figures.rss_mb = pid.map(tree_rss_mb).or(figures.rss_mb);
         } else {
             let answer = call(&ctx, "search", json!({"query": "Thing39"})).await;
@@ -299,7 +299,7 @@ async fn monorepo(config: &str, figures: &mut Figures) {
             );
             // Warm: sextant's search against the raw request, alternated.
             let file = dir.path().join("packages/p0/src/m0.ts");
-            let session = ctx.lsp.open(&file).await.unwrap();
+            let session = ctx.lsp.open(&file, Need::DOCUMENT).await.unwrap();
             call(&ctx, "search", json!({"query": "Thing39"})).await;
             let params = WorkspaceSymbolParams {
                 query: "Thing39".into(),
@@ -310,7 +310,7 @@ async fn monorepo(config: &str, figures: &mut Figures) {
             for _ in 0..ROUNDS {
                 let t = Instant::now();
                 let _ = session
-                    .client
+                    .client()
                     .request::<WorkspaceSymbolRequest>(params.clone(), TIMEOUT)
                     .await;
                 raw.push(t.elapsed());

@@ -43,10 +43,11 @@ use lsp_types::request::{
 use lsp_types::{
     CallHierarchyIncomingCallsParams, CallHierarchyOutgoingCallsParams, CallHierarchyPrepareParams,
     CompletionItem, CompletionParams, CompletionResponse, GotoDefinitionParams, HoverParams,
-    ReferenceContext, ReferenceParams, TextDocumentIdentifier, TextDocumentPositionParams,
+    ReferenceContext, ReferenceParams,
 };
 use serde_json::{Value, json};
 use sextant::context::Context;
+use sextant::lsp::Need;
 
 const ROUNDS: usize = 20;
 const TIMEOUT: Duration = Duration::from_secs(60);
@@ -243,30 +244,20 @@ async fn measure(case: &Case, rows: &mut Vec<Row>) {
         .workspace
         .resolve_read(case.completion["file"].as_str().unwrap())
         .unwrap();
-    let session = ctx.lsp.open(&path).await.unwrap();
-    let position = session
-        .document
-        .index
-        .to_lsp(
-            sextant::model::Position::new(
-                case.completion["line"].as_u64().unwrap() as u32,
-                case.completion["character"].as_u64().unwrap() as u32,
-            ),
-            session.client.encoding,
-        )
+    let session = ctx.lsp.open(&path, Need::PROJECT).await.unwrap();
+    let text_document_position = session
+        .position_params(sextant::model::Position::new(
+            case.completion["line"].as_u64().unwrap() as u32,
+            case.completion["character"].as_u64().unwrap() as u32,
+        ))
         .unwrap();
     let params = CompletionParams {
-        text_document_position: TextDocumentPositionParams {
-            text_document: TextDocumentIdentifier {
-                uri: session.document.uri.clone(),
-            },
-            position,
-        },
+        text_document_position,
         work_done_progress_params: Default::default(),
         partial_result_params: Default::default(),
         context: None,
     };
-    let client = Arc::clone(&session.client);
+    let client = Arc::clone(session.client());
     let (tool, raw, answer) = compare(ctx, "completion", &case.completion, || {
         let (client, params) = (Arc::clone(&client), params.clone());
         async move {
@@ -283,7 +274,7 @@ async fn measure(case: &Case, rows: &mut Vec<Row>) {
                 key(a).cmp(&key(b))
             });
             let resolving = client
-                .capabilities
+                .capabilities()
                 .completion_provider
                 .as_ref()
                 .is_some_and(|p| p.resolve_provider == Some(true));

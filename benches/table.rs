@@ -161,13 +161,10 @@ async fn time_with_raw(
         Raw::CallHierarchy => project.function.clone(),
         Raw::Completion => project.completion.clone(),
     };
-    let (client, at) = common::lsp_position(ctx, &address).await;
-    // The projects the tools open (all of a monorepo's), so the raw
+    // With the projects the tools open (all of a monorepo's), so the raw
     // requests search as much as the tools do.
-    ctx.lsp.open_projects(&client).await;
-    client
-        .wait_ready(client.language.ready_timeout, |_| {})
-        .await;
+    let (client, at) = common::lsp_position(ctx, &address).await;
+    client.wait_ready(client.language().ready_timeout).await;
     let once = async || -> Option<()> {
         match raw {
             Raw::Search => {
@@ -181,7 +178,7 @@ async fn time_with_raw(
                     .ok()?;
                 // On typescript-language-server, tsserver's navto across
                 // every project follows, as sextant asks it.
-                if client.language.tsserver_requests {
+                if client.language().tsserver_requests {
                     let navto = ExecuteCommandParams {
                         command: "typescript.tsserverRequest".into(),
                         arguments: vec![

@@ -43,6 +43,10 @@
 //!   `unpublished-for:NAME` publishes them for every document but those
 //!   named NAME (a project that never loads).
 //!
+//! - `declines`: declares every feature the tools ask for as `false` (or
+//!   leaves out those with no `false` form: completion, pull diagnostics),
+//!   so sextant must send none of those requests.
+//!
 //! - `flat-outline`: answers documentSymbol with a flat `SymbolInformation`
 //!   list sorted by name, as some servers do: class `Zeta` (lines 1-3),
 //!   its method `alpha` (line 2), function `beta` (line 4), each located by
@@ -232,6 +236,21 @@ fn main() {
                     }
                     capabilities["completionProvider"] = json!({"resolveProvider": true});
                     capabilities["renameProvider"] = json!({"prepareProvider": true});
+                }
+                if mode == "declines" {
+                    for provider in [
+                        "documentSymbolProvider",
+                        "hoverProvider",
+                        "definitionProvider",
+                        "typeDefinitionProvider",
+                        "implementationProvider",
+                        "referencesProvider",
+                        "callHierarchyProvider",
+                        "workspaceSymbolProvider",
+                        "renameProvider",
+                    ] {
+                        capabilities[provider] = json!(false);
+                    }
                 }
                 if mode == "strict" {
                     capabilities["textDocumentSync"] =

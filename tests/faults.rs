@@ -13,7 +13,8 @@ use std::sync::Arc;
 use serde_json::json;
 use sextant::context::Context;
 use sextant::error::ToolError;
-use sextant::lsp::requests::document_symbols;
+use sextant::lsp::Need;
+use sextant::lsp::symbols::document_symbols;
 
 struct Workspace {
     dir: tempfile::TempDir,
@@ -30,7 +31,7 @@ impl Workspace {
         let session = self
             .ctx
             .lsp
-            .open(&self.file())
+            .open(&self.file(), Need::DOCUMENT)
             .await
             .map_err(|e| ToolError::from(e).to_string())?;
         let symbols = document_symbols(&session)
@@ -361,7 +362,12 @@ async fn nothing_sent_to_a_server_holds_a_null_member() {
     assert!(w.symbols().await.is_err());
     // $/cancelRequest: a request that times out.
     std::fs::write(root.join("slow.fake"), "fn slow() {}\n").unwrap();
-    let session = w.ctx.lsp.open(&root.join("slow.fake")).await.unwrap();
+    let session = w
+        .ctx
+        .lsp
+        .open(&root.join("slow.fake"), Need::DOCUMENT)
+        .await
+        .unwrap();
     let err = document_symbols(&session).await.unwrap_err().to_string();
     assert!(err.contains("did not answer"), "{err}");
     // shutdown and exit.
@@ -603,6 +609,81 @@ async fn a_flood_on_stdout_delays_no_answer_and_reaches_the_logs() {
         .await,
         "{}",
         w.logs(json!({"contains": "chatter"})).await
+    );
+}
+
+/// A server that declares each feature `false` (or leaves it out where it
+/// has no `false` form) gets no request for it: each tool that needs one
+/// answers `unsupported` naming the feature, search falls back on
+/// tree-sitter saying why, and diagnostics wait for publications instead
+/// of pulling.
+#[tokio::test]
+async fn a_server_declining_every_feature_gets_no_request_for_any() {
+    let w = workspace("declines", 10.0);
+    let at = json!({"file": "main.fake", "line": 1, "character": 4});
+    let with = |extra: serde_json::Value| {
+        let mut args = at.clone();
+        args.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        args
+    };
+    for (tool, args, what) in [
+        ("read", json!({"file": "main.fake"}), "document symbols"),
+        ("inspect", at.clone(), "hover"),
+        ("references", at.clone(), "find references"),
+        ("call_hierarchy", at.clone(), "call hierarchy"),
+        ("completion", at.clone(), "completion"),
+        ("rename", with(json!({"new_name": "other"})), "rename"),
+    ] {
+        let answer = common::run(&w.ctx, tool, args).await;
+        assert!(
+            answer.starts_with(&format!(
+                "error[unsupported]: fake_lsp does not support {what}"
+            )),
+            "{tool}: {answer}"
+        );
+    }
+    let search = common::run(&w.ctx, "search", json!({"query": "fake"})).await;
+    assert!(
+        search.contains(
+            "fake_lsp does not support workspace symbols; fake results are from tree-sitter"
+        ),
+        "{search}"
+    );
+    assert_eq!(
+        common::run(&w.ctx, "diagnostics", json!({"file": "main.fake"})).await,
+        "No errors or warnings in main.fake"
+    );
+    w.ctx.lsp.shutdown(std::time::Duration::from_secs(2)).await;
+    let received = std::fs::read_to_string(w.dir.path().join("state/received.jsonl")).unwrap();
+    let methods: Vec<String> = received
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter_map(|message| Some(message.get("method")?.as_str()?.to_string()))
+        .collect();
+    for method in [
+        "textDocument/documentSymbol",
+        "textDocument/hover",
+        "textDocument/definition",
+        "textDocument/typeDefinition",
+        "textDocument/implementation",
+        "textDocument/references",
+        "textDocument/prepareCallHierarchy",
+        "textDocument/completion",
+        "textDocument/prepareRename",
+        "textDocument/rename",
+        "workspace/symbol",
+        "textDocument/diagnostic",
+    ] {
+        assert!(
+            !methods.iter().any(|m| m == method),
+            "{method} was sent to a server that declined it: {methods:?}"
+        );
+    }
+    assert!(
+        methods.iter().any(|m| m == "textDocument/didOpen"),
+        "{methods:?}"
     );
 }
 

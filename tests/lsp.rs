@@ -13,7 +13,8 @@ use std::time::Duration;
 use common::{Fixture, fixture, outline_rows, process_gone, server_outline};
 use insta::assert_snapshot;
 use serde_json::json;
-use sextant::lsp::requests::pull_diagnostics;
+use sextant::lsp::Need;
+use sextant::lsp::diagnostics::pull;
 
 /// The server's outline of `file`: `@line:char Kind - name` lines, indented
 /// by depth.
@@ -44,7 +45,7 @@ async fn agent_turn() {
 /// with the document reopened and answers as before.
 async fn crash_and_recover(f: &Fixture, file: &str, before: &str) {
     let client = f.ctx.lsp.client_for(&f.path(file)).await.unwrap();
-    let pid = client.pid.unwrap();
+    let pid = client.pid().unwrap();
     unsafe { libc::kill(pid as i32, libc::SIGKILL) };
     wait_gone(pid).await;
     for _ in 0..100 {
@@ -74,20 +75,20 @@ async fn crash_and_recover(f: &Fixture, file: &str, before: &str) {
         "the restarted server answers as before"
     );
     let restarted = f.ctx.lsp.client_for(&f.path(file)).await.unwrap();
-    assert_ne!(restarted.pid, Some(pid));
+    assert_ne!(restarted.pid(), Some(pid));
     assert!(
         restarted.open_documents().await.contains(&f.path(file)),
         "documents are reopened"
     );
     // Right after the restart typescript-language-server may still be
     // reloading its project: wait for it, then the state is exact.
-    assert!(restarted.wait_ready(Duration::from_secs(30), |_| {}).await);
+    assert!(restarted.wait_ready(Duration::from_secs(30)).await);
     let logs = f.run("logs", json!({"tail": 0})).await;
     assert!(logs.contains(": ready, restarted 1 time\n"), "{logs}");
 }
 
 async fn shutdown_leaves_nothing(f: &Fixture) {
-    let pids: Vec<u32> = f.ctx.lsp.clients().iter().filter_map(|c| c.pid).collect();
+    let pids: Vec<u32> = f.ctx.lsp.clients().iter().filter_map(|c| c.pid()).collect();
     assert!(!pids.is_empty());
     f.ctx.lsp.shutdown(Duration::from_secs(5)).await;
     for pid in pids {
@@ -336,11 +337,13 @@ async fn rust_analyzer_end_to_end() {
         "rustc's E0583, once (rust-analyzer's report of it is dropped): {gone}"
     );
     // rust-analyzer's own analysis saw the folder go.
-    let session = f.ctx.lsp.open(&f.path("src/lib.rs")).await.unwrap();
-    let own = pull_diagnostics(&session)
+    let session = f
+        .ctx
+        .lsp
+        .open(&f.path("src/lib.rs"), Need::DOCUMENT)
         .await
-        .unwrap()
-        .unwrap_or_default();
+        .unwrap();
+    let own = pull(&session).await.unwrap().unwrap_or_default();
     assert!(
         own.iter().any(|d| d
             .message

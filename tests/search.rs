@@ -12,7 +12,7 @@ use std::time::Duration;
 use common::{Fixture, fixture, fixtures_dir};
 use insta::assert_snapshot;
 use serde_json::json;
-use sextant::lsp::navigate::projects_loaded;
+use sextant::lsp::Need;
 
 async fn search(f: &Fixture, args: serde_json::Value) -> String {
     f.run("search", args).await
@@ -22,21 +22,16 @@ async fn search(f: &Fixture, args: serde_json::Value) -> String {
 /// from the servers, not the index.
 async fn servers_ready(f: &Fixture) {
     for file in f.ctx.lsp.projects().await {
-        let client = f.ctx.lsp.client_for(&file).await.unwrap();
-        assert!(
-            client.wait_ready(Duration::from_secs(120), |_| {}).await,
-            "{} never became ready",
-            client.server()
-        );
         // Ready to search means every project loaded, which takes
         // typescript-language-server a while longer (seconds on a loaded
         // machine): a search meanwhile answers from tree-sitter.
-        f.ctx.lsp.open_projects(&client).await;
         let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
+        let server = f.ctx.lsp.server(&file, Need::WORKSPACE.by(deadline)).await;
         assert!(
-            projects_loaded(&client, deadline).await,
-            "{} never loaded its projects",
-            client.server()
+            server.as_ref().is_ok_and(|s| s.index_complete()),
+            "{} never became ready with every project loaded: {:?}",
+            file.display(),
+            server.err()
         );
     }
 }

@@ -12,8 +12,9 @@ use lsp_types::{
 };
 
 use super::LspError;
-use super::navigate::{at, unsupported};
-use super::supervisor::Session;
+use super::capabilities::Feature;
+use super::navigate::at;
+use super::session::Session;
 use crate::model::{CompletionKind, Position};
 
 /// How long resolving the shown items may take in all; items not resolved
@@ -53,11 +54,9 @@ pub async fn completion(
     position: Position,
     resolve_first: usize,
 ) -> Result<Completions, LspError> {
-    let client = &session.client;
-    let Some(provider) = &client.capabilities.completion_provider else {
-        return Err(unsupported(client, "completion"));
-    };
-    let can_resolve = provider.resolve_provider == Some(true);
+    let client = session.client();
+    client.require(Feature::Completion)?;
+    let can_resolve = client.supports(Feature::CompletionResolve);
     let params = CompletionParams {
         text_document_position: at(session, position)?,
         work_done_progress_params: WorkDoneProgressParams::default(),

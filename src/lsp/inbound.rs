@@ -17,7 +17,7 @@ use async_lsp::router::Router;
 use async_lsp::{AnyNotification, ErrorCode, ResponseError};
 use lsp_types::notification::{DidChangeWatchedFiles, Notification};
 use lsp_types::request::{
-    ApplyWorkspaceEdit, RegisterCapability, Request, UnregisterCapability, WorkDoneProgressCreate,
+    ApplyWorkspaceEdit, RegisterCapability, UnregisterCapability, WorkDoneProgressCreate,
     WorkspaceConfiguration, WorkspaceFoldersRequest,
 };
 use lsp_types::{
@@ -69,6 +69,17 @@ pub struct State {
     pub was_ready: bool,
     /// The file watchers it registered, by registration id.
     pub watchers: Vec<(String, Vec<WatchedGlob>)>,
+    /// Every capability it registered since it started and has not
+    /// unregistered (`client/registerCapability`).
+    pub registrations: Vec<Registered>,
+}
+
+/// One capability a server registered dynamically.
+#[derive(Debug, Clone)]
+pub struct Registered {
+    pub id: String,
+    pub method: String,
+    pub options: Option<Value>,
 }
 
 #[derive(Debug, Clone)]
@@ -160,11 +171,23 @@ impl Shared {
         self.changed.send_modify(|n| *n += 1);
     }
 
-    /// Keeps the file watchers a server registers; other capabilities need
-    /// nothing from a client without a view.
+    /// Keeps what a server registers: every capability, for
+    /// `LspClient::supports`, and the file watchers' globs.
     fn register(&self, params: lsp_types::RegistrationParams) {
         let root = self.folder.uri.to_file_path().unwrap_or_default();
         for registration in params.registrations {
+            self.logs.record(
+                LogLevel::Debug,
+                &self.server,
+                format!("registered {}", registration.method),
+            );
+            self.update(|state| {
+                state.registrations.push(Registered {
+                    id: registration.id.clone(),
+                    method: registration.method.clone(),
+                    options: registration.register_options.clone(),
+                })
+            });
             if registration.method != DidChangeWatchedFiles::METHOD {
                 continue;
             }
@@ -196,10 +219,12 @@ impl Shared {
     }
 
     fn unregister(&self, params: lsp_types::UnregistrationParams) {
+        let gone = |id: &String| params.unregisterations.iter().any(|gone| &gone.id == id);
         self.update(|state| {
+            state.watchers.retain(|(id, _)| !gone(id));
             state
-                .watchers
-                .retain(|(id, _)| !params.unregisterations.iter().any(|gone| &gone.id == id))
+                .registrations
+                .retain(|registered| !gone(&registered.id));
         });
     }
 
@@ -427,16 +452,6 @@ pub fn router(shared: Arc<Shared>) -> Router<Arc<Shared>> {
         .unhandled_event(|_, _| ControlFlow::Continue(()));
     router
 }
-
-/// Methods the router answers, for tests and docs.
-pub const ANSWERED_REQUESTS: &[&str] = &[
-    WorkspaceConfiguration::METHOD,
-    WorkspaceFoldersRequest::METHOD,
-    WorkDoneProgressCreate::METHOD,
-    RegisterCapability::METHOD,
-    UnregisterCapability::METHOD,
-    ApplyWorkspaceEdit::METHOD,
-];
 
 /// The URI sextant makes for the file `uri` names (`Url::from_file_path`),
 /// which is what publications are looked up by: servers percent-encode a

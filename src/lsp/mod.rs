@@ -2,26 +2,42 @@
 //! language servers, each server's client and documents, and the conversions
 //! between LSP's types and sextant's model.
 //!
-//! Tools ask [`Supervisor::open`] for a ready server and a synchronised
-//! document, then make typed requests whose answers come back as `model`
-//! values (see `requests`).
+//! What the rest of sextant uses: [`Supervisor::open`] for a server and a
+//! synchronised document as ready as a [`Need`] asks (or
+//! [`Supervisor::server`] for workspace-wide requests), then the request
+//! modules (`symbols`, `navigate`, `complete`, `refactor`, `diagnostics`),
+//! whose answers are `model` values and plain data: no LSP type or URI
+//! reaches a tool. The client, its transport, documents and readiness are
+//! this module's own. What only one server needs lives in `quirks`, one
+//! file per quirk.
 
+mod capabilities;
 pub mod choose;
-pub mod client;
+mod client;
 pub mod complete;
 pub mod config;
 pub mod convert;
-pub mod inbound;
+pub mod diagnostics;
+mod documents;
+mod inbound;
 pub mod install;
 pub mod navigate;
+mod projects;
+mod quirks;
+mod readiness;
 pub mod reaper;
 pub mod refactor;
-pub mod requests;
+mod session;
+mod status;
 pub mod supervisor;
+pub mod symbols;
+mod transport;
 pub mod watch;
-pub mod wire;
+mod wire;
 
-pub use supervisor::{Session, Supervisor};
+pub use client::LspClient;
+pub use session::{Need, Server, Session};
+pub use supervisor::{ServerId, Supervisor};
 
 use std::path::Path;
 

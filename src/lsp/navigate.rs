@@ -6,8 +6,6 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
-use std::time::Duration;
 
 use lsp_types::request::{
     CallHierarchyIncomingCalls, CallHierarchyOutgoingCalls, CallHierarchyPrepare, GotoDefinition,
@@ -21,10 +19,11 @@ use lsp_types::{
 };
 
 use super::LspError;
+use super::capabilities::Feature;
 use super::client::LspClient;
 use super::convert::LineIndex;
-use super::requests::{fresh_published, symbol_kind};
-use super::supervisor::Session;
+use super::session::Session;
+use super::symbols::symbol_kind;
 use crate::model::{Position, Range, SymbolKind};
 
 /// A range in some file, as a server pointed at it.
@@ -45,118 +44,41 @@ pub enum Goto {
 }
 
 impl Goto {
-    fn what(self) -> &'static str {
+    fn feature(self) -> Feature {
         match self {
-            Goto::Definition => "go to definition",
-            Goto::TypeDefinition => "go to type definition",
-            Goto::Implementation => "go to implementation",
+            Goto::Definition => Feature::Definition,
+            Goto::TypeDefinition => Feature::TypeDefinition,
+            Goto::Implementation => Feature::Implementation,
         }
     }
 }
 
 /// The session's document and `position` in it, as LSP has them.
-pub(crate) fn at(
-    session: &Session,
-    position: Position,
-) -> Result<TextDocumentPositionParams, LspError> {
-    let lsp_position = session
-        .document
+pub fn at(session: &Session, position: Position) -> Result<TextDocumentPositionParams, LspError> {
+    let document = session.document();
+    let lsp_position = document
         .index
-        .to_lsp(position, session.client.encoding)
+        .to_lsp(position, session.client().encoding)
         .ok_or_else(|| LspError::Io {
             detail: format!(
                 "{}:{position} is past the end of the file",
-                session.document.path.display()
+                document.path.display()
             ),
         })?;
     Ok(TextDocumentPositionParams {
         text_document: TextDocumentIdentifier {
-            uri: session.document.uri.clone(),
+            uri: document.uri.clone(),
         },
         position: lsp_position,
     })
-}
-
-pub(crate) fn unsupported(client: &LspClient, what: &str) -> LspError {
-    LspError::Unsupported {
-        server: client.server().to_string(),
-        what: what.to_string(),
-    }
-}
-
-/// How long a request waits for typescript-language-server to load the
-/// project of a document it was just given.
-pub const PROJECT_LOAD_WAIT: Duration = Duration::from_secs(10);
-
-/// Waits until the server has the session's document in a loaded project,
-/// where that is not so on its answering: typescript-language-server hands
-/// a new document to tsserver in a later batch, and a request made before
-/// that answers from the document alone (references in one file, no
-/// completions). Its diagnostics for the document are the sign it is in.
-/// Other servers load the project before they answer; no wait. False when
-/// the wait ended without the sign (after `PROJECT_LOAD_WAIT`, or the
-/// server gone): an answer may then cover the document alone. The wait
-/// ends at the sign, so its bound costs nothing on a quick machine; on a
-/// loaded one tsserver has taken over 3 s.
-pub async fn project_loaded(session: &Session) -> bool {
-    if !session.client.language.tsserver_requests {
-        return true;
-    }
-    let deadline = tokio::time::Instant::now() + PROJECT_LOAD_WAIT;
-    session
-        .client
-        .wait_until(deadline, || fresh_published(session).is_some())
-        .await
-}
-
-/// How long after opening its projects a server is waited for to load
-/// them, over all requests.
-pub const PROJECTS_LOAD_BUDGET: Duration = Duration::from_secs(60);
-
-/// Waits until the server has loaded every project
-/// `Supervisor::open_projects` opened a file of, where that is not so on
-/// its answering (typescript-language-server, see [`project_loaded`]):
-/// until then a search or references answer covers some projects only.
-/// The sign is a publication of diagnostics for each opened file since it
-/// was opened; once seen, it holds for good (a file edited or closed later
-/// does not make its project unloaded). False when `deadline` came first
-/// or the server is gone; true at once for other servers, and when no
-/// projects were opened. Waits end [`PROJECTS_LOAD_BUDGET`] after the
-/// projects were opened: a project that never loads (its file never gets
-/// diagnostics) must not stall every later request, which then answers at
-/// once, with the caller's note.
-pub async fn projects_loaded(client: &LspClient, deadline: tokio::time::Instant) -> bool {
-    let Some(opened) = client.projects_opened.get() else {
-        return true;
-    };
-    if !client.language.tsserver_requests || opened.loaded.load(Ordering::Relaxed) {
-        return true;
-    }
-    let deadline = deadline.min(opened.opened_at + PROJECTS_LOAD_BUDGET);
-    let all_published = || {
-        let state = client.shared.state();
-        opened.files.iter().all(|(uri, sent_at)| {
-            state
-                .diagnostics
-                .get(uri)
-                .is_some_and(|published| published.sequence > *sent_at)
-        })
-    };
-    let loaded = client.wait_until(deadline, all_published).await;
-    if loaded {
-        opened.loaded.store(true, Ordering::Relaxed);
-    }
-    loaded
 }
 
 /// The hover text as the server wrote it (markdown or plain text, the
 /// pieces of an old-style answer joined by blank lines); `None` when the
 /// server has nothing to say there.
 pub async fn hover(session: &Session, position: Position) -> Result<Option<String>, LspError> {
-    let client = &session.client;
-    if client.capabilities.hover_provider.is_none() {
-        return Err(unsupported(client, "hover"));
-    }
+    let client = session.client();
+    client.require(Feature::Hover)?;
     let params = HoverParams {
         text_document_position_params: at(session, position)?,
         work_done_progress_params: WorkDoneProgressParams::default(),
@@ -189,16 +111,8 @@ pub async fn goto(
     position: Position,
     which: Goto,
 ) -> Result<Vec<Spot>, LspError> {
-    let client = &session.client;
-    let capabilities = &client.capabilities;
-    let supported = match which {
-        Goto::Definition => capabilities.definition_provider.is_some(),
-        Goto::TypeDefinition => capabilities.type_definition_provider.is_some(),
-        Goto::Implementation => capabilities.implementation_provider.is_some(),
-    };
-    if !supported {
-        return Err(unsupported(client, which.what()));
-    }
+    let client = session.client();
+    client.require(which.feature())?;
     let params = GotoDefinitionParams {
         text_document_position_params: at(session, position)?,
         work_done_progress_params: WorkDoneProgressParams::default(),
@@ -238,10 +152,8 @@ pub async fn references(
     position: Position,
     include_declaration: bool,
 ) -> Result<Vec<Spot>, LspError> {
-    let client = &session.client;
-    if client.capabilities.references_provider.is_none() {
-        return Err(unsupported(client, "find references"));
-    }
+    let client = session.client();
+    client.require(Feature::References)?;
     let params = ReferenceParams {
         text_document_position: at(session, position)?,
         work_done_progress_params: WorkDoneProgressParams::default(),
@@ -289,10 +201,8 @@ pub async fn prepare_call_hierarchy(
     session: &Session,
     position: Position,
 ) -> Result<Vec<CallItem>, LspError> {
-    let client = &session.client;
-    if client.capabilities.call_hierarchy_provider.is_none() {
-        return Err(unsupported(client, "call hierarchy"));
-    }
+    let client = session.client();
+    client.require(Feature::CallHierarchy)?;
     let params = CallHierarchyPrepareParams {
         text_document_position_params: at(session, position)?,
         work_done_progress_params: WorkDoneProgressParams::default(),
@@ -312,7 +222,8 @@ pub async fn prepare_call_hierarchy(
 }
 
 /// Who calls `item`; each call's sites are in the caller's file.
-pub async fn incoming_calls(client: &LspClient, item: &CallItem) -> Result<Vec<Call>, LspError> {
+pub async fn incoming_calls(session: &Session, item: &CallItem) -> Result<Vec<Call>, LspError> {
+    let client = session.client();
     let params = CallHierarchyIncomingCallsParams {
         item: item.item.clone(),
         work_done_progress_params: WorkDoneProgressParams::default(),
@@ -339,7 +250,8 @@ pub async fn incoming_calls(client: &LspClient, item: &CallItem) -> Result<Vec<C
 }
 
 /// What `item` calls; each call's sites are in `item`'s own file.
-pub async fn outgoing_calls(client: &LspClient, item: &CallItem) -> Result<Vec<Call>, LspError> {
+pub async fn outgoing_calls(session: &Session, item: &CallItem) -> Result<Vec<Call>, LspError> {
+    let client = session.client();
     let params = CallHierarchyOutgoingCallsParams {
         item: item.item.clone(),
         work_done_progress_params: WorkDoneProgressParams::default(),

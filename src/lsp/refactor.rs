@@ -13,9 +13,10 @@ use lsp_types::{
 };
 
 use super::LspError;
+use super::capabilities::Feature;
 use super::convert::{Encoding, LineIndex};
-use super::navigate::{at, unsupported};
-use super::supervisor::Session;
+use super::navigate::at;
+use super::session::Session;
 use crate::model::Position;
 
 /// What the server says of renaming at a position.
@@ -34,13 +35,9 @@ pub async fn prepare_rename(
     session: &Session,
     position: Position,
 ) -> Result<Preparation, LspError> {
-    let client = &session.client;
-    let prepares = match &client.capabilities.rename_provider {
-        None | Some(OneOf::Left(false)) => return Err(unsupported(client, "rename")),
-        Some(OneOf::Left(true)) => false,
-        Some(OneOf::Right(options)) => options.prepare_provider == Some(true),
-    };
-    if !prepares {
+    let client = session.client();
+    client.require(Feature::Rename)?;
+    if !client.supports(Feature::PrepareRename) {
         return Ok(Preparation::Renames(None));
     }
     let answer = client
@@ -53,7 +50,7 @@ pub async fn prepare_rename(
         Some(PrepareRenameResponse::DefaultBehavior { .. }) => None,
     };
     Ok(Preparation::Renames(range.map(|r| {
-        let r = session.document.index.range_to_model(r, client.encoding);
+        let r = session.document().index.range_to_model(r, client.encoding);
         (r.start, r.end)
     })))
 }
@@ -78,10 +75,8 @@ pub async fn rename(
     position: Position,
     new_name: &str,
 ) -> Result<Vec<Rewrite>, LspError> {
-    let client = &session.client;
-    if client.capabilities.rename_provider.is_none() {
-        return Err(unsupported(client, "rename"));
-    }
+    let client = session.client();
+    client.require(Feature::Rename)?;
     let params = RenameParams {
         text_document_position: at(session, position)?,
         new_name: new_name.to_string(),

@@ -15,35 +15,25 @@ use std::time::{Duration, Instant};
 
 use super::LspError;
 use super::choose::choose;
-use super::client::{Document, LspClient, OpenedProjects, Readiness};
+use super::client::LspClient;
 use super::config::{Config, LanguageConfig};
 use super::install;
+use super::projects::{Projects, forget_projects_if_changed};
 use super::watch::{ChangeKind, Deliver, FileChange, FileWatcher};
-use crate::fs::walk;
 use crate::logbook::LogBook;
-use crate::model::{LogLevel, ServerState, ServerStatus, WatchStatus};
+use crate::model::{LogLevel, WatchStatus};
 use crate::progress;
 use crate::sync::lock;
 
 /// Crashes allowed within [`RESTART_WINDOW`] before giving up for a while.
-const MAX_RESTARTS: usize = 5;
+pub(super) const MAX_RESTARTS: usize = 5;
 const RESTART_WINDOW: Duration = Duration::from_secs(600);
 
-/// A ready server with a document synchronised to the disk.
-#[derive(Debug, Clone)]
-pub struct Session {
-    pub client: Arc<LspClient>,
-    pub document: Document,
-    /// False when the server was still indexing after `ready_timeout`:
-    /// answers may be incomplete, and the tool should say so.
-    pub index_complete: bool,
-}
-
 pub struct Supervisor {
-    config: Config,
-    workspace_root: PathBuf,
+    pub(super) config: Config,
+    pub(super) workspace_root: PathBuf,
     logs: Arc<LogBook>,
-    slots: Arc<Mutex<Vec<Arc<Slot>>>>,
+    pub(super) slots: Arc<Mutex<Vec<Arc<Slot>>>>,
     /// Tells the servers of files changed on disk; started with the first
     /// server (the reason inside if it could not start).
     watcher: OnceLock<Result<FileWatcher, String>>,
@@ -55,47 +45,49 @@ pub struct Supervisor {
     /// One file per (language, project root) of the workspace, found on
     /// first use; forgotten when a root marker or a file of a language
     /// without one changes on disk (see `projects`).
-    projects: Arc<Mutex<Option<Projects>>>,
+    pub(super) projects: Arc<Mutex<Option<Projects>>>,
 }
 
-/// One file per (language, project root): the language's name and the file.
-type Projects = Vec<(String, PathBuf)>;
+/// Which server serves a file: two files served by one server have the
+/// same id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ServerId(usize);
 
 /// Told of paths created, changed or deleted on disk.
 pub type ChangeListener = Box<dyn Fn(&[PathBuf]) + Send + Sync>;
 
 /// One (language, root) pair and whatever runs for it.
-struct Slot {
+pub(super) struct Slot {
     /// The language's name (a language with several servers has one chosen
     /// for this root in `language`).
-    name: String,
-    language: Arc<LanguageConfig>,
+    pub name: String,
+    pub language: Arc<LanguageConfig>,
     /// Why this server, when the language has several.
-    reason: Option<String>,
-    root: PathBuf,
+    pub reason: Option<String>,
+    pub root: PathBuf,
     /// Held while starting or restarting, so only one start happens.
     start: tokio::sync::Mutex<()>,
     info: Mutex<SlotInfo>,
 }
 
 #[derive(Default)]
-struct SlotInfo {
-    client: Option<Arc<LspClient>>,
-    starting: bool,
-    restarts: u32,
-    crashes: VecDeque<Instant>,
+pub(super) struct SlotInfo {
+    pub client: Option<Arc<LspClient>>,
+    pub starting: bool,
+    pub restarts: u32,
+    pub crashes: VecDeque<Instant>,
     /// How the last run ended and what it printed last.
-    last_crash: Option<(String, Vec<String>)>,
-    failed: Option<String>,
-    missing: Option<String>,
+    pub last_crash: Option<(String, Vec<String>)>,
+    pub failed: Option<String>,
+    pub missing: Option<String>,
     install_tried: bool,
     /// It crashed too often: not restarted until the oldest of those
     /// crashes leaves the restart window.
-    gave_up: bool,
+    pub gave_up: bool,
 }
 
 impl Slot {
-    fn info(&self) -> MutexGuard<'_, SlotInfo> {
+    pub fn info(&self) -> MutexGuard<'_, SlotInfo> {
         lock(&self.info)
     }
 }
@@ -124,44 +116,18 @@ impl Supervisor {
         &self.config
     }
 
-    /// A ready server for `path` with the document synchronised: waits for
-    /// indexing up to the language's `ready_timeout`, reporting progress.
-    pub async fn open(&self, path: &Path) -> Result<Session, LspError> {
-        let client = self.client_for(path).await?;
-        let server = client.server().to_string();
-        // Files written before this request reach the server first: new
-        // and deleted ones through the watcher, open ones as their text.
-        let watched = match self.watcher.get() {
+    /// Hands the changes the file watcher has seen to every server now,
+    /// rather than when its timer runs; whether the watcher covers the
+    /// workspace (else every open document must be checked against the
+    /// disk).
+    pub(super) async fn flush_changes(&self) -> bool {
+        match self.watcher.get() {
             Some(Ok(watcher)) => {
                 watcher.flush_now().await;
                 !watcher.is_full()
             }
             _ => false,
-        };
-        // A server told of files reloads a moment later (rust-analyzer
-        // debounces): give it that moment, so the wait below sees it busy.
-        if let Some(pause) = client.settling(client.language.reload_delay) {
-            tokio::time::sleep(pause).await;
         }
-        let index_complete = client
-            .wait_ready_reporting(client.language.ready_timeout)
-            .await;
-        if !client.is_alive() {
-            return Err(LspError::Crashed {
-                server,
-                detail: client
-                    .exit_info()
-                    .map(|e| e.description)
-                    .unwrap_or_else(|| "it stopped while starting".into()),
-            });
-        }
-        client.sync_changed(!watched, path).await;
-        let document = client.sync(path).await?;
-        Ok(Session {
-            client,
-            document,
-            index_complete,
-        })
     }
 
     /// The running server for `path`, started (or restarted) if needed.
@@ -321,7 +287,7 @@ impl Supervisor {
         result
     }
 
-    fn locate(&self, language: &LanguageConfig) -> Option<PathBuf> {
+    pub(super) fn locate(&self, language: &LanguageConfig) -> Option<PathBuf> {
         install::locate(language, &self.workspace_root, &self.config.tools_dir)
     }
 
@@ -367,18 +333,6 @@ impl Supervisor {
         }
     }
 
-    /// The outermost folder above `path`, inside the workspace, holding one
-    /// of the language's root markers; else the workspace root.
-    ///
-    /// Outermost, not nearest: the member crates of a cargo workspace and
-    /// the packages under `node_modules` have markers of their own, and one
-    /// server per member or package would each load the whole project
-    /// again. rust-analyzer and tsserver both serve nested projects from
-    /// the top (a crate's own Cargo.toml, a package's own tsconfig.json).
-    fn project_root(&self, path: &Path, language: &LanguageConfig) -> PathBuf {
-        outermost_root(&self.workspace_root, path, language)
-    }
-
     /// The slot for `language` at `root`, made on first use with the
     /// server chosen for that project.
     fn slot(&self, language: &LanguageConfig, root: &Path) -> Arc<Slot> {
@@ -420,70 +374,47 @@ impl Supervisor {
         slot
     }
 
-    /// Opens one file of every project under `client`'s root that its
-    /// language lists in `project_files` (a `tsconfig.json`), once per
-    /// server: tsserver and TypeScript 7's server search (workspace/symbol)
-    /// only the projects they have a file of open, answering nothing (or
-    /// "No Project") for the others. At most [`MAX_PROJECTS`]. Whether this
-    /// call opened some (false once they are open, or with none to open).
-    ///
-    /// typescript-language-server loads a project some time after its file
-    /// is opened, and answers meanwhile from what it has: ask
-    /// `navigate::projects_loaded` before trusting a workspace-wide answer.
-    pub async fn open_projects(&self, client: &Arc<LspClient>) -> bool {
-        let mut opened = false;
-        client
-            .projects_opened
-            .get_or_init(|| async {
-                let (root, language) = (client.root.clone(), Arc::clone(&client.language));
-                let files = tokio::task::spawn_blocking(move || project_files(&root, &language))
-                    .await
-                    .unwrap_or_default();
-                opened = !files.is_empty();
-                let mut sent = Vec::with_capacity(files.len());
-                for file in files {
-                    if let Ok(document) = client.sync(&file).await {
-                        sent.push((document.uri, document.sent_at));
-                    }
-                }
-                OpenedProjects {
-                    files: sent,
-                    opened_at: tokio::time::Instant::now(),
-                    loaded: AtomicBool::new(false),
-                }
-            })
-            .await;
-        opened
+    /// The name of the server that serves `path` (the one chosen for its
+    /// project), without starting it; `None` when no server is configured
+    /// for it.
+    pub fn server_name(&self, path: &Path) -> Option<String> {
+        let language = self.config.language_for(path)?;
+        let root = self.project_root(path, language);
+        Some(
+            self.slot(language, &root)
+                .language
+                .server_name()
+                .to_string(),
+        )
     }
 
-    /// One file of each (language, project root) the workspace holds, in
-    /// path order: asking for a session on each reaches every server a
-    /// workspace-wide request (search) needs. Found by one walk on first
-    /// use, .gitignore respected and dependency folders left out.
-    pub async fn projects(&self) -> Vec<PathBuf> {
-        if let Some(known) = lock(&self.projects).as_ref() {
-            return known.iter().map(|(_, file)| file.clone()).collect();
-        }
-        let (root, config) = (self.workspace_root.clone(), self.config.clone());
-        let found = tokio::task::spawn_blocking(move || {
-            let mut seen = std::collections::HashSet::new();
-            let mut found = Vec::new();
-            for path in walk::sources(&root).sorted().files() {
-                let Some(language) = config.language_for(&path) else {
-                    continue;
-                };
-                let project = outermost_root(&root, &path, language);
-                if seen.insert((language.name.clone(), project)) {
-                    found.push((language.name.clone(), path));
-                }
-            }
-            found
-        })
-        .await
-        .unwrap_or_default();
-        let files = found.iter().map(|(_, file)| file.clone()).collect();
-        *lock(&self.projects) = Some(found);
-        files
+    /// The server that serves `path`, started (or restarted) if need be.
+    pub async fn server_of(&self, path: &Path) -> Result<ServerId, LspError> {
+        let client = self.client_for(path).await?;
+        Ok(ServerId(Arc::as_ptr(&client) as usize))
+    }
+
+    /// The files under `folder` that a running server has published
+    /// diagnostics for, not empty: a server may publish for files nobody
+    /// opened (rust-analyzer's cargo check does).
+    pub fn published_under(&self, folder: &Path) -> Vec<PathBuf> {
+        let mut paths: Vec<PathBuf> = self
+            .clients()
+            .iter()
+            .flat_map(|client| {
+                let state = client.shared.state();
+                state
+                    .diagnostics
+                    .iter()
+                    .filter(|(_, published)| !published.items.is_empty())
+                    .filter_map(|(uri, _)| uri.to_file_path().ok())
+                    .filter(|path| path.starts_with(folder))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        paths.sort();
+        paths.dedup();
+        paths
     }
 
     /// Every running client.
@@ -493,7 +424,7 @@ impl Supervisor {
 
     /// How a path is named in messages: relative to the workspace when
     /// inside it.
-    fn shown(&self, path: &Path) -> String {
+    pub(super) fn shown(&self, path: &Path) -> String {
         super::shown(path, &self.workspace_root)
     }
 
@@ -576,104 +507,6 @@ impl Supervisor {
         }
     }
 
-    /// The status of every configured language's server(s), for `logs`.
-    pub fn statuses(&self, display: impl Fn(&Path) -> String) -> Vec<ServerStatus> {
-        let slots: Vec<Arc<Slot>> = lock(&self.slots).clone();
-        let mut statuses = Vec::new();
-        for language in &self.config.languages {
-            let mine: Vec<&Arc<Slot>> = slots.iter().filter(|s| s.name == language.name).collect();
-            if mine.is_empty() {
-                // What would run for a file at the workspace root.
-                let choice = choose(
-                    language,
-                    &self.workspace_root,
-                    &self.workspace_root,
-                    &self.config.tools_dir,
-                );
-                let language = &choice.language;
-                let state = match self.locate(language) {
-                    Some(_) => ServerState::NotStarted,
-                    None if self.config.auto_install && language.install.is_some() => {
-                        ServerState::NotStarted
-                    }
-                    None => ServerState::Missing {
-                        hint: install::install_hint(language, &self.config.tools_dir),
-                    },
-                };
-                statuses.push(ServerStatus {
-                    language: language.name.clone(),
-                    server: language.server_name().to_string(),
-                    root: None,
-                    command: command_line(language, &display),
-                    reason: choice.reason,
-                    state,
-                    pid: None,
-                    uptime_secs: None,
-                    restarts: 0,
-                });
-            }
-            for slot in mine {
-                let info = slot.info();
-                let running = info.client.as_ref().filter(|c| c.is_alive());
-                let state = if let Some(client) = running {
-                    match client.readiness() {
-                        Readiness::Ready => ServerState::Ready,
-                        Readiness::Indexing { title, percentage } => {
-                            ServerState::Indexing { percentage, title }
-                        }
-                    }
-                } else if info.starting {
-                    ServerState::Starting
-                } else if let Some(hint) = &info.missing {
-                    ServerState::Missing { hint: hint.clone() }
-                } else if let Some(dead) = info.client.as_ref() {
-                    ServerState::Crashed {
-                        exit: dead
-                            .exit_info()
-                            .map(|e| e.description)
-                            .unwrap_or_else(|| "the connection broke".into()),
-                        stderr_tail: dead
-                            .shared
-                            .state()
-                            .stderr_tail
-                            .iter()
-                            .rev()
-                            .take(5)
-                            .rev()
-                            .cloned()
-                            .collect(),
-                        gave_up: info.crashes.len() >= MAX_RESTARTS,
-                    }
-                } else if let Some(error) = &info.failed {
-                    match &info.last_crash {
-                        Some((exit, stderr)) => ServerState::Crashed {
-                            exit: exit.clone(),
-                            stderr_tail: stderr.iter().rev().take(5).rev().cloned().collect(),
-                            gave_up: info.gave_up,
-                        },
-                        None => ServerState::Failed {
-                            error: error.clone(),
-                        },
-                    }
-                } else {
-                    ServerState::NotStarted
-                };
-                statuses.push(ServerStatus {
-                    language: language.name.clone(),
-                    server: slot.language.server_name().to_string(),
-                    root: Some(display(&slot.root)),
-                    command: command_line(&slot.language, &display),
-                    reason: slot.reason.clone(),
-                    state,
-                    pid: running.and_then(|c| c.pid),
-                    uptime_secs: running.map(|c| c.started.elapsed().as_secs()),
-                    restarts: info.restarts,
-                });
-            }
-        }
-        statuses
-    }
-
     /// Shuts every server down (shutdown, exit, then kill after `grace`),
     /// all at once.
     pub async fn shutdown(&self, grace: Duration) {
@@ -686,92 +519,6 @@ impl Supervisor {
         }
         while stopping.join_next().await.is_some() {}
     }
-}
-
-/// The outermost folder above `path`, inside `workspace_root`, holding one
-/// of the language's root markers; else the workspace root (see
-/// `Supervisor::project_root`).
-fn outermost_root(workspace_root: &Path, path: &Path, language: &LanguageConfig) -> PathBuf {
-    let mut root = None;
-    if path.starts_with(workspace_root) {
-        for dir in path.ancestors().skip(1) {
-            if !dir.starts_with(workspace_root) {
-                break;
-            }
-            if language.root_markers.iter().any(|m| dir.join(m).exists()) {
-                root = Some(dir);
-            }
-        }
-    }
-    root.map_or_else(|| workspace_root.to_path_buf(), Path::to_path_buf)
-}
-
-/// Forgets the workspace's projects when a change can add or move one: a
-/// root marker, or a file of a language that had none.
-fn forget_projects_if_changed(
-    projects: &Mutex<Option<Projects>>,
-    config: &Config,
-    changes: &[super::watch::FileChange],
-) {
-    let mut known = lock(projects);
-    let Some(found) = known.as_ref() else {
-        return;
-    };
-    let moves_a_project = changes.iter().any(|change| {
-        let name = change
-            .path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or("");
-        let marker = config
-            .languages
-            .iter()
-            .any(|l| l.root_markers.iter().any(|m| m == name));
-        let unrepresented = config
-            .language_for(&change.path)
-            .is_some_and(|l| !found.iter().any(|(name, _)| *name == l.name));
-        marker || unrepresented || change.folder
-    });
-    if moves_a_project {
-        *known = None;
-    }
-}
-
-/// Projects opened at most for a workspace search.
-pub const MAX_PROJECTS: usize = 200;
-
-/// One source file of each project under `root` (a folder holding one of
-/// the language's `project_files`), dependency folders left out.
-fn project_files(root: &Path, language: &LanguageConfig) -> Vec<PathBuf> {
-    if language.project_files.is_empty() {
-        return Vec::new();
-    }
-    let mut projects: Vec<PathBuf> = walk::sources(root)
-        .entries()
-        .filter(|e| {
-            let name = e.file_name().to_string_lossy();
-            language.project_files.iter().any(|m| *m == name)
-        })
-        .filter_map(|e| e.path().parent().map(Path::to_path_buf))
-        .collect();
-    projects.sort();
-    projects.dedup();
-    projects.truncate(MAX_PROJECTS);
-    let served = |path: &Path| {
-        path.extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|ext| language.extensions.iter().any(|x| x == ext))
-    };
-    projects
-        .iter()
-        .filter_map(|project| {
-            walk::sources(project)
-                .max_depth(4)
-                .sorted()
-                .files()
-                .find(|p| served(p) && !p.to_string_lossy().ends_with(".d.ts"))
-        })
-        .collect()
 }
 
 /// Drops the crashes that happened before the restart window.
@@ -816,57 +563,4 @@ fn running_clients(slots: &Mutex<Vec<Arc<Slot>>>) -> Vec<Arc<LspClient>> {
         .filter_map(|s| s.info().client.clone())
         .filter(|c| c.is_alive())
         .collect()
-}
-
-/// The server's command line, a program found by path shown as `display`
-/// shows paths.
-fn command_line(language: &LanguageConfig, display: impl Fn(&Path) -> String) -> String {
-    let program = Path::new(&language.command);
-    let program = if program.is_absolute() {
-        display(program)
-    } else {
-        language.command.clone()
-    };
-    std::iter::once(program)
-        .chain(language.args.iter().cloned())
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The members of a cargo workspace and the packages under
-    /// node_modules belong to the outermost project around them.
-    #[test]
-    fn a_project_root_is_the_outermost_marker() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        for file in [
-            "Cargo.toml",
-            "crates/a/Cargo.toml",
-            "crates/a/src/lib.rs",
-            "web/package.json",
-            "web/src/app.ts",
-            "web/node_modules/foo/package.json",
-            "web/node_modules/foo/index.d.ts",
-            "loose.ts",
-        ] {
-            let path = root.join(file);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, "").unwrap();
-        }
-        let config = Config::load(root, None).unwrap();
-        let supervisor = Supervisor::new(config.clone(), root, Arc::new(LogBook::default()));
-        let root_of = |file: &str| {
-            let path = root.join(file);
-            let language = config.language_for(&path).unwrap();
-            supervisor.project_root(&path, language)
-        };
-        assert_eq!(root_of("crates/a/src/lib.rs"), root);
-        assert_eq!(root_of("web/src/app.ts"), root.join("web"));
-        assert_eq!(root_of("web/node_modules/foo/index.d.ts"), root.join("web"));
-        assert_eq!(root_of("loose.ts"), root);
-    }
 }

@@ -20,7 +20,7 @@ use std::path::PathBuf;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::outline::{FileOutline, outline};
+use super::outline::{FileOutline, outline_or_text};
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::lsp::LspError;
@@ -56,7 +56,7 @@ pub async fn resolve(ctx: &Context, address: &Address) -> ToolResult<Resolved> {
     if Language::from_path(&path).is_none() && ctx.lsp.config().language_for(&path).is_none() {
         return Err(LspError::NoServer { path: shown }.into());
     }
-    let file = outline(ctx, &path, &shown).await?;
+    let file = outline_or_text(ctx, &path, &shown).await?;
     let target = match (address.line, &address.symbol) {
         (Some(line), symbol) => {
             let name = symbol.as_deref().map(|s| last_segment(s).0);

@@ -17,11 +17,10 @@ use super::locations::SourceFiles;
 use super::{BUDGET_CHARS, Tool};
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
-use crate::lsp::LspError;
-use crate::lsp::client::LspClient;
 use crate::lsp::navigate::{
     Call, CallItem, incoming_calls, outgoing_calls, prepare_call_hierarchy,
 };
+use crate::lsp::{LspError, Need, Session};
 use crate::model::{
     CallDirection, CallHierarchyResult, CallNode, CallTree, Place, Position, SourceLocation,
 };
@@ -77,15 +76,15 @@ async fn call_hierarchy(ctx: &Context, params: Params) -> ToolResult<CallHierarc
     }
     let direction = params.direction.unwrap_or_default();
     let resolved = resolve(ctx, &params.at).await?;
-    let session = ctx.lsp.open(&resolved.path).await?;
-    let unloaded = super::locations::every_project(ctx, &session, "calls").await;
+    let session = ctx.lsp.open(&resolved.path, Need::WORKSPACE).await?;
+    let unloaded = session.unloaded_note("calls");
     let items = prepare_call_hierarchy(&session, resolved.target.position).await?;
     let Some(item) = items.into_iter().next() else {
         return Err(ToolError::new(
             ErrorCode::NotFound,
             format!(
                 "{} has no call hierarchy for `{}` at {}:{}: it is not a function, method or constructor it knows; pass the name of one",
-                session.client.server(),
+                session.server(),
                 resolved.target.name,
                 resolved.target.path,
                 resolved.target.position
@@ -93,14 +92,14 @@ async fn call_hierarchy(ctx: &Context, params: Params) -> ToolResult<CallHierarc
         ));
     };
     let mut notes: Vec<String> = unloaded.into_iter().collect();
-    if !session.index_complete {
+    if !session.index_complete() {
         notes.push(format!(
             "{} is still indexing; calls may be missing",
-            session.client.server()
+            session.server()
         ));
     }
     let mut walk = Walk {
-        client: &session.client,
+        session: &session,
         files: SourceFiles::new(ctx),
         seen: HashSet::new(),
         nodes: 0,
@@ -144,7 +143,7 @@ async fn call_hierarchy(ctx: &Context, params: Params) -> ToolResult<CallHierarc
 
 /// The state of one answer's walk through the hierarchy.
 struct Walk<'a> {
-    client: &'a LspClient,
+    session: &'a Session,
     files: SourceFiles<'a>,
     /// Functions already shown in this direction (by file and name).
     seen: HashSet<(PathBuf, Position)>,
@@ -167,8 +166,8 @@ impl Walk<'_> {
     ) -> Expanded<'w> {
         Box::pin(async move {
             let calls = match direction {
-                CallDirection::Incoming => incoming_calls(self.client, item).await?,
-                CallDirection::Outgoing => outgoing_calls(self.client, item).await?,
+                CallDirection::Incoming => incoming_calls(self.session, item).await?,
+                CallDirection::Outgoing => outgoing_calls(self.session, item).await?,
             };
             // The whole level first, so a function called from here is
             // expanded here rather than deeper down a sibling.

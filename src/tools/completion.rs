@@ -11,6 +11,7 @@ use serde::Deserialize;
 use super::Tool;
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
+use crate::lsp::Need;
 use crate::lsp::complete::completion as complete;
 use crate::model::{CompletionEntry, CompletionGroup, CompletionResult, Position};
 use crate::syntax::condense;
@@ -60,9 +61,9 @@ async fn completion(ctx: &Context, params: Params) -> ToolResult<CompletionResul
     let limit = params.limit.unwrap_or(DEFAULT_LIMIT).max(1);
     let path = ctx.workspace.resolve_read(&params.file)?;
     let shown = ctx.workspace.display(&path);
-    let session = ctx.lsp.open(&path).await?;
-    let unloaded = super::locations::project_note(&session, "completions").await;
-    let index = &session.document.index;
+    let session = ctx.lsp.open(&path, Need::PROJECT).await?;
+    let unloaded = session.unloaded_note("completions");
+    let index = session.lines();
     let lines = index.line_count() - usize::from(index.text().ends_with('\n'));
     let position = Position::new(params.line, params.character);
     if params.line == 0 || params.character == 0 {
@@ -122,14 +123,14 @@ async fn completion(ctx: &Context, params: Params) -> ToolResult<CompletionResul
             Some(err) => format!("the details of {items} are missing: {err}"),
             None => format!(
                 "{} did not give the details of {items} in time; they are shown without",
-                session.client.server()
+                session.server()
             ),
         });
     }
-    if !session.index_complete {
+    if !session.index_complete() {
         notes.push(format!(
             "{} is still indexing; completions may be missing",
-            session.client.server()
+            session.server()
         ));
     }
     Ok(CompletionResult {

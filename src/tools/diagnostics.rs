@@ -12,21 +12,11 @@ use serde::Deserialize;
 use super::Tool;
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
-use crate::lsp::client::LspClient;
-use crate::lsp::requests::{
-    checker_published, published_diagnostics, pull_diagnostics, tsserver_diagnostics,
-};
-use crate::lsp::{LspError, Session};
+use crate::lsp::diagnostics::diagnose;
+use crate::lsp::{LspError, Need, ServerId};
 use crate::model::{Diagnostic, DiagnosticsReport, DiagnosticsScope, FileDiagnostics, Severity};
 use crate::sync::lock;
 use crate::{progress, render};
-
-/// After a check ends, how long the server must stay quiet before its
-/// results count as all published.
-const CHECK_QUIET: Duration = Duration::from_millis(300);
-
-/// The longest wait for that quiet.
-const CHECK_SETTLE_LIMIT: Duration = Duration::from_secs(3);
 
 /// Files of a workspace report checked at once: enough to keep a server
 /// that answers in parallel busy (TypeScript 7's native server), and its
@@ -82,17 +72,13 @@ async fn file_report(
     min_severity: Severity,
 ) -> ToolResult<DiagnosticsReport> {
     let shown = ctx.workspace.display(path);
-    let session = ctx.lsp.open(path).await?;
+    let session = ctx.lsp.open(path, Need::DOCUMENT).await?;
+    let diagnosed = diagnose(&session, None, true).await?;
     let mut notes = Vec::new();
-    let diagnostics = collect(
-        &session,
-        &shown,
-        session.client.language.request_timeout,
-        true,
-        &mut notes,
-    )
-    .await?;
-    let files = shown_files(vec![(shown.clone(), diagnostics)], min_severity);
+    for note in diagnosed.notes {
+        push_once(&mut notes, note);
+    }
+    let files = shown_files(vec![(shown.clone(), diagnosed.diagnostics)], min_severity);
     Ok(DiagnosticsReport {
         scope: DiagnosticsScope::File(shown),
         min_severity,
@@ -149,13 +135,13 @@ async fn folder_report(
     // runs its one check for the whole project there, so the other files'
     // answers include its results.
     let mut firsts = Vec::new();
-    let mut seen: Vec<Arc<LspClient>> = Vec::new();
+    let mut seen: Vec<ServerId> = Vec::new();
     let mut rest = Vec::new();
     let mut results = Vec::new();
     for path in &paths {
-        match ctx.lsp.client_for(path).await {
-            Ok(client) if !seen.iter().any(|c| Arc::ptr_eq(c, &client)) => {
-                seen.push(client);
+        match ctx.lsp.server_of(path).await {
+            Ok(server) if !seen.contains(&server) => {
+                seen.push(server);
                 firsts.push(path.clone());
             }
             Ok(_) => rest.push(path.clone()),
@@ -180,18 +166,8 @@ async fn folder_report(
     }
     // Servers may also publish for files nobody opened (rust-analyzer's
     // cargo check does): include those inside the folder.
-    let mut published = Vec::new();
-    for client in ctx.lsp.clients() {
-        let state = client.shared.state();
-        published.extend(
-            state
-                .diagnostics
-                .iter()
-                .filter(|(_, p)| !p.items.is_empty())
-                .filter_map(|(uri, _)| uri.to_file_path().ok())
-                .filter(|path| path.starts_with(&root) && !paths.contains(path)),
-        );
-    }
+    let mut published = ctx.lsp.published_under(&root);
+    published.retain(|path| !paths.contains(path));
     for (checked, note) in check(published, false).await {
         results.push(checked);
         notes.extend(note);
@@ -267,25 +243,23 @@ async fn check_file(
     deadline: tokio::time::Instant,
 ) -> (FileOutcome, Vec<String>) {
     let shown = ctx.workspace.display(path);
-    let mut notes = Vec::new();
-    let was_open = match ctx.lsp.client_for(path).await {
-        Ok(client) => client.is_open(path).await,
-        Err(err) => return (FileOutcome::NoServer(err), notes),
-    };
-    let session = match ctx.lsp.open(path).await {
+    if let Err(err) = ctx.lsp.server_of(path).await {
+        return (FileOutcome::NoServer(err), Vec::new());
+    }
+    let session = match ctx.lsp.open(path, Need::DOCUMENT).await {
         Ok(session) => session,
-        Err(err) => return (FileOutcome::Failed(format!("{shown}: {err}")), notes),
+        Err(err) => return (FileOutcome::Failed(format!("{shown}: {err}")), Vec::new()),
     };
     let wait = PER_FILE_WAIT.min(deadline.saturating_duration_since(tokio::time::Instant::now()));
-    let outcome = collect(&session, &shown, wait, first, &mut notes).await;
-    if !was_open {
-        let _ = session.client.close(path).await;
+    let outcome = diagnose(&session, Some(wait), first).await;
+    session.release().await;
+    match outcome {
+        Ok(diagnosed) => (
+            FileOutcome::Diagnostics(shown, diagnosed.diagnostics),
+            diagnosed.notes,
+        ),
+        Err(err) => (FileOutcome::Failed(format!("{shown}: {err}")), Vec::new()),
     }
-    let checked = match outcome {
-        Ok(diagnostics) => FileOutcome::Diagnostics(shown, diagnostics),
-        Err(err) => FileOutcome::Failed(format!("{shown}: {err}")),
-    };
-    (checked, notes)
 }
 
 /// "N of M files were not checked within the bound", with the folders they
@@ -351,119 +325,6 @@ impl Progress {
             Some(done as f64 / self.total.max(1) as f64),
         );
     }
-}
-
-/// One document's diagnostics: pulled where the server can, else the ones
-/// it publishes for this version, after any `cargo check` it runs.
-async fn collect(
-    session: &Session,
-    shown: &str,
-    wait: Duration,
-    check: bool,
-    notes: &mut Vec<String>,
-) -> Result<Vec<Diagnostic>, LspError> {
-    let server = session.client.server().to_string();
-    if !session.index_complete {
-        push_once(
-            notes,
-            format!("{server} was still indexing; diagnostics may be incomplete"),
-        );
-    }
-    if session.client.language.tsserver_requests {
-        return tsserver_diagnostics(session).await;
-    }
-    let pulled = pull_diagnostics(session).await?;
-    let mut diagnostics = match &pulled {
-        Some(pulled) => pulled.clone(),
-        None => match published_diagnostics(session, wait).await {
-            Some(published) => published,
-            // Nothing came because the server died: that is no clean bill.
-            None if !session.client.is_alive() => {
-                let exit = session.client.wait_exit(Duration::from_secs(1)).await;
-                return Err(LspError::Crashed {
-                    server,
-                    detail: exit
-                        .map(|e| e.description)
-                        .unwrap_or_else(|| "the connection closed".into()),
-                });
-            }
-            None => {
-                notes.push(format!(
-                    "{server} published no diagnostics for {shown} within {} s",
-                    wait.as_secs()
-                ));
-                Vec::new()
-            }
-        },
-    };
-    // A server that checks on save (rust-analyzer's cargo check) publishes
-    // the checker's results later, beside (or merged into) its own: ask for
-    // a check, wait for it to start and finish (bounded), then add them.
-    let client = &session.client;
-    if check && client.language.checks_on_save {
-        // One check at a time per server: a second call's didSave would
-        // restart the first one's check, and after it the project is
-        // usually checked already.
-        let _turn = client.one_check().await;
-        // A check reads the disk: it is needed only if a file of the project
-        // changed since the last one completed.
-        let (root, language) = (client.root.clone(), Arc::clone(&client.language));
-        let fingerprint =
-            tokio::task::spawn_blocking(move || LspClient::project_fingerprint(&root, &language))
-                .await
-                .ok();
-        let current = fingerprint.is_some_and(|f| client.checked_as(f));
-        if !current && client.request_check(&session.document)? {
-            let started = tokio::time::Instant::now() + Duration::from_secs(3);
-            client
-                .wait_until(started, || client.check_running().is_some())
-                .await;
-            let deadline = tokio::time::Instant::now() + client.language.request_timeout;
-            client
-                .wait_until(deadline, || client.check_running().is_none())
-                .await;
-            // The publications that follow the end of the check: it may
-            // publish a file's results in parts, so until the server has
-            // been quiet for a moment (bounded), not just the first one.
-            let limit = tokio::time::Instant::now() + CHECK_SETTLE_LIMIT;
-            loop {
-                let quiet = (tokio::time::Instant::now() + CHECK_QUIET).min(limit);
-                if !client.changed_before(quiet).await || tokio::time::Instant::now() >= limit {
-                    break;
-                }
-            }
-            match (client.check_running(), fingerprint) {
-                (Some(check), _) => push_once(
-                    notes,
-                    format!("{server}: {check} is still running; its results are not included yet"),
-                ),
-                (None, Some(fingerprint)) => client.record_check(fingerprint),
-                (None, None) => {}
-            }
-        }
-    }
-    if client.language.checks_on_save
-        && let Some(checked) = checker_published(session)
-    {
-        match pulled {
-            // Pulled diagnostics are the server's own; published ones are
-            // the checker's. Both often find the same error (E0583 from
-            // rust-analyzer and from rustc): the checker's, the compiler's
-            // word, is kept.
-            Some(_) => {
-                diagnostics.retain(|own| !checked.iter().any(|c| same_finding(c, own)));
-                diagnostics.extend(checked);
-            }
-            // One publication holds both.
-            None => diagnostics = checked,
-        }
-    }
-    Ok(diagnostics)
-}
-
-/// Two reports of one error: the same code at the same place.
-fn same_finding(a: &Diagnostic, b: &Diagnostic) -> bool {
-    a.code.is_some() && a.code == b.code && a.position == b.position
 }
 
 fn push_once(notes: &mut Vec<String>, note: String) {

@@ -14,8 +14,8 @@ use super::locations::SourceFiles;
 use super::{BUDGET_CHARS, Tool};
 use crate::context::Context;
 use crate::error::ToolResult;
-use crate::lsp::LspError;
 use crate::lsp::navigate::{Goto, Spot, goto, hover};
+use crate::lsp::{LspError, Need};
 use crate::model::{InspectResult, SourceLocation};
 
 /// Hover text past this many lines is cut (the documentation of a std
@@ -51,10 +51,10 @@ their lines; also into node_modules and crates.";
 
 async fn inspect(ctx: &Context, params: Params) -> ToolResult<InspectResult> {
     let resolved = resolve(ctx, &params.at).await?;
-    let session = ctx.lsp.open(&resolved.path).await?;
+    let session = ctx.lsp.open(&resolved.path, Need::WORKSPACE).await?;
     // Implementations in other projects of a monorepo are found only in
     // projects the server has loaded.
-    let unloaded = super::locations::every_project(ctx, &session, "implementations").await;
+    let unloaded = session.unloaded_note("implementations");
     let position = resolved.target.position;
     let (hover, definitions, type_definitions, implementations) = tokio::join!(
         hover(&session, position),
@@ -63,10 +63,10 @@ async fn inspect(ctx: &Context, params: Params) -> ToolResult<InspectResult> {
         goto(&session, position, Goto::Implementation),
     );
     let mut notes: Vec<String> = unloaded.into_iter().collect();
-    if !session.index_complete {
+    if !session.index_complete() {
         notes.push(format!(
             "{} is still indexing; the answer may be incomplete",
-            session.client.server()
+            session.server()
         ));
     }
     // A request the server lacks leaves its section out; one that failed
@@ -119,7 +119,7 @@ async fn inspect(ctx: &Context, params: Params) -> ToolResult<InspectResult> {
     if unsupported.len() == 4 {
         let last = unsupported.pop().unwrap_or_default();
         return Err(LspError::Unsupported {
-            server: session.client.server().to_string(),
+            server: session.server().to_string(),
             what: format!("{} or {last}", unsupported.join(", ")),
         }
         .into());
@@ -127,14 +127,14 @@ async fn inspect(ctx: &Context, params: Params) -> ToolResult<InspectResult> {
     if !nothing && definition_answered && definitions.is_empty() {
         notes.push(format!(
             "{} finds no definition of `{}`: a name that does not resolve? (`diagnostics` says)",
-            session.client.server(),
+            session.server(),
             resolved.target.name
         ));
     }
     if nothing {
         notes.push(format!(
             "{} knows nothing about `{}` here: not a name it resolves (a keyword, a literal, or code it cannot type)",
-            session.client.server(),
+            session.server(),
             resolved.target.name
         ));
     }

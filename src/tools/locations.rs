@@ -10,7 +10,6 @@ use std::path::{Path, PathBuf};
 use super::address::join_path;
 use super::outline::{FileOutline, outline};
 use crate::context::Context;
-use crate::lsp::Session;
 use crate::model::{OutlineSymbol, Place, Position, SourceLocation};
 
 /// Lines longer than this are cut around the position they are shown for.
@@ -203,41 +202,6 @@ pub fn clip(line: &str, character: u32) -> String {
         out.push('…');
     }
     out
-}
-
-/// Waits for the server to load the session's project (see
-/// `navigate::project_loaded`); when it has not in time, the note that
-/// says `what` may come from the file alone.
-pub async fn project_note(session: &Session, what: &str) -> Option<String> {
-    if crate::lsp::navigate::project_loaded(session).await {
-        return None;
-    }
-    Some(format!(
-        "{} had not loaded the project within {} s; {what} may come from this file alone. Retry in a moment",
-        session.client.server(),
-        crate::lsp::navigate::PROJECT_LOAD_WAIT.as_secs()
-    ))
-}
-
-/// For a tool that asks about every project (references, implementations,
-/// calls, rename): opens one file of each (`Supervisor::open_projects`)
-/// and waits for them to load. [`project_note`] when the session's own
-/// project did not; else, when some other did not in time (see
-/// `navigate::projects_loaded`), the note that says `what` may be missing
-/// from those.
-pub async fn every_project(ctx: &Context, session: &Session, what: &str) -> Option<String> {
-    ctx.lsp.open_projects(&session.client).await;
-    let deadline = tokio::time::Instant::now() + crate::lsp::navigate::PROJECT_LOAD_WAIT;
-    if let Some(note) = project_note(session, what).await {
-        return Some(note);
-    }
-    if crate::lsp::navigate::projects_loaded(&session.client, deadline).await {
-        return None;
-    }
-    Some(format!(
-        "{} has not loaded every project yet; {what} in the others may be missing. Retry in a moment",
-        session.client.server(),
-    ))
 }
 
 #[cfg(test)]

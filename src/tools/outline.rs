@@ -12,7 +12,8 @@ use super::blocking;
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::fs::text::{looks_binary, regular_file};
-use crate::lsp::requests::document_symbols;
+use crate::lsp::symbols::document_symbols;
+use crate::lsp::{Need, Session};
 use crate::model::{CodeExcerpt, OutlineSource, OutlineSymbol, Position, Range};
 use crate::syntax::{self, Language, LineIndex, SourceFile, Token};
 
@@ -134,16 +135,33 @@ pub async fn outline(ctx: &Context, path: &Path, shown: &str) -> ToolResult<File
             ),
         ));
     }
-    let session = ctx.lsp.open(path).await?;
+    let session = ctx.lsp.open(path, Need::DOCUMENT).await?;
     let symbols = syntax::filter_outline(document_symbols(&session).await?);
-    let text = session.document.index.text().to_string();
-    Ok(FileOutline::Server {
-        server: session.client.server().to_string(),
+    Ok(server_outline(&session, symbols))
+}
+
+/// `outline`, but where the file's server declines document symbols, its
+/// text without symbols: what a symbol address needs when it names a
+/// position or a name on a line (a name path then finds nothing).
+pub async fn outline_or_text(ctx: &Context, path: &Path, shown: &str) -> ToolResult<FileOutline> {
+    match outline(ctx, path, shown).await {
+        Err(err) if err.code == ErrorCode::Unsupported => {
+            let session = ctx.lsp.open(path, Need::DOCUMENT).await?;
+            Ok(server_outline(&session, Vec::new()))
+        }
+        other => other,
+    }
+}
+
+fn server_outline(session: &Session, symbols: Vec<OutlineSymbol>) -> FileOutline {
+    let text = session.lines().text().to_string();
+    FileOutline::Server {
+        server: session.server().to_string(),
         symbols,
         lines: LineIndex::new(&text),
         text,
-        index_complete: session.index_complete,
-    })
+        index_complete: session.index_complete(),
+    }
 }
 
 /// Reads a file whole for parsing: text only, bounded in size; bytes that

@@ -15,6 +15,7 @@ use super::locations::{SourceFiles, place};
 use super::{BUDGET_CHARS, Tool};
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
+use crate::lsp::Need;
 use crate::lsp::navigate::{Goto, Spot, goto, references as find_references};
 use crate::model::{NumberedLine, Place, Position, ReferenceFile, ReferenceLine, ReferencesResult};
 
@@ -67,9 +68,9 @@ async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResul
     let limit = params.limit.unwrap_or(DEFAULT_LIMIT).max(1);
     let offset = params.offset.unwrap_or(0);
     let resolved = resolve(ctx, &params.at).await?;
-    let session = ctx.lsp.open(&resolved.path).await?;
+    let session = ctx.lsp.open(&resolved.path, Need::WORKSPACE).await?;
     // References in a project the server has not loaded are not found.
-    let unloaded = super::locations::every_project(ctx, &session, "references").await;
+    let unloaded = session.unloaded_note("references");
     let position = resolved.target.position;
     let include_declaration = params.include_declaration.unwrap_or(true);
     // The declaration's file comes first: the address's own when it is on
@@ -87,10 +88,10 @@ async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResul
     );
     let mut spots = found?;
     let mut notes: Vec<String> = unloaded.into_iter().collect();
-    if !session.index_complete {
+    if !session.index_complete() {
         notes.push(format!(
             "{} is still indexing; references may be missing",
-            session.client.server()
+            session.server()
         ));
     }
     if !params.include_external.unwrap_or(false) {

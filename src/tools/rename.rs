@@ -16,8 +16,8 @@ use super::{BUDGET_CHARS, Tool};
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::fs::patch::{FileEdit, Patch, apply};
-use crate::lsp::LspError;
 use crate::lsp::refactor::{Preparation, prepare_rename, rename as server_rename};
+use crate::lsp::{LspError, Need};
 use crate::model::{FileChange, PatchReport, Place, Renaming};
 use crate::syntax::Language;
 
@@ -97,9 +97,9 @@ async fn rename(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
             format!("`{}` already has that name", target.name),
         ));
     }
-    let session = ctx.lsp.open(&resolved.path).await?;
+    let session = ctx.lsp.open(&resolved.path, Need::WORKSPACE).await?;
     // Uses in projects the server has not loaded would be missed.
-    let unloaded = super::locations::every_project(ctx, &session, "the uses renamed").await;
+    let unloaded = session.unloaded_note("the uses renamed");
     if let (true, Some(note)) = (write, &unloaded) {
         // A rename written from the file alone (or some projects) would
         // leave the other files' uses of the old name broken.
@@ -108,7 +108,7 @@ async fn rename(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
             format!("nothing was written: {note}"),
         ));
     }
-    let server = session.client.server().to_string();
+    let server = session.server().to_string();
     let refused = |why: String| {
         refuse(format!(
             "{server} will not rename `{}` at {at}: {why}",

@@ -13,8 +13,9 @@ use std::time::{Duration, SystemTime};
 use serde_json::Value;
 use sextant::context::Context;
 use sextant::fs::workspace::Workspace;
+use sextant::lsp::Need;
 use sextant::lsp::config::Config;
-use sextant::lsp::requests::document_symbols;
+use sextant::lsp::symbols::document_symbols;
 use sextant::model::OutlineSymbol;
 use sextant::tools;
 
@@ -139,11 +140,16 @@ pub async fn run(ctx: &Arc<Context>, tool: &str, args: Value) -> String {
 /// The language server's documentSymbol answer for `file`, as it comes (no
 /// filter). The server must be ready and done indexing.
 pub async fn server_outline(f: &Fixture, file: &str) -> Vec<OutlineSymbol> {
-    let session = f.ctx.lsp.open(&f.path(file)).await.expect("a ready server");
+    let session = f
+        .ctx
+        .lsp
+        .open(&f.path(file), Need::DOCUMENT)
+        .await
+        .expect("a ready server");
     assert!(
-        session.index_complete,
+        session.index_complete(),
         "{} still indexing after its ready_timeout",
-        session.client.server()
+        session.server()
     );
     document_symbols(&session)
         .await
@@ -285,31 +291,20 @@ pub fn fake_server() -> PathBuf {
 }
 
 /// The session's document and the LSP position of `address` (resolved the
-/// way the tools resolve it).
+/// way the tools resolve it), every project of the server opened and
+/// loaded as the tools that ask about the workspace have them.
 pub async fn lsp_position(
     ctx: &Arc<Context>,
     address: &Value,
 ) -> (
-    Arc<sextant::lsp::client::LspClient>,
+    Arc<sextant::lsp::LspClient>,
     lsp_types::TextDocumentPositionParams,
 ) {
     let at: sextant::tools::address::Address = serde_json::from_value(address.clone()).unwrap();
     let resolved = sextant::tools::address::resolve(ctx, &at).await.unwrap();
-    let session = ctx.lsp.open(&resolved.path).await.unwrap();
-    let position = session
-        .document
-        .index
-        .to_lsp(resolved.target.position, session.client.encoding)
-        .unwrap();
-    (
-        Arc::clone(&session.client),
-        lsp_types::TextDocumentPositionParams {
-            text_document: lsp_types::TextDocumentIdentifier {
-                uri: session.document.uri.clone(),
-            },
-            position,
-        },
-    )
+    let session = ctx.lsp.open(&resolved.path, Need::WORKSPACE).await.unwrap();
+    let position = session.position_params(resolved.target.position).unwrap();
+    (Arc::clone(session.client()), position)
 }
 
 /// The TypeScript fixture in `web/` and the Rust fixture in `ledger/` of

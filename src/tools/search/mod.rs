@@ -8,33 +8,25 @@
 //! substring, then fuzzy (the query's characters in order); files come by
 //! their best match, symbols by line within a file.
 
+mod ask;
+
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
-use std::time::Duration;
+use std::sync::Arc;
 
 use globset::GlobMatcher;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use self::ask::Gathered;
 use super::address::declared_at;
 use super::{BUDGET_CHARS, Tool, blocking, parse_kinds};
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
-use crate::index::{IndexAnswer, IndexHit, SymbolIndex};
-use crate::lsp::LspError;
-use crate::lsp::navigate::projects_loaded;
-use crate::lsp::requests::{SymbolHit, workspace_symbols};
 use crate::model::{
     OutlineSymbol, Position, Range, SearchFile, SearchResult, SearchSymbol, SymbolKind,
 };
-use crate::progress;
 use crate::syntax::{self, Language, LineIndex};
-
-/// How long a search waits for a language server that is not ready: past
-/// this its language is answered from the tree-sitter index (the server
-/// goes on starting for the next search).
-pub const SERVER_WAIT: Duration = Duration::from_millis(1500);
 
 /// Matches shown when no limit is given.
 const DEFAULT_LIMIT: usize = 50;
@@ -114,157 +106,11 @@ async fn search(ctx: Arc<Context>, params: Params) -> ToolResult<SearchResult> {
         params.limit.unwrap_or(DEFAULT_LIMIT).max(1),
     );
 
-    // The index hears of files changed from now on.
-    ctx.lsp.watch_files();
-    let deadline = tokio::time::Instant::now() + SERVER_WAIT;
-    let projects = ctx.lsp.projects().await;
-    let asks: Vec<Asking> = projects
-        .into_iter()
-        .filter_map(|file| {
-            let language = ctx.lsp.config().language_for(&file)?.name.clone();
-            let (ctx, sink) = (Arc::clone(&ctx), progress::current());
-            // A server's library search (rust-analyzer's `query*`) leaves
-            // the workspace out: ask both.
-            let queries = match &ctx.lsp.config().language_for(&file)?.library_query_suffix {
-                Some(suffix) if include_external => vec![query.clone(), format!("{query}{suffix}")],
-                _ => vec![query.clone()],
-            };
-            // Spawned: a server still starting at the deadline goes on
-            // starting, for the next search.
-            let (asked_tx, asked) = tokio::sync::oneshot::channel();
-            let server = Arc::new(OnceLock::new());
-            let named = Arc::clone(&server);
-            let ask = async move { ask(&ctx, &file, &queries, deadline, asked_tx, &named).await };
-            let task = tokio::spawn(async move {
-                match sink {
-                    Some(sink) => progress::with_sink(sink, ask).await,
-                    None => ask.await,
-                }
-            });
-            Some(Asking {
-                language,
-                server,
-                asked,
-                task,
-            })
-        })
-        .collect();
-    // The tree-sitter index answers for the languages no server answers
-    // for. Built meanwhile on the first search (servers are starting then,
-    // and a later fallback finds it warm); after that asked only when a
-    // server did not answer, so it takes no time from one that did.
-    let early_index = (ctx.index.size().0 == 0).then(|| query_index(&ctx, &ctx.index, &query));
-    // npm packages' declarations, which no server searches, meanwhile.
-    let dependencies = include_external.then(|| query_index(&ctx, &ctx.dependencies, &query));
-
-    let mut found: Vec<Found> = Vec::new();
-    let mut sources: Vec<String> = Vec::new();
-    let mut notes: Vec<String> = Vec::new();
-    // Languages whose servers answered; the others are the index's.
-    let mut answered: HashSet<String> = HashSet::new();
-    let mut fallen_back: Vec<(String, String)> = Vec::new();
-    for Asking {
-        language,
-        server,
-        asked,
-        task,
-    } in asks
-    {
-        // A server that was asked by the deadline is waited for (its request
-        // has its own timeout); one still starting is not.
-        let asked_in_time = tokio::time::timeout_at(deadline + Duration::from_millis(100), asked)
-            .await
-            .is_ok();
-        let outcome = if asked_in_time || task.is_finished() {
-            Ok(task.await)
-        } else {
-            Err(())
-        };
-        match outcome {
-            Ok(Ok(Ok(asked))) => {
-                if !asked.index_complete {
-                    push_once(
-                        &mut notes,
-                        format!(
-                            "{} was still indexing; its results may be incomplete",
-                            asked.server
-                        ),
-                    );
-                }
-                push_once(&mut sources, asked.server.clone());
-                answered.insert(language);
-                found.extend(asked.hits.into_iter().filter_map(|hit| {
-                    Some(Found {
-                        rank: rank(&hit.name, &query)?,
-                        container: hit.container,
-                        path: hit.path,
-                        position: hit.range.start,
-                        kind: hit.kind,
-                        name: hit.name,
-                        from_server: true,
-                    })
-                }));
-            }
-            Ok(Ok(Err(LspError::Starting { server }))) => {
-                fallen_back.push((language, format!("{server} is still starting")))
-            }
-            Ok(Ok(Err(LspError::LoadingProjects { server }))) => {
-                fallen_back.push((language, format!("{server} is still loading its projects")))
-            }
-            Ok(Ok(Err(err))) => fallen_back.push((language, err.to_string())),
-            Ok(Err(_)) => fallen_back.push((language, "its search failed".to_string())),
-            Err(_) => {
-                let server = server.get().map_or("its server", String::as_str);
-                fallen_back.push((language, format!("{server} is still starting")));
-            }
-        }
-    }
-    let mut noted = HashSet::new();
-    for (language, why) in fallen_back {
-        if !answered.contains(&language) && noted.insert(language.clone()) {
-            notes.push(format!("{why}; {language} results are from tree-sitter"));
-        }
-    }
-    let index = match (early_index, noted.is_empty()) {
-        (Some(started), _) => started.await?,
-        (None, true) => IndexAnswer::default(),
-        (None, false) => query_index(&ctx, &ctx.index, &query).await?,
-    };
-    let dependencies = match dependencies {
-        Some(started) => Some(started.await?),
-        None => None,
-    };
-    let mut from_index = false;
-    for hit in index.hits {
-        let language = ctx
-            .lsp
-            .config()
-            .language_for(&hit.path)
-            .map(|l| l.name.clone());
-        if language.as_ref().is_some_and(|l| answered.contains(l)) {
-            continue;
-        }
-        if let Some(hit) = from_tree_sitter(hit, &query) {
-            from_index = true;
-            found.push(hit);
-        }
-    }
-    // TypeScript's servers do not search the declarations of npm packages.
-    if let Some(dependencies) = dependencies {
-        for hit in dependencies.hits {
-            if let Some(hit) = from_tree_sitter(hit, &query) {
-                from_index = true;
-                found.push(hit);
-            }
-        }
-        notes.extend(dependencies.incomplete);
-    }
-    if from_index {
-        sources.push("tree-sitter".to_string());
-    }
-    if let Some(why) = index.incomplete {
-        notes.push(why);
-    }
+    let Gathered {
+        mut found,
+        sources,
+        notes,
+    } = ask::gather(&ctx, &query, include_external).await?;
 
     // Servers name kinds their own way (rust-analyzer: a method is a
     // Function): filtering by kind needs the kinds `read` shows.
@@ -303,102 +149,6 @@ async fn search(ctx: Arc<Context>, params: Params) -> ToolResult<SearchResult> {
         files,
         offset,
         next_offset,
-    })
-}
-
-/// The names of `index` that match `query`, looked up on the blocking pool
-/// from now on (not when awaited: it runs while the servers are asked).
-fn query_index(
-    ctx: &Context,
-    index: &Arc<SymbolIndex>,
-    query: &str,
-) -> impl Future<Output = ToolResult<IndexAnswer>> + use<> {
-    let (index, query) = (Arc::clone(index), query.to_string());
-    let root = ctx.workspace.root().to_path_buf();
-    blocking(move || Ok(index.query(&root, |name| rank(name, &query).is_some())))
-}
-
-/// An index hit as a match, if its name matches the query.
-fn from_tree_sitter(hit: IndexHit, query: &str) -> Option<Found> {
-    Some(Found {
-        rank: rank(&hit.symbol.name, query)?,
-        path: hit.path,
-        position: hit.symbol.position,
-        kind: hit.symbol.kind,
-        name: hit.symbol.name,
-        container: hit.symbol.container,
-        from_server: false,
-    })
-}
-
-/// A server being asked: its language and name, a signal sent once it was
-/// asked (ready, its projects open), and the task that asks it.
-struct Asking {
-    language: String,
-    /// The server's name, once it has one (the language's chosen server).
-    server: Arc<OnceLock<String>>,
-    asked: tokio::sync::oneshot::Receiver<()>,
-    task: tokio::task::JoinHandle<Result<Asked, LspError>>,
-}
-
-/// What a server answered.
-struct Asked {
-    server: String,
-    hits: Vec<SymbolHit>,
-    index_complete: bool,
-}
-
-/// Asks the server behind `file`: started if need be, its projects opened,
-/// ready by `deadline` (or ready once before, then answering while it
-/// indexes again).
-async fn ask(
-    ctx: &Context,
-    file: &Path,
-    queries: &[String],
-    deadline: tokio::time::Instant,
-    asked: tokio::sync::oneshot::Sender<()>,
-    named: &OnceLock<String>,
-) -> Result<Asked, LspError> {
-    let client = ctx.lsp.client_for(file).await?;
-    let server = client.server().to_string();
-    let _ = named.set(server.clone());
-    let wait = deadline.saturating_duration_since(tokio::time::Instant::now());
-    let ready = client.wait_ready_reporting(wait).await;
-    if !ready && !client.shared.state().was_ready {
-        // Not ready yet: wait on (the caller has moved on to the index by
-        // then), so the next search finds it ready.
-        client
-            .wait_ready(client.language.ready_timeout, |_| {})
-            .await;
-        return Err(LspError::Starting { server });
-    }
-    // Opening the projects makes a TypeScript server load them (with
-    // progress): searching before they are loaded finds nothing.
-    let just_opened = ctx.lsp.open_projects(&client).await;
-    if just_opened {
-        let wait = deadline.saturating_duration_since(tokio::time::Instant::now());
-        if !client.wait_ready_reporting(wait).await {
-            client
-                .wait_ready(client.language.ready_timeout, |_| {})
-                .await;
-            return Err(LspError::Starting { server });
-        }
-    }
-    // typescript-language-server loads the projects opened a moment later,
-    // with no progress to wait for, and answers from what it has loaded
-    // meanwhile: past the deadline the index answers instead.
-    if !projects_loaded(&client, deadline).await {
-        return Err(LspError::LoadingProjects { server });
-    }
-    let _ = asked.send(());
-    let mut hits = Vec::new();
-    for query in queries {
-        hits.extend(workspace_symbols(&client, query).await?);
-    }
-    Ok(Asked {
-        server,
-        hits,
-        index_complete: ready,
     })
 }
 
@@ -630,12 +380,6 @@ fn is_external(ctx: &Context, path: &Path) -> bool {
         || path
             .components()
             .any(|c| c.as_os_str() == "node_modules" || c.as_os_str() == "target")
-}
-
-fn push_once(notes: &mut Vec<String>, note: String) {
-    if !notes.contains(&note) {
-        notes.push(note);
-    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,223 @@
+//! A document's diagnostics, fresh for the text the server has: pulled
+//! (`textDocument/diagnostic`) where the server can, else the ones it
+//! publishes for this version; and, for a server that checks on save, its
+//! checker's results added once the check has run (`quirks::check_on_save`).
+//! typescript-language-server's come from tsserver itself
+//! (`quirks::tsserver`): what it publishes arrives in parts.
+
+use std::time::Duration;
+
+use lsp_types::request::DocumentDiagnosticRequest;
+use lsp_types::{
+    DiagnosticSeverity, DocumentDiagnosticParams, DocumentDiagnosticReport,
+    DocumentDiagnosticReportResult, PartialResultParams, TextDocumentIdentifier,
+    WorkDoneProgressParams,
+};
+
+use super::LspError;
+use super::capabilities::Feature;
+use super::quirks::{check_on_save, tsserver};
+use super::session::Session;
+use crate::model::{Diagnostic, Severity};
+
+/// How long a document's diagnostics must stay unchanged before they count
+/// as complete. typescript-language-server publishes tsserver's syntactic,
+/// semantic and suggestion diagnostics as each arrives, so its first
+/// publication after a change can be an empty, syntax-only one.
+const SETTLE: Duration = Duration::from_millis(400);
+
+/// A document's diagnostics and what to say about them.
+#[derive(Debug, Clone, Default)]
+pub struct Diagnosed {
+    pub diagnostics: Vec<Diagnostic>,
+    /// Why they may be incomplete (still indexing, a check still running,
+    /// nothing published in time).
+    pub notes: Vec<String>,
+}
+
+/// The session document's diagnostics. A server that only publishes them
+/// is waited for at most `wait` (its request timeout without one); with
+/// `check`, a server that checks on save checks first (once for the whole
+/// project, see `quirks::check_on_save`), and its results are included.
+pub async fn diagnose(
+    session: &Session,
+    wait: Option<Duration>,
+    check: bool,
+) -> Result<Diagnosed, LspError> {
+    let client = session.client();
+    let wait = wait.unwrap_or(client.language.request_timeout);
+    let server = client.server().to_string();
+    let mut notes = Vec::new();
+    if !session.index_complete() {
+        notes.push(format!(
+            "{server} was still indexing; diagnostics may be incomplete"
+        ));
+    }
+    if client.language.tsserver_requests {
+        let diagnostics = tsserver::diagnostics(client, session.document()).await?;
+        return Ok(Diagnosed { diagnostics, notes });
+    }
+    let pulled = pull(session).await?;
+    let mut diagnostics = match &pulled {
+        Some(pulled) => pulled.clone(),
+        None => match published(session, wait).await {
+            Some(published) => published,
+            // Nothing came because the server died: that is no clean bill.
+            None if !client.is_alive() => {
+                let exit = client.wait_exit(Duration::from_secs(1)).await;
+                return Err(LspError::Crashed {
+                    server,
+                    detail: exit
+                        .map(|e| e.description)
+                        .unwrap_or_else(|| "the connection closed".into()),
+                });
+            }
+            None => {
+                notes.push(format!(
+                    "{server} published no diagnostics for {} within {} s",
+                    session.shown(),
+                    wait.as_secs()
+                ));
+                Vec::new()
+            }
+        },
+    };
+    // A server that checks on save publishes the checker's results later,
+    // beside (or merged into) its own.
+    if check
+        && let Some(note) = check_on_save::check(client, session.document()).await?
+        && !notes.contains(&note)
+    {
+        notes.push(note);
+    }
+    if client.language.checks_on_save
+        && let Some(checked) = checker_published(session)
+    {
+        match pulled {
+            // Pulled diagnostics are the server's own; published ones are
+            // the checker's. Both often find the same error (E0583 from
+            // rust-analyzer and from rustc): the checker's, the compiler's
+            // word, is kept.
+            Some(_) => {
+                diagnostics.retain(|own| !checked.iter().any(|c| same_finding(c, own)));
+                diagnostics.extend(checked);
+            }
+            // One publication holds both.
+            None => diagnostics = checked,
+        }
+    }
+    Ok(Diagnosed { diagnostics, notes })
+}
+
+/// Two reports of one error: the same code at the same place.
+fn same_finding(a: &Diagnostic, b: &Diagnostic) -> bool {
+    a.code.is_some() && a.code == b.code && a.position == b.position
+}
+
+/// Pulls diagnostics (`textDocument/diagnostic`), or `None` when the server
+/// only publishes them.
+pub async fn pull(session: &Session) -> Result<Option<Vec<Diagnostic>>, LspError> {
+    let client = session.client();
+    if !client.supports(Feature::PullDiagnostics) {
+        return Ok(None);
+    }
+    let params = DocumentDiagnosticParams {
+        text_document: TextDocumentIdentifier {
+            uri: session.document().uri.clone(),
+        },
+        identifier: None,
+        previous_result_id: None,
+        work_done_progress_params: WorkDoneProgressParams::default(),
+        partial_result_params: PartialResultParams::default(),
+    };
+    let answer = client
+        .request_settled::<DocumentDiagnosticRequest>(params)
+        .await?;
+    let items = match answer {
+        DocumentDiagnosticReportResult::Report(DocumentDiagnosticReport::Full(full)) => {
+            full.full_document_diagnostic_report.items
+        }
+        // We never send a previous result id, so "unchanged" cannot happen.
+        _ => Vec::new(),
+    };
+    Ok(Some(convert(session, items)))
+}
+
+/// Waits (at most `timeout`) for diagnostics published for this version of
+/// the document, settled (no newer publication for `SETTLE`), and returns
+/// them; `None` if none came in time.
+async fn published(session: &Session, timeout: Duration) -> Option<Vec<Diagnostic>> {
+    let client = session.client();
+    let deadline = tokio::time::Instant::now() + timeout;
+    loop {
+        let now = tokio::time::Instant::now();
+        if let Some((items, at)) = fresh_published(session) {
+            let quiet_since = at.elapsed();
+            if quiet_since >= SETTLE || now >= deadline {
+                return Some(convert(session, items));
+            }
+            // Wait out the rest of the quiet spell; a newer publication
+            // starts it again.
+            client.changed_before(now + (SETTLE - quiet_since)).await;
+            continue;
+        }
+        if now >= deadline || !client.is_alive() {
+            return None;
+        }
+        client
+            .wait_until(deadline, || fresh_published(session).is_some())
+            .await;
+    }
+}
+
+/// The last publication for the document, and when it arrived, if it
+/// describes the version the server has (same version, or published after
+/// that version was sent).
+pub(super) fn fresh_published(
+    session: &Session,
+) -> Option<(Vec<lsp_types::Diagnostic>, std::time::Instant)> {
+    let document = session.document();
+    let state = session.client().shared.state();
+    let published = state.diagnostics.get(&document.uri)?;
+    let fresh = match published.version {
+        Some(version) => version == document.version,
+        None => published.sequence > document.sent_at,
+    };
+    fresh.then(|| (published.items.clone(), published.at))
+}
+
+/// The last publication for the document if it came after the text last
+/// changed: what a checker that reads the disk (cargo check) says of it.
+fn checker_published(session: &Session) -> Option<Vec<Diagnostic>> {
+    let document = session.document();
+    let items = {
+        let state = session.client().shared.state();
+        let published = state.diagnostics.get(&document.uri)?;
+        (published.sequence > document.changed_at).then(|| published.items.clone())?
+    };
+    Some(convert(session, items))
+}
+
+fn convert(session: &Session, items: Vec<lsp_types::Diagnostic>) -> Vec<Diagnostic> {
+    let index = &session.document().index;
+    let encoding = session.client().encoding;
+    items
+        .into_iter()
+        .map(|d| Diagnostic {
+            severity: match d.severity {
+                Some(DiagnosticSeverity::WARNING) => Severity::Warning,
+                Some(DiagnosticSeverity::INFORMATION) => Severity::Information,
+                Some(DiagnosticSeverity::HINT) => Severity::Hint,
+                _ => Severity::Error,
+            },
+            position: index.to_model(d.range.start, encoding),
+            end: index.to_model(d.range.end, encoding),
+            code: d.code.map(|c| match c {
+                lsp_types::NumberOrString::Number(n) => n.to_string(),
+                lsp_types::NumberOrString::String(s) => s,
+            }),
+            source: d.source,
+            message: d.message,
+        })
+        .collect()
+}

@@ -1,0 +1,318 @@
+//! The documents a server has open, kept equal to the disk: opened, sent
+//! their new text, or closed when gone, before any request about them; the
+//! files changed on disk since the last request (the file watcher notes
+//! them) synchronised too, since a server trusts its open documents over
+//! the disk; and the text of any file an answer points into, as the server
+//! sees it, for converting its positions.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use lsp_types::notification::{
+    DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument, DidOpenTextDocument,
+    DidSaveTextDocument,
+};
+use lsp_types::{
+    DidChangeTextDocumentParams, DidChangeWatchedFilesParams, DidCloseTextDocumentParams,
+    DidOpenTextDocumentParams, DidSaveTextDocumentParams, FileChangeType, FileEvent,
+    TextDocumentContentChangeEvent, TextDocumentIdentifier, TextDocumentItem, Url,
+    VersionedTextDocumentIdentifier,
+};
+
+use super::LspError;
+use super::capabilities::Feature;
+use super::client::LspClient;
+use super::convert::LineIndex;
+use super::watch::{ChangeKind, FileChange};
+use crate::sync::lock;
+
+/// Files changed on disk between two requests, past this many the open
+/// documents are all synchronised instead (a checkout of a whole branch).
+const MAX_NOTED_CHANGES: usize = 10_000;
+
+/// A document as the server has it.
+#[derive(Debug, Clone)]
+pub(super) struct Document {
+    pub path: PathBuf,
+    pub uri: Url,
+    pub version: i32,
+    pub index: Arc<LineIndex>,
+    /// The server's publish count when this version was sent: diagnostics
+    /// published after it may describe it.
+    pub sent_at: u64,
+    /// The publish count when the text last changed under the server (0
+    /// when it never did since it was opened): results of a checker that
+    /// reads the disk (cargo check) published after this are current.
+    pub changed_at: u64,
+}
+
+/// A document after `LspClient::sync`, and whether that call opened it.
+pub(super) struct Synced {
+    pub document: Document,
+    pub opened: bool,
+}
+
+/// What a client keeps about documents and the disk.
+#[derive(Debug, Default)]
+pub(super) struct Documents {
+    open: tokio::sync::Mutex<HashMap<PathBuf, Document>>,
+    /// Files changed on disk since the last request (the file watcher says
+    /// so): the open ones among them are synchronised before the next one.
+    changed_on_disk: Mutex<ChangedOnDisk>,
+    /// When the server was last told of changed files (didChangeWatchedFiles).
+    announced_at: Mutex<Option<Instant>>,
+}
+
+/// The files noted as changed on disk since the last request.
+#[derive(Debug, Default)]
+struct ChangedOnDisk {
+    paths: HashSet<PathBuf>,
+    /// Too many to list: every open document is synchronised.
+    all: bool,
+}
+
+impl LspClient {
+    /// Makes the server's copy of `path` match the file on disk: opens it,
+    /// or sends the new text, or closes it when it is gone. Answers are
+    /// never computed from text older than the file.
+    pub(super) async fn sync(&self, path: &Path) -> Result<Synced, LspError> {
+        let text = match tokio::fs::read(path).await {
+            Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
+            Err(err) => {
+                return Err(LspError::Io {
+                    detail: format!("{}: {err}", path.display()),
+                });
+            }
+        };
+        let mut documents = self.documents.open.lock().await;
+        let Some(text) = text else {
+            if let Some(old) = documents.remove(path) {
+                self.notify::<DidCloseTextDocument>(DidCloseTextDocumentParams {
+                    text_document: TextDocumentIdentifier {
+                        uri: old.uri.clone(),
+                    },
+                })?;
+                self.announce_changes(&[FileChange {
+                    path: path.to_path_buf(),
+                    kind: ChangeKind::Deleted,
+                    folder: false,
+                }])?;
+            }
+            return Err(LspError::Io {
+                detail: format!("{} does not exist", path.display()),
+            });
+        };
+        let sent_at = self.shared.state().publish_count;
+        if let Some(document) = documents.get_mut(path) {
+            if document.index.text() == text {
+                return Ok(Synced {
+                    document: document.clone(),
+                    opened: false,
+                });
+            }
+            document.version += 1;
+            document.index = Arc::new(LineIndex::new(&text));
+            document.sent_at = sent_at;
+            document.changed_at = sent_at;
+            self.notify::<DidChangeTextDocument>(DidChangeTextDocumentParams {
+                text_document: VersionedTextDocumentIdentifier {
+                    uri: document.uri.clone(),
+                    version: document.version,
+                },
+                content_changes: vec![TextDocumentContentChangeEvent {
+                    range: None,
+                    range_length: None,
+                    text,
+                }],
+            })?;
+            // The new text is what the disk holds, so it is saved: servers
+            // that check on save (rust-analyzer's cargo check) run now.
+            if self.supports(Feature::SaveNotifications) {
+                self.notify_saved(&document.uri)?;
+            }
+            return Ok(Synced {
+                document: document.clone(),
+                opened: false,
+            });
+        }
+        let uri = Url::from_file_path(path).map_err(|()| LspError::Io {
+            detail: format!("{} is not an absolute path", path.display()),
+        })?;
+        let document = Document {
+            path: path.to_path_buf(),
+            uri: uri.clone(),
+            version: 1,
+            index: Arc::new(LineIndex::new(&text)),
+            sent_at,
+            changed_at: 0,
+        };
+        self.notify::<DidOpenTextDocument>(DidOpenTextDocumentParams {
+            text_document: TextDocumentItem {
+                uri,
+                language_id: self.language.language_id_for(path).to_string(),
+                version: 1,
+                text,
+            },
+        })?;
+        documents.insert(path.to_path_buf(), document.clone());
+        Ok(Synced {
+            document,
+            opened: true,
+        })
+    }
+
+    /// Closes `path` if the server has it open: a document opened for one
+    /// answer only (a workspace report) is not kept.
+    pub(super) async fn close(&self, path: &Path) -> Result<(), LspError> {
+        // Told under the lock, so a `sync` of the same file cannot send its
+        // didOpen between our removal and our didClose.
+        let mut documents = self.documents.open.lock().await;
+        let Some(document) = documents.remove(path) else {
+            return Ok(());
+        };
+        self.notify::<DidCloseTextDocument>(DidCloseTextDocumentParams {
+            text_document: TextDocumentIdentifier { uri: document.uri },
+        })
+    }
+
+    /// `didSave` for a document whose text is what the disk holds.
+    pub(super) fn notify_saved(&self, uri: &Url) -> Result<(), LspError> {
+        self.notify::<DidSaveTextDocument>(DidSaveTextDocumentParams {
+            text_document: TextDocumentIdentifier { uri: uri.clone() },
+            text: None,
+        })
+    }
+
+    /// Tells the server of the files created, changed or deleted on disk
+    /// that its registered watchers cover (none unless it registered some).
+    pub(super) fn announce_changes(&self, changes: &[FileChange]) -> Result<(), LspError> {
+        let events: Vec<FileEvent> = changes
+            .iter()
+            .filter(|change| self.shared.watches(change))
+            .filter_map(|change| {
+                let uri = Url::from_file_path(&change.path).ok()?;
+                let typ = match change.kind {
+                    ChangeKind::Created => FileChangeType::CREATED,
+                    ChangeKind::Changed => FileChangeType::CHANGED,
+                    ChangeKind::Deleted => FileChangeType::DELETED,
+                };
+                Some(FileEvent { uri, typ })
+            })
+            .collect();
+        if events.is_empty() {
+            return Ok(());
+        }
+        *lock(&self.documents.announced_at) = Some(Instant::now());
+        self.notify::<DidChangeWatchedFiles>(DidChangeWatchedFilesParams { changes: events })
+    }
+
+    /// How much of `settle` is left since the server was last told of
+    /// changed files; `None` once it has passed.
+    pub(super) fn settling(&self, settle: Duration) -> Option<Duration> {
+        let announced = (*lock(&self.documents.announced_at))?;
+        settle
+            .checked_sub(announced.elapsed())
+            .filter(|left| !left.is_zero())
+    }
+
+    /// Notes files that changed on disk (see `sync_changed`).
+    pub(super) fn note_changed(&self, paths: impl IntoIterator<Item = PathBuf>) {
+        let mut changed = lock(&self.documents.changed_on_disk);
+        if !changed.all {
+            changed.paths.extend(paths);
+            if changed.paths.len() > MAX_NOTED_CHANGES {
+                *changed = ChangedOnDisk {
+                    paths: HashSet::new(),
+                    all: true,
+                };
+            }
+        }
+    }
+
+    /// Synchronises the open documents noted as changed on disk (a deleted
+    /// one is closed), but `except` (the caller syncs that one itself);
+    /// every open document when `all`, for when no file watcher notes
+    /// changes.
+    pub(super) async fn sync_changed(&self, all: bool, except: Option<&Path>) {
+        let noted = std::mem::take(&mut *lock(&self.documents.changed_on_disk));
+        let open = self.open_documents().await;
+        for path in open.into_iter().filter(|p| {
+            Some(p.as_path()) != except && (all || noted.all || noted.paths.contains(p))
+        }) {
+            let _ = self.sync(&path).await;
+        }
+    }
+
+    /// The line index of `uri` as the server sees it: the open document's,
+    /// else the file on disk's; `None` when it cannot be read.
+    pub(super) async fn line_index(&self, uri: &Url) -> Option<Arc<LineIndex>> {
+        self.line_indexes([uri.clone()]).await.remove(uri).flatten()
+    }
+
+    /// The line indexes of `uris`, each as `line_index` gives it. The files
+    /// not open are read in one blocking task: an answer pointing into
+    /// many files would otherwise pay a thread hand-off per file.
+    pub(super) async fn line_indexes(
+        &self,
+        uris: impl IntoIterator<Item = Url>,
+    ) -> HashMap<Url, Option<Arc<LineIndex>>> {
+        let mut indexes = HashMap::new();
+        let mut unread = HashSet::new();
+        {
+            let documents = self.documents.open.lock().await;
+            for uri in uris {
+                if indexes.contains_key(&uri) || unread.contains(&uri) {
+                    continue;
+                }
+                let open = uri
+                    .to_file_path()
+                    .ok()
+                    .and_then(|path| documents.get(&path).map(|d| Arc::clone(&d.index)));
+                match open {
+                    Some(index) => {
+                        indexes.insert(uri, Some(index));
+                    }
+                    None => {
+                        unread.insert(uri);
+                    }
+                }
+            }
+        }
+        if !unread.is_empty() {
+            let read = tokio::task::spawn_blocking(move || {
+                unread
+                    .into_iter()
+                    .map(|uri| {
+                        let index = uri
+                            .to_file_path()
+                            .ok()
+                            .and_then(|path| std::fs::read(path).ok())
+                            .map(|bytes| {
+                                Arc::new(LineIndex::new(&String::from_utf8_lossy(&bytes)))
+                            });
+                        (uri, index)
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .await
+            .unwrap_or_default();
+            indexes.extend(read);
+        }
+        indexes
+    }
+
+    /// Paths of the documents the server has open.
+    pub async fn open_documents(&self) -> Vec<PathBuf> {
+        self.documents.open.lock().await.keys().cloned().collect()
+    }
+
+    /// Reopens `paths` (the documents a crashed server had open).
+    pub(super) async fn reopen(&self, paths: &[PathBuf]) {
+        for path in paths {
+            let _ = self.sync(path).await;
+        }
+    }
+}

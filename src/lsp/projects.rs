@@ -1,0 +1,305 @@
+//! The workspace's projects: which folder roots a file's server (the
+//! outermost one with a root marker), one file of each (language, project)
+//! for the requests that reach every server (search), one file of each
+//! project a server searches only while it has a file of it open
+//! (`project_files`: a `tsconfig.json`), and the waits for a server to have
+//! loaded them, where it loads them after answering (see
+//! `quirks::tsserver`).
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use super::client::LspClient;
+use super::config::{Config, LanguageConfig};
+use super::documents::Document;
+use super::quirks::tsserver;
+use super::supervisor::Supervisor;
+use super::watch::FileChange;
+use crate::fs::walk;
+use crate::sync::lock;
+
+/// One file per (language, project root): the language's name and the file.
+pub(super) type Projects = Vec<(String, PathBuf)>;
+
+/// How long a request waits for a server to load the project of a document
+/// it was just given, or every project it was given a file of.
+pub const PROJECT_LOAD_WAIT: Duration = Duration::from_secs(10);
+
+/// How long after opening its projects a server is waited for to load
+/// them, over all requests: a project that never loads (its file never
+/// gets its sign) must not stall every later request, which then answers
+/// at once, with its note.
+pub const PROJECTS_LOAD_BUDGET: Duration = Duration::from_secs(60);
+
+/// The files `Supervisor::open_projects` opened, one per project, and
+/// whether the server has been seen to load all their projects (see
+/// [`projects_loaded`]).
+#[derive(Debug)]
+pub(super) struct OpenedProjects {
+    /// Each opened file's URI, and the server's publish count when it was
+    /// sent (a publication after it is the sign).
+    pub files: Vec<(lsp_types::Url, u64)>,
+    pub opened_at: tokio::time::Instant,
+    pub loaded: AtomicBool,
+}
+
+impl Supervisor {
+    /// The outermost folder above `path`, inside the workspace, holding one
+    /// of the language's root markers; else the workspace root.
+    ///
+    /// Outermost, not nearest: the member crates of a cargo workspace and
+    /// the packages under `node_modules` have markers of their own, and one
+    /// server per member or package would each load the whole project
+    /// again. rust-analyzer and tsserver both serve nested projects from
+    /// the top (a crate's own Cargo.toml, a package's own tsconfig.json).
+    pub(super) fn project_root(&self, path: &Path, language: &LanguageConfig) -> PathBuf {
+        outermost_root(&self.workspace_root, path, language)
+    }
+
+    /// Opens one file of every project under `client`'s root that its
+    /// language lists in `project_files` (a `tsconfig.json`), once per
+    /// server: tsserver and TypeScript 7's server search (workspace/symbol)
+    /// only the projects they have a file of open, answering nothing (or
+    /// "No Project") for the others. At most [`MAX_PROJECTS`]. Whether this
+    /// call opened some (false once they are open, or with none to open).
+    ///
+    /// typescript-language-server loads a project some time after its file
+    /// is opened, and answers meanwhile from what it has: ask
+    /// [`projects_loaded`] before trusting a workspace-wide answer.
+    pub(super) async fn open_projects(&self, client: &Arc<LspClient>) -> bool {
+        let mut opened = false;
+        client
+            .projects_opened
+            .get_or_init(|| async {
+                let (root, language) = (client.root.clone(), Arc::clone(&client.language));
+                let files = tokio::task::spawn_blocking(move || project_files(&root, &language))
+                    .await
+                    .unwrap_or_default();
+                opened = !files.is_empty();
+                let mut sent = Vec::with_capacity(files.len());
+                for file in files {
+                    if let Ok(synced) = client.sync(&file).await {
+                        sent.push((synced.document.uri, synced.document.sent_at));
+                    }
+                }
+                OpenedProjects {
+                    files: sent,
+                    opened_at: tokio::time::Instant::now(),
+                    loaded: AtomicBool::new(false),
+                }
+            })
+            .await;
+        opened
+    }
+
+    /// One file of each (language, project root) the workspace holds, in
+    /// path order: asking for a session on each reaches every server a
+    /// workspace-wide request (search) needs. Found by one walk on first
+    /// use, .gitignore respected and dependency folders left out.
+    pub async fn projects(&self) -> Vec<PathBuf> {
+        if let Some(known) = lock(&self.projects).as_ref() {
+            return known.iter().map(|(_, file)| file.clone()).collect();
+        }
+        let (root, config) = (self.workspace_root.clone(), self.config.clone());
+        let found = tokio::task::spawn_blocking(move || {
+            let mut seen = std::collections::HashSet::new();
+            let mut found = Vec::new();
+            for path in walk::sources(&root).sorted().files() {
+                let Some(language) = config.language_for(&path) else {
+                    continue;
+                };
+                let project = outermost_root(&root, &path, language);
+                if seen.insert((language.name.clone(), project)) {
+                    found.push((language.name.clone(), path));
+                }
+            }
+            found
+        })
+        .await
+        .unwrap_or_default();
+        let files = found.iter().map(|(_, file)| file.clone()).collect();
+        *lock(&self.projects) = Some(found);
+        files
+    }
+}
+
+/// Waits until the server has `document` in a loaded project, where that
+/// is not so when it answers (typescript-language-server, see
+/// `quirks::tsserver`); other servers load the project before they answer.
+/// False when the wait ended without the sign (after
+/// [`PROJECT_LOAD_WAIT`], or the server gone): an answer may then cover the
+/// document alone. The wait ends at the sign, so its bound costs nothing on
+/// a quick machine; on a loaded one tsserver has taken over 3 s.
+pub(super) async fn document_loaded(client: &LspClient, document: &Document) -> bool {
+    if !tsserver::applies(client) {
+        return true;
+    }
+    let deadline = tokio::time::Instant::now() + PROJECT_LOAD_WAIT;
+    let fresh = || {
+        let state = client.shared.state();
+        state
+            .diagnostics
+            .get(&document.uri)
+            .is_some_and(|published| match published.version {
+                Some(version) => version == document.version,
+                None => published.sequence > document.sent_at,
+            })
+    };
+    client.wait_until(deadline, fresh).await
+}
+
+/// Waits until the server has loaded every project
+/// `Supervisor::open_projects` opened a file of, where that is not so when
+/// it answers: until then a search or references answer covers some
+/// projects only. Once seen, it holds for good (a file edited or closed
+/// later does not make its project unloaded). False when `deadline` came
+/// first or the server is gone; true at once for other servers, and when
+/// no projects were opened. Waits end [`PROJECTS_LOAD_BUDGET`] after the
+/// projects were opened.
+pub(super) async fn projects_loaded(client: &LspClient, deadline: tokio::time::Instant) -> bool {
+    let Some(opened) = client.projects_opened.get() else {
+        return true;
+    };
+    if !tsserver::applies(client) || opened.loaded.load(Ordering::Relaxed) {
+        return true;
+    }
+    let deadline = deadline.min(opened.opened_at + PROJECTS_LOAD_BUDGET);
+    let all_published = || {
+        opened
+            .files
+            .iter()
+            .all(|(uri, sent_at)| tsserver::published_since(client, uri, *sent_at))
+    };
+    let loaded = client.wait_until(deadline, all_published).await;
+    if loaded {
+        opened.loaded.store(true, Ordering::Relaxed);
+    }
+    loaded
+}
+
+/// The outermost folder above `path`, inside `workspace_root`, holding one
+/// of the language's root markers; else the workspace root (see
+/// `Supervisor::project_root`).
+fn outermost_root(workspace_root: &Path, path: &Path, language: &LanguageConfig) -> PathBuf {
+    let mut root = None;
+    if path.starts_with(workspace_root) {
+        for dir in path.ancestors().skip(1) {
+            if !dir.starts_with(workspace_root) {
+                break;
+            }
+            if language.root_markers.iter().any(|m| dir.join(m).exists()) {
+                root = Some(dir);
+            }
+        }
+    }
+    root.map_or_else(|| workspace_root.to_path_buf(), Path::to_path_buf)
+}
+
+/// Forgets the workspace's projects when a change can add or move one: a
+/// root marker, or a file of a language that had none.
+pub(super) fn forget_projects_if_changed(
+    projects: &Mutex<Option<Projects>>,
+    config: &Config,
+    changes: &[FileChange],
+) {
+    let mut known = lock(projects);
+    let Some(found) = known.as_ref() else {
+        return;
+    };
+    let moves_a_project = changes.iter().any(|change| {
+        let name = change
+            .path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("");
+        let marker = config
+            .languages
+            .iter()
+            .any(|l| l.root_markers.iter().any(|m| m == name));
+        let unrepresented = config
+            .language_for(&change.path)
+            .is_some_and(|l| !found.iter().any(|(name, _)| *name == l.name));
+        marker || unrepresented || change.folder
+    });
+    if moves_a_project {
+        *known = None;
+    }
+}
+
+/// Projects opened at most for a workspace search.
+pub const MAX_PROJECTS: usize = 200;
+
+/// One source file of each project under `root` (a folder holding one of
+/// the language's `project_files`), dependency folders left out.
+fn project_files(root: &Path, language: &LanguageConfig) -> Vec<PathBuf> {
+    if language.project_files.is_empty() {
+        return Vec::new();
+    }
+    let mut projects: Vec<PathBuf> = walk::sources(root)
+        .entries()
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy();
+            language.project_files.iter().any(|m| *m == name)
+        })
+        .filter_map(|e| e.path().parent().map(Path::to_path_buf))
+        .collect();
+    projects.sort();
+    projects.dedup();
+    projects.truncate(MAX_PROJECTS);
+    let served = |path: &Path| {
+        path.extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|ext| language.extensions.iter().any(|x| x == ext))
+    };
+    projects
+        .iter()
+        .filter_map(|project| {
+            walk::sources(project)
+                .max_depth(4)
+                .sorted()
+                .files()
+                .find(|p| served(p) && !p.to_string_lossy().ends_with(".d.ts"))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::logbook::LogBook;
+
+    /// The members of a cargo workspace and the packages under
+    /// node_modules belong to the outermost project around them.
+    #[test]
+    fn a_project_root_is_the_outermost_marker() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for file in [
+            "Cargo.toml",
+            "crates/a/Cargo.toml",
+            "crates/a/src/lib.rs",
+            "web/package.json",
+            "web/src/app.ts",
+            "web/node_modules/foo/package.json",
+            "web/node_modules/foo/index.d.ts",
+            "loose.ts",
+        ] {
+            let path = root.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "").unwrap();
+        }
+        let config = Config::load(root, None).unwrap();
+        let supervisor = Supervisor::new(config.clone(), root, Arc::new(LogBook::default()));
+        let root_of = |file: &str| {
+            let path = root.join(file);
+            let language = config.language_for(&path).unwrap();
+            supervisor.project_root(&path, language)
+        };
+        assert_eq!(root_of("crates/a/src/lib.rs"), root);
+        assert_eq!(root_of("web/src/app.ts"), root.join("web"));
+        assert_eq!(root_of("web/node_modules/foo/index.d.ts"), root.join("web"));
+        assert_eq!(root_of("loose.ts"), root);
+    }
+}

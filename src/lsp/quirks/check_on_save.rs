@@ -1,0 +1,144 @@
+//! Servers that run a checker when a file is saved and publish its results
+//! later (`checks_on_save`: rust-analyzer's `cargo check`, its "flycheck").
+//! `diagnostics` asks for a check by saying a document was saved (it is
+//! what the disk holds, so that is true), waits for the check to start and
+//! end (bounded), then for its publications to settle, and records what
+//! the project looked like when it completed, so an unchanged project is
+//! not checked again. One check at a time per server: a second didSave
+//! restarts a running check.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use super::super::LspError;
+use super::super::client::LspClient;
+use super::super::config::LanguageConfig;
+use super::super::documents::Document;
+use crate::fs::walk;
+use crate::sync::lock;
+
+/// After a check ends, how long the server must stay quiet before its
+/// results count as all published.
+const CHECK_QUIET: Duration = Duration::from_millis(300);
+
+/// The longest wait for that quiet.
+const CHECK_SETTLE_LIMIT: Duration = Duration::from_secs(3);
+
+/// How long a requested check may take to start.
+const CHECK_START: Duration = Duration::from_secs(3);
+
+/// A client's checker state.
+#[derive(Debug, Default)]
+pub(in crate::lsp) struct Checks {
+    /// The project's files as they were at the last completed check.
+    checked: Mutex<Option<u64>>,
+    /// Held by whoever asks for a check and waits for it.
+    turn: tokio::sync::Mutex<()>,
+}
+
+/// Whether a work-done progress is the checker's (it does not make the
+/// server unready): rust-analyzer's tokens name it "flycheck", its titles
+/// "cargo check".
+pub(in crate::lsp) fn is_check_progress(
+    language: &LanguageConfig,
+    token: &str,
+    title: &str,
+) -> bool {
+    language.checks_on_save
+        && (token.contains("flycheck")
+            || title.eq_ignore_ascii_case("cargo check")
+            || title.starts_with("cargo check"))
+}
+
+/// The title of a running check, if any.
+fn check_running(client: &LspClient) -> Option<String> {
+    let state = client.shared.state();
+    state
+        .progress
+        .iter()
+        .find(|(token, progress)| is_check_progress(&client.language, token, &progress.title))
+        .map(|(_, progress)| progress.title.clone())
+}
+
+/// Has the server check the project unless the last completed check saw it
+/// as it is now, and waits for the check's results (bounded by the
+/// request timeout). The note to add when the check was still running at
+/// the end of the wait. Nothing for a server that does not check on save.
+pub(in crate::lsp) async fn check(
+    client: &LspClient,
+    document: &Document,
+) -> Result<Option<String>, LspError> {
+    use super::super::capabilities::Feature;
+    if !client.language.checks_on_save || !client.supports(Feature::SaveNotifications) {
+        return Ok(None);
+    }
+    // One check at a time per server: a second call's didSave would
+    // restart the first one's check, and after it the project is usually
+    // checked already.
+    let _turn = client.checks.turn.lock().await;
+    // A check reads the disk: it is needed only if a file of the project
+    // changed since the last one completed.
+    let (root, language) = (client.root.clone(), Arc::clone(&client.language));
+    let fingerprint = tokio::task::spawn_blocking(move || project_fingerprint(&root, &language))
+        .await
+        .ok();
+    if fingerprint.is_some() && *lock(&client.checks.checked) == fingerprint {
+        return Ok(None);
+    }
+    client.notify_saved(&document.uri)?;
+    let started = tokio::time::Instant::now() + CHECK_START;
+    client
+        .wait_until(started, || check_running(client).is_some())
+        .await;
+    let deadline = tokio::time::Instant::now() + client.language.request_timeout;
+    client
+        .wait_until(deadline, || check_running(client).is_none())
+        .await;
+    // The publications that follow the end of the check: it may publish a
+    // file's results in parts, so until the server has been quiet for a
+    // moment (bounded), not just the first one.
+    let limit = tokio::time::Instant::now() + CHECK_SETTLE_LIMIT;
+    loop {
+        let quiet = (tokio::time::Instant::now() + CHECK_QUIET).min(limit);
+        if !client.changed_before(quiet).await || tokio::time::Instant::now() >= limit {
+            break;
+        }
+    }
+    Ok(match (check_running(client), fingerprint) {
+        (Some(check), _) => Some(format!(
+            "{}: {check} is still running; its results are not included yet",
+            client.server()
+        )),
+        (None, fingerprint) => {
+            if fingerprint.is_some() {
+                *lock(&client.checks.checked) = fingerprint;
+            }
+            None
+        }
+    })
+}
+
+/// A fingerprint of the project's source files on disk (paths, sizes,
+/// modification times of the files this server's language covers, and of
+/// its root markers), .gitignore respected. Cheap next to a check.
+fn project_fingerprint(root: &Path, language: &LanguageConfig) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut entries: Vec<(PathBuf, u64, Option<std::time::SystemTime>)> = walk::sources(root)
+        .file_entries()
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy();
+            let ext = e.path().extension().and_then(|x| x.to_str()).unwrap_or("");
+            language.extensions.iter().any(|x| x == ext)
+                || language.root_markers.iter().any(|m| *m == name)
+        })
+        .filter_map(|e| {
+            let meta = e.metadata().ok()?;
+            Some((e.into_path(), meta.len(), meta.modified().ok()))
+        })
+        .collect();
+    entries.sort();
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    entries.hash(&mut hasher);
+    hasher.finish()
+}

@@ -1,0 +1,10 @@
+//! What only some servers need, one file per quirk. Each is switched on by
+//! a key of the language's entry in `languages.toml` (`checks_on_save`,
+//! `tsserver_requests`) or by the built-in servers' names (TypeScript's
+//! choice of server), so the generic supervisor, client and request
+//! modules never name a server: they ask the quirk, which answers for the
+//! servers it concerns and leaves the others alone.
+
+pub mod check_on_save;
+pub mod tsserver;
+pub mod typescript_server;

@@ -1,0 +1,482 @@
+//! TypeScript's choice of server (see `choose`), per project: for
+//! `server = "auto"`, the one the project's own TypeScript calls for.
+//!
+//! TypeScript 7 (the native port) has
+//! its own language server, `tsc --lsp --stdio`, several times faster than
+//! typescript-language-server and a third of its memory; but it has no
+//! tsserver, so a project that pins TypeScript 6 or older keeps
+//! typescript-language-server running that TypeScript, whose checks are the
+//! ones the project builds with. The native server's `tsc` is the platform
+//! binary that npm installs beside the `typescript` package (the `tsc` in
+//! `node_modules/.bin` is a node shim that would stand between sextant and
+//! the server's pid), never a `tsc` on PATH, which is usually an older,
+//! JavaScript TypeScript.
+
+use std::path::{Path, PathBuf};
+
+use super::super::choose::Choice;
+use super::super::config::{LanguageConfig, ServerChoice};
+use super::super::shown;
+
+/// The built-in names of TypeScript's two servers (`languages.toml`).
+pub const TYPESCRIPT_GO: &str = "typescript-go";
+pub const TYPESCRIPT_LANGUAGE_SERVER: &str = "typescript-language-server";
+
+/// The choice among TypeScript's two servers for a project, when
+/// `choice` is theirs: the native server when the configuration picks it
+/// (with the program it runs), or `auto`'s choice by the project's own
+/// TypeScript. `None` for any other choice (see `choose`).
+pub(in crate::lsp) fn choose(
+    choice: &ServerChoice,
+    project_root: &Path,
+    workspace_root: &Path,
+    tools_dir: &Path,
+) -> Option<Choice> {
+    let named = |name: &str| choice.servers.iter().find(|s| s.server == name);
+    let project = || TypeScriptProject::find(project_root, workspace_root);
+    match &choice.pick {
+        Some(name) if name == TYPESCRIPT_GO => {
+            let server = named(name)?;
+            let (native, _) = native_server(server, &project(), workspace_root, tools_dir);
+            Some(Choice {
+                language: native,
+                reason: Some(format!("server = \"{name}\" in the configuration")),
+            })
+        }
+        Some(_) => None,
+        None => {
+            let (native, javascript) =
+                named(TYPESCRIPT_GO).zip(named(TYPESCRIPT_LANGUAGE_SERVER))?;
+            Some(typescript_auto(
+                native,
+                javascript,
+                &project(),
+                workspace_root,
+                tools_dir,
+            ))
+        }
+    }
+}
+
+/// `server` as it would run for the project, if it is the native
+/// TypeScript server: with the program it would run as its `command`.
+pub(in crate::lsp) fn as_run(
+    server: &LanguageConfig,
+    project_root: &Path,
+    workspace_root: &Path,
+    tools_dir: &Path,
+) -> Option<LanguageConfig> {
+    if server.server != TYPESCRIPT_GO {
+        return None;
+    }
+    let project = TypeScriptProject::find(project_root, workspace_root);
+    Some(native_server(server, &project, workspace_root, tools_dir).0)
+}
+
+/// `auto` for TypeScript: the native server unless the project pins a
+/// JavaScript TypeScript with no native compiler beside it.
+fn typescript_auto(
+    native: &LanguageConfig,
+    javascript: &LanguageConfig,
+    project: &TypeScriptProject,
+    workspace_root: &Path,
+    tools_dir: &Path,
+) -> Choice {
+    match (&project.typescript, &project.native_preview) {
+        (Some(typescript), None) if typescript.major < 7 => Choice {
+            language: javascript.clone(),
+            reason: Some(format!(
+                "the project pins TypeScript {} ({}) with no native compiler beside it",
+                typescript.version,
+                shown(&typescript.dir, workspace_root)
+            )),
+        },
+        _ => {
+            let (language, reason) = native_server(native, project, workspace_root, tools_dir);
+            Choice {
+                language,
+                reason: Some(reason),
+            }
+        }
+    }
+}
+
+/// The native server with `command` set to the program it runs: the
+/// project's TypeScript 7, else its native preview, else sextant's own
+/// TypeScript 7 in the tools directory (installed there on first use).
+fn native_server(
+    native: &LanguageConfig,
+    project: &TypeScriptProject,
+    workspace_root: &Path,
+    tools_dir: &Path,
+) -> (LanguageConfig, String) {
+    let mut language = native.clone();
+    let mut missing_binary = None;
+    if let Some(typescript) = project.typescript.as_ref().filter(|t| t.major >= 7) {
+        match typescript.native_binary() {
+            Some(binary) => {
+                language.command = binary.display().to_string();
+                let reason = format!(
+                    "the project uses TypeScript {} ({})",
+                    typescript.version,
+                    shown(&typescript.dir, workspace_root)
+                );
+                return (language, reason);
+            }
+            None => missing_binary = Some(typescript),
+        }
+    }
+    if let Some(preview) = &project.native_preview
+        && let Some(binary) = preview.native_binary()
+    {
+        language.command = binary.display().to_string();
+        let beside = match &project.typescript {
+            Some(typescript) => format!(" beside TypeScript {}", typescript.version),
+            None => String::new(),
+        };
+        let reason = format!(
+            "the project has the native preview {} ({}){beside}",
+            preview.version,
+            shown(&preview.dir, workspace_root)
+        );
+        return (language, reason);
+    }
+    let own = tools_dir.join(&native.server).join("node_modules");
+    let package = Package::read(&own.join("typescript"), "typescript");
+    language.command = package
+        .as_ref()
+        .and_then(Package::native_binary)
+        .unwrap_or_else(|| platform_binary(&own, "typescript", "tsc"))
+        .display()
+        .to_string();
+    let why = match missing_binary {
+        Some(typescript) => format!(
+            "the project's TypeScript {} ({}) has no native compiler for this platform installed",
+            typescript.version,
+            shown(&typescript.dir, workspace_root)
+        ),
+        None => "no TypeScript in the project".to_string(),
+    };
+    (language, format!("{why}: sextant's own TypeScript 7"))
+}
+
+/// The TypeScript packages a project can see.
+#[derive(Debug, Default)]
+struct TypeScriptProject {
+    typescript: Option<Package>,
+    native_preview: Option<Package>,
+}
+
+impl TypeScriptProject {
+    fn find(project_root: &Path, workspace_root: &Path) -> TypeScriptProject {
+        TypeScriptProject {
+            typescript: find_package("typescript", project_root, workspace_root),
+            native_preview: find_package(
+                "@typescript/native-preview",
+                project_root,
+                workspace_root,
+            ),
+        }
+    }
+}
+
+/// An installed npm package.
+#[derive(Debug, Clone)]
+struct Package {
+    name: String,
+    /// Its folder as found (through pnpm's symlinks, not resolved).
+    dir: PathBuf,
+    version: String,
+    major: u32,
+}
+
+impl Package {
+    fn read(dir: &Path, name: &str) -> Option<Package> {
+        let manifest = std::fs::read_to_string(dir.join("package.json")).ok()?;
+        let manifest: serde_json::Value = serde_json::from_str(&manifest).ok()?;
+        let version = manifest.get("version")?.as_str()?.to_string();
+        let major = version.split('.').next()?.parse().ok()?;
+        Some(Package {
+            name: name.to_string(),
+            dir: dir.to_path_buf(),
+            version,
+            major,
+        })
+    }
+
+    /// The native compiler this package runs, for this platform: npm puts
+    /// `@typescript/<package>-<os>-<arch>` where node resolves it from the
+    /// package's real folder (nested, hoisted, or beside it in pnpm's store).
+    fn native_binary(&self) -> Option<PathBuf> {
+        let (base, program) = match self.name.as_str() {
+            "typescript" => ("typescript", "tsc"),
+            "@typescript/native-preview" => ("native-preview", "tsgo"),
+            _ => return None,
+        };
+        let real = self.dir.canonicalize().ok()?;
+        std::iter::once(real.join("node_modules"))
+            .chain(
+                real.ancestors()
+                    .filter(|dir| dir.file_name().is_some_and(|n| n == "node_modules"))
+                    .map(Path::to_path_buf),
+            )
+            .map(|node_modules| platform_binary(&node_modules, base, program))
+            .find(|binary| binary.is_file())
+    }
+}
+
+/// Where npm puts `@typescript/<base>-<os>-<arch>`'s program under a
+/// `node_modules` folder.
+fn platform_binary(node_modules: &Path, base: &str, program: &str) -> PathBuf {
+    let (os, arch) = node_platform();
+    let exe = if cfg!(windows) { ".exe" } else { "" };
+    node_modules
+        .join("@typescript")
+        .join(format!("{base}-{os}-{arch}"))
+        .join("lib")
+        .join(format!("{program}{exe}"))
+}
+
+/// This machine as node names it (`process.platform`, `process.arch`).
+fn node_platform() -> (&'static str, &'static str) {
+    let os = match std::env::consts::OS {
+        "macos" => "darwin",
+        "windows" => "win32",
+        other => other,
+    };
+    let arch = match std::env::consts::ARCH {
+        "x86_64" => "x64",
+        "aarch64" => "arm64",
+        "x86" => "ia32",
+        "powerpc64" => "ppc64",
+        other => other,
+    };
+    (os, arch)
+}
+
+/// `name` as node would resolve it from the project: `node_modules/<name>`
+/// in the project's folder or a folder above it, within the workspace; else
+/// the newest copy in pnpm's store, for a monorepo whose root lists it in
+/// no package.json of its own.
+fn find_package(name: &str, project_root: &Path, workspace_root: &Path) -> Option<Package> {
+    let above = project_root
+        .ancestors()
+        .take_while(|dir| dir.starts_with(workspace_root))
+        .find_map(|dir| Package::read(&dir.join("node_modules").join(name), name));
+    above.or_else(|| {
+        let store = project_root.join("node_modules/.pnpm");
+        let prefix = format!("{}@", name.replace('/', "+"));
+        std::fs::read_dir(store)
+            .ok()?
+            .filter_map(Result::ok)
+            .filter(|entry| entry.file_name().to_string_lossy().starts_with(&prefix))
+            .filter_map(|entry| Package::read(&entry.path().join("node_modules").join(name), name))
+            .max_by(|a, b| version_key(&a.version).cmp(&version_key(&b.version)))
+    })
+}
+
+/// A version's numeric parts, for ordering (`7.0.2` > `6.0.3`).
+fn version_key(version: &str) -> Vec<u64> {
+    version
+        .split(['.', '-', '+'])
+        .map_while(|part| part.parse().ok())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lsp::choose::choose;
+    use crate::lsp::config::Config;
+
+    /// A workspace with `packages` (`name@version` under `dir`/node_modules)
+    /// and the native binaries npm would put beside them.
+    struct Layout {
+        dir: tempfile::TempDir,
+    }
+
+    impl Layout {
+        fn new() -> Layout {
+            Layout {
+                dir: tempfile::tempdir().unwrap(),
+            }
+        }
+
+        fn root(&self) -> &Path {
+            self.dir.path()
+        }
+
+        fn package(&self, node_modules: &str, name: &str, version: &str) -> &Layout {
+            let dir = self.root().join(node_modules).join(name);
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(
+                dir.join("package.json"),
+                format!(r#"{{"name": "{name}", "version": "{version}"}}"#),
+            )
+            .unwrap();
+            self
+        }
+
+        fn binary(&self, node_modules: &str, base: &str, program: &str) -> PathBuf {
+            let path = platform_binary(&self.root().join(node_modules), base, program);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, "").unwrap();
+            path
+        }
+
+        fn choose(&self, config: &str) -> (String, String, String) {
+            std::fs::write(self.root().join("sextant.toml"), config).unwrap();
+            let config = Config::load(self.root(), None).unwrap();
+            let tools = self.root().join("tools");
+            let language = config.language("typescript").unwrap();
+            let choice = choose(language, self.root(), self.root(), &tools);
+            let command = shown(Path::new(&choice.language.command), self.root());
+            (
+                choice.language.server,
+                command,
+                choice.reason.unwrap_or_default(),
+            )
+        }
+    }
+
+    const AUTO: &str = "";
+    const NATIVE: &str = "[language.typescript]\nserver = \"typescript-go\"\n";
+    const TSSERVER: &str = "[language.typescript]\nserver = \"typescript-language-server\"\n";
+
+    fn own_binary() -> String {
+        shown(
+            &platform_binary(
+                Path::new("tools/typescript-go/node_modules"),
+                "typescript",
+                "tsc",
+            ),
+            Path::new(""),
+        )
+    }
+
+    #[test]
+    fn typescript_7_in_the_workspace_runs_its_native_server() {
+        let w = Layout::new();
+        w.package("node_modules", "typescript", "7.0.2");
+        let binary = w.binary("node_modules", "typescript", "tsc");
+        let (server, command, reason) = w.choose(AUTO);
+        assert_eq!(server, "typescript-go");
+        assert_eq!(command, shown(&binary, w.root()));
+        assert_eq!(
+            reason,
+            "the project uses TypeScript 7.0.2 (node_modules/typescript)"
+        );
+        // Forcing typescript-language-server is obeyed.
+        let (server, command, reason) = w.choose(TSSERVER);
+        assert_eq!(
+            (server.as_str(), command.as_str(), reason.as_str()),
+            (
+                "typescript-language-server",
+                "typescript-language-server",
+                "server = \"typescript-language-server\" in the configuration"
+            )
+        );
+    }
+
+    #[test]
+    fn pnpms_store_is_followed_to_the_binary_beside_the_package() {
+        let w = Layout::new();
+        let store = "node_modules/.pnpm/typescript@7.0.2/node_modules";
+        w.package(store, "typescript", "7.0.2");
+        let binary = w.binary(store, "typescript", "tsc");
+        std::os::unix::fs::symlink(
+            w.root().join(store).join("typescript"),
+            w.root().join("node_modules/typescript"),
+        )
+        .unwrap();
+        let (server, command, _) = w.choose(AUTO);
+        assert_eq!(server, "typescript-go");
+        assert_eq!(
+            Path::new(&w.root().join(&command)).canonicalize().unwrap(),
+            binary.canonicalize().unwrap()
+        );
+
+        // A monorepo root that lists TypeScript in no package.json of its
+        // own: only pnpm's store has it.
+        std::fs::remove_file(w.root().join("node_modules/typescript")).unwrap();
+        let (server, _, reason) = w.choose(AUTO);
+        assert_eq!(server, "typescript-go");
+        assert!(
+            reason.starts_with("the project uses TypeScript 7.0.2 (node_modules/.pnpm/"),
+            "{reason}"
+        );
+    }
+
+    #[test]
+    fn the_native_preview_beside_typescript_5_runs_the_native_server() {
+        let w = Layout::new();
+        w.package("node_modules", "typescript", "5.9.3").package(
+            "node_modules",
+            "@typescript/native-preview",
+            "7.0.0-dev.20260707.2",
+        );
+        let binary = w.binary("node_modules", "native-preview", "tsgo");
+        let (server, command, reason) = w.choose(AUTO);
+        assert_eq!(server, "typescript-go");
+        assert_eq!(command, shown(&binary, w.root()));
+        assert_eq!(
+            reason,
+            "the project has the native preview 7.0.0-dev.20260707.2 (node_modules/@typescript/native-preview) beside TypeScript 5.9.3"
+        );
+    }
+
+    #[test]
+    fn typescript_5_alone_runs_typescript_language_server() {
+        let w = Layout::new();
+        w.package("node_modules", "typescript", "5.9.3");
+        let (server, _, reason) = w.choose(AUTO);
+        assert_eq!(server, "typescript-language-server");
+        assert_eq!(
+            reason,
+            "the project pins TypeScript 5.9.3 (node_modules/typescript) with no native compiler beside it"
+        );
+        // Forcing the native server: sextant's own TypeScript 7.
+        let (server, command, reason) = w.choose(NATIVE);
+        assert_eq!(server, "typescript-go");
+        assert_eq!(command, own_binary());
+        assert_eq!(reason, "server = \"typescript-go\" in the configuration");
+    }
+
+    #[test]
+    fn no_typescript_runs_sextants_own_typescript_7() {
+        let w = Layout::new();
+        let (server, command, reason) = w.choose(AUTO);
+        assert_eq!(server, "typescript-go");
+        assert_eq!(command, own_binary());
+        assert_eq!(
+            reason,
+            "no TypeScript in the project: sextant's own TypeScript 7"
+        );
+
+        // TypeScript 7 whose platform package was not installed (a lock
+        // file from another machine, --no-optional): sextant's own.
+        w.package("node_modules", "typescript", "7.0.2");
+        let (server, command, reason) = w.choose(AUTO);
+        assert_eq!((server.as_str(), command), ("typescript-go", own_binary()));
+        assert_eq!(
+            reason,
+            "the project's TypeScript 7.0.2 (node_modules/typescript) has no native compiler for this platform installed: sextant's own TypeScript 7"
+        );
+    }
+
+    #[test]
+    fn a_nested_project_sees_the_packages_above_it() {
+        let w = Layout::new();
+        w.package("node_modules", "typescript", "6.0.3");
+        std::fs::create_dir_all(w.root().join("packages/web")).unwrap();
+        let config = Config::built_in();
+        let language = config.language("typescript").unwrap();
+        let choice = choose(
+            language,
+            &w.root().join("packages/web"),
+            w.root(),
+            &w.root().join("tools"),
+        );
+        assert_eq!(choice.language.server, "typescript-language-server");
+    }
+}

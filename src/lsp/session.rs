@@ -1,0 +1,312 @@
+//! The one way a request reaches a server: [`Supervisor::open`] (a server
+//! and a document) and [`Supervisor::server`] (a server only, for requests
+//! about the whole workspace), both through one wait, [`Supervisor::prepare`].
+//!
+//! The wait, in order: the server for the file's language and project,
+//! started if need be; the files changed on disk handed to it (the watcher
+//! flushed, a server that reloads after a delay given that moment); ready
+//! (no start-up work left, reported as progress), at most until the
+//! caller's deadline or the language's `ready_timeout`; its open documents
+//! synchronised with the disk; and as much of the workspace as the caller
+//! [`Need`]s: the document's own project, or every project (one file of
+//! each opened, and each loaded, see `projects`).
+//!
+//! A caller with a deadline ([`Need::by`]) does not wait past it for a
+//! server that has never been ready or has not loaded its projects: it gets
+//! `Starting` or `LoadingProjects` at once, while the server goes on
+//! starting for the next call. Without one, a wait that runs out is no
+//! error: the answer comes with what the server has, and the session says
+//! what may be missing ([`Session::index_complete`], [`Session::unloaded_note`]).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use lsp_types::TextDocumentPositionParams;
+
+use super::LspError;
+use super::client::LspClient;
+use super::convert::LineIndex;
+use super::documents::Document;
+use super::projects::{PROJECT_LOAD_WAIT, document_loaded, projects_loaded};
+use super::supervisor::Supervisor;
+use crate::model::Position;
+
+/// How much of the workspace a request needs the server to have loaded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scope {
+    /// The document and the server's start-up work (an outline, diagnostics).
+    Document,
+    /// Also the document's own project (completions).
+    Project,
+    /// Every project of the server (references, implementations, calls,
+    /// rename, workspace symbols).
+    Workspace,
+}
+
+/// What a caller needs of a server before it asks it anything.
+#[derive(Debug, Clone, Copy)]
+pub struct Need {
+    scope: Scope,
+    /// Not waited past: see [`Need::by`].
+    deadline: Option<tokio::time::Instant>,
+}
+
+impl Need {
+    /// The server ready and the document synchronised.
+    pub const DOCUMENT: Need = Need {
+        scope: Scope::Document,
+        deadline: None,
+    };
+    /// Also the document's project loaded.
+    pub const PROJECT: Need = Need {
+        scope: Scope::Project,
+        deadline: None,
+    };
+    /// Also every project of the server opened and loaded.
+    pub const WORKSPACE: Need = Need {
+        scope: Scope::Workspace,
+        deadline: None,
+    };
+
+    /// The same, but failing at `deadline` rather than answering late: a
+    /// server never ready by then is `Starting`, one whose projects have
+    /// not loaded is `LoadingProjects` (it goes on starting meanwhile).
+    pub fn by(self, deadline: tokio::time::Instant) -> Need {
+        Need {
+            deadline: Some(deadline),
+            ..self
+        }
+    }
+}
+
+/// Which projects a server had not loaded when the wait for them ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Unloaded {
+    /// The document's own.
+    Own,
+    /// Some of the others.
+    Others,
+}
+
+/// A server as ready as a caller needed (or as it got by then), for
+/// requests about the workspace.
+#[derive(Debug, Clone)]
+pub struct Server {
+    client: Arc<LspClient>,
+    index_complete: bool,
+    unloaded: Option<Unloaded>,
+}
+
+impl Server {
+    /// The server's name as shown (`rust-analyzer`).
+    pub fn name(&self) -> &str {
+        self.client.server()
+    }
+
+    /// False when the server was still indexing when the wait ended:
+    /// answers may be incomplete, and the tool should say so.
+    pub fn index_complete(&self) -> bool {
+        self.index_complete
+    }
+
+    /// The client behind it, for raw requests (benchmarks, tests).
+    pub fn client(&self) -> &Arc<LspClient> {
+        &self.client
+    }
+}
+
+/// A ready server with a document synchronised to the disk.
+#[derive(Debug, Clone)]
+pub struct Session {
+    server: Server,
+    document: Document,
+    /// This session opened the document (it was not open before).
+    opened: bool,
+    /// The document's path as messages name it.
+    shown: String,
+}
+
+impl Session {
+    /// The server's name as shown.
+    pub fn server(&self) -> &str {
+        self.server.name()
+    }
+
+    /// See [`Server::index_complete`].
+    pub fn index_complete(&self) -> bool {
+        self.server.index_complete
+    }
+
+    /// The client behind it, for raw requests (benchmarks, tests).
+    pub fn client(&self) -> &Arc<LspClient> {
+        &self.server.client
+    }
+
+    pub(super) fn document(&self) -> &Document {
+        &self.document
+    }
+
+    /// The document's text as the server has it, by line.
+    pub fn lines(&self) -> &LineIndex {
+        &self.document.index
+    }
+
+    /// The document's path as messages name it.
+    pub(super) fn shown(&self) -> &str {
+        &self.shown
+    }
+
+    /// The document and `position` in it as LSP has them (for raw
+    /// requests; the request modules use it too).
+    pub fn position_params(
+        &self,
+        position: Position,
+    ) -> Result<TextDocumentPositionParams, LspError> {
+        super::navigate::at(self, position)
+    }
+
+    /// When the server had not loaded every project the request needed by
+    /// the end of the wait, what to tell the agent: `what` (`references`,
+    /// `calls`) may come from this file alone, or be missing from the
+    /// projects not loaded.
+    pub fn unloaded_note(&self, what: &str) -> Option<String> {
+        let server = self.server();
+        match self.server.unloaded? {
+            Unloaded::Own => Some(format!(
+                "{server} had not loaded the project within {} s; {what} may come from this file alone. Retry in a moment",
+                PROJECT_LOAD_WAIT.as_secs()
+            )),
+            Unloaded::Others => Some(format!(
+                "{server} has not loaded every project yet; {what} in the others may be missing. Retry in a moment"
+            )),
+        }
+    }
+
+    /// Closes the document if this session opened it: a report over many
+    /// files opens each for one answer only and leaves open only what was
+    /// open before.
+    pub async fn release(self) {
+        if self.opened {
+            let _ = self.server.client.close(&self.document.path).await;
+        }
+    }
+}
+
+impl Supervisor {
+    /// A server for `path` as ready as `need` asks, with the document
+    /// synchronised to the disk.
+    pub async fn open(&self, path: &Path, need: Need) -> Result<Session, LspError> {
+        let (client, index_complete) = self.prepare(path, need, Some(path)).await?;
+        let synced = client.sync(path).await?;
+        let unloaded = match need.scope {
+            Scope::Document => None,
+            Scope::Project => {
+                (!document_loaded(&client, &synced.document).await).then_some(Unloaded::Own)
+            }
+            Scope::Workspace => {
+                let deadline = tokio::time::Instant::now() + PROJECT_LOAD_WAIT;
+                if !document_loaded(&client, &synced.document).await {
+                    Some(Unloaded::Own)
+                } else if !projects_loaded(&client, deadline).await {
+                    Some(Unloaded::Others)
+                } else {
+                    None
+                }
+            }
+        };
+        Ok(Session {
+            server: Server {
+                client,
+                index_complete,
+                unloaded,
+            },
+            document: synced.document,
+            opened: synced.opened,
+            shown: self.shown(path),
+        })
+    }
+
+    /// The server for `path`'s language and project, as ready as `need`
+    /// asks, for requests about the workspace (no document).
+    pub async fn server(&self, path: &Path, need: Need) -> Result<Server, LspError> {
+        let (client, index_complete) = self.prepare(path, need, None).await?;
+        let mut unloaded = None;
+        if need.scope != Scope::Document {
+            let deadline = need
+                .deadline
+                .unwrap_or_else(|| tokio::time::Instant::now() + PROJECT_LOAD_WAIT);
+            if !projects_loaded(&client, deadline).await {
+                if need.deadline.is_some() {
+                    return Err(LspError::LoadingProjects {
+                        server: client.server().to_string(),
+                    });
+                }
+                unloaded = Some(Unloaded::Others);
+            }
+        }
+        Ok(Server {
+            client,
+            index_complete,
+            unloaded,
+        })
+    }
+
+    /// The wait every request makes (see the module's header): the server,
+    /// the changes on disk handed to it, ready, its open documents but
+    /// `document` synchronised, and for a workspace need one file of each
+    /// project opened (and the server ready again after). Whether it was
+    /// ready when the wait ended.
+    async fn prepare(
+        &self,
+        path: &Path,
+        need: Need,
+        document: Option<&Path>,
+    ) -> Result<(Arc<LspClient>, bool), LspError> {
+        let client = self.client_for(path).await?;
+        let server = client.server().to_string();
+        // Files written before this request reach the server first: new
+        // and deleted ones through the watcher, open ones as their text.
+        let watched = self.flush_changes().await;
+        // A server told of files reloads a moment later (rust-analyzer
+        // debounces): give it that moment, so the wait below sees it busy.
+        if let Some(pause) = client.settling(client.language.reload_delay) {
+            tokio::time::sleep(pause).await;
+        }
+        let deadline = need
+            .deadline
+            .unwrap_or_else(|| tokio::time::Instant::now() + client.language.ready_timeout);
+        let mut ready = client.wait_ready_reporting(deadline).await;
+        if !ready && need.deadline.is_some() && !client.was_ready() {
+            return Err(self.still_starting(&client).await);
+        }
+        if !client.is_alive() {
+            return Err(LspError::Crashed {
+                server,
+                detail: client
+                    .exit_info()
+                    .map(|e| e.description)
+                    .unwrap_or_else(|| "it stopped while starting".into()),
+            });
+        }
+        client.sync_changed(!watched, document).await;
+        // Opening the projects makes a server load them (with progress):
+        // a workspace-wide answer meanwhile would miss them.
+        if need.scope == Scope::Workspace && self.open_projects(&client).await {
+            ready = client.wait_ready_reporting(deadline).await;
+            if !ready && need.deadline.is_some() {
+                return Err(self.still_starting(&client).await);
+            }
+        }
+        Ok((client, ready))
+    }
+
+    /// `Starting`, once the server has had its `ready_timeout` to become
+    /// ready: a caller with a deadline has moved on by then (see `search`),
+    /// and the server is warm for its next call.
+    async fn still_starting(&self, client: &LspClient) -> LspError {
+        client.wait_ready(client.language.ready_timeout).await;
+        LspError::Starting {
+            server: client.server().to_string(),
+        }
+    }
+}

@@ -1,0 +1,278 @@
+//! Where search's matches come from: every language server the workspace
+//! needs, asked at once and each waited for until a deadline (a cold
+//! server goes on starting for the next search), and the tree-sitter
+//! symbol index for each language whose server did not answer, with a note
+//! that says why; npm packages' declarations, which no server searches,
+//! from their own index when libraries are asked for.
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::{Found, rank};
+use crate::context::Context;
+use crate::error::ToolResult;
+use crate::index::{IndexAnswer, IndexHit, SymbolIndex};
+use crate::lsp::symbols::{SymbolHit, workspace_symbols};
+use crate::lsp::{LspError, Need};
+use crate::progress;
+use crate::tools::blocking;
+
+/// How long a search waits for a language server that is not ready: past
+/// this its language is answered from the tree-sitter index (the server
+/// goes on starting for the next search).
+pub const SERVER_WAIT: Duration = Duration::from_millis(1500);
+
+/// The matches of every source, and what to say about them.
+#[derive(Debug, Default)]
+pub(super) struct Gathered {
+    pub found: Vec<Found>,
+    /// The servers that answered, then `tree-sitter` if the index did.
+    pub sources: Vec<String>,
+    pub notes: Vec<String>,
+}
+
+/// Asks every server the workspace needs, and the index for the languages
+/// none of them answered for.
+pub(super) async fn gather(
+    ctx: &Arc<Context>,
+    query: &str,
+    include_external: bool,
+) -> ToolResult<Gathered> {
+    // The index hears of files changed from now on.
+    ctx.lsp.watch_files();
+    let deadline = tokio::time::Instant::now() + SERVER_WAIT;
+    let asks: Vec<Asking> = ctx
+        .lsp
+        .projects()
+        .await
+        .into_iter()
+        .filter_map(|file| start_asking(ctx, file, query, include_external, deadline))
+        .collect();
+    // The tree-sitter index answers for the languages no server answers
+    // for. Built meanwhile on the first search (servers are starting then,
+    // and a later fallback finds it warm); after that asked only when a
+    // server did not answer, so it takes no time from one that did.
+    let early_index = (ctx.index.size().0 == 0).then(|| query_index(ctx, &ctx.index, query));
+    // npm packages' declarations, which no server searches, meanwhile.
+    let dependencies = include_external.then(|| query_index(ctx, &ctx.dependencies, query));
+
+    let mut gathered = Gathered::default();
+    // Languages whose servers answered; the others are the index's.
+    let mut answered: HashSet<String> = HashSet::new();
+    let mut fallen_back: Vec<(String, String)> = Vec::new();
+    for asking in asks {
+        let language = asking.language.clone();
+        match asking.outcome(deadline).await {
+            Ok(asked) => {
+                if !asked.index_complete {
+                    push_once(
+                        &mut gathered.notes,
+                        format!(
+                            "{} was still indexing; its results may be incomplete",
+                            asked.server
+                        ),
+                    );
+                }
+                push_once(&mut gathered.sources, asked.server.clone());
+                answered.insert(language);
+                gathered
+                    .found
+                    .extend(asked.hits.into_iter().filter_map(|hit| {
+                        Some(Found {
+                            rank: rank(&hit.name, query)?,
+                            container: hit.container,
+                            path: hit.path,
+                            position: hit.range.start,
+                            kind: hit.kind,
+                            name: hit.name,
+                            from_server: true,
+                        })
+                    }));
+            }
+            Err(why) => fallen_back.push((language, why)),
+        }
+    }
+    let mut noted = HashSet::new();
+    for (language, why) in fallen_back {
+        if !answered.contains(&language) && noted.insert(language.clone()) {
+            gathered
+                .notes
+                .push(format!("{why}; {language} results are from tree-sitter"));
+        }
+    }
+    let index = match (early_index, noted.is_empty()) {
+        (Some(started), _) => started.await?,
+        (None, true) => IndexAnswer::default(),
+        (None, false) => query_index(ctx, &ctx.index, query).await?,
+    };
+    let dependencies = match dependencies {
+        Some(started) => Some(started.await?),
+        None => None,
+    };
+    let mut from_index = false;
+    for hit in index.hits {
+        let language = ctx
+            .lsp
+            .config()
+            .language_for(&hit.path)
+            .map(|l| l.name.clone());
+        if language.as_ref().is_some_and(|l| answered.contains(l)) {
+            continue;
+        }
+        if let Some(hit) = from_tree_sitter(hit, query) {
+            from_index = true;
+            gathered.found.push(hit);
+        }
+    }
+    // TypeScript's servers do not search the declarations of npm packages.
+    if let Some(dependencies) = dependencies {
+        for hit in dependencies.hits {
+            if let Some(hit) = from_tree_sitter(hit, query) {
+                from_index = true;
+                gathered.found.push(hit);
+            }
+        }
+        gathered.notes.extend(dependencies.incomplete);
+    }
+    if from_index {
+        gathered.sources.push("tree-sitter".to_string());
+    }
+    if let Some(why) = index.incomplete {
+        gathered.notes.push(why);
+    }
+    Ok(gathered)
+}
+
+/// A server being asked: its language and name, a signal sent once it was
+/// asked (ready, its projects loaded), and the task that asks it.
+struct Asking {
+    language: String,
+    /// The server's name (the language's chosen server for the project).
+    server: String,
+    asked: tokio::sync::oneshot::Receiver<()>,
+    task: tokio::task::JoinHandle<Result<Asked, LspError>>,
+}
+
+/// What a server answered.
+struct Asked {
+    server: String,
+    hits: Vec<SymbolHit>,
+    index_complete: bool,
+}
+
+/// Starts asking the server behind `file` (a file of one project of its
+/// language) in a task of its own: a server still starting at the deadline
+/// goes on starting, for the next search. `None` for a file no server
+/// serves.
+fn start_asking(
+    ctx: &Arc<Context>,
+    file: std::path::PathBuf,
+    query: &str,
+    include_external: bool,
+    deadline: tokio::time::Instant,
+) -> Option<Asking> {
+    let language = ctx.lsp.config().language_for(&file)?;
+    // A server's library search (rust-analyzer's `query*`) leaves the
+    // workspace out: ask both.
+    let queries = match &language.library_query_suffix {
+        Some(suffix) if include_external => vec![query.to_string(), format!("{query}{suffix}")],
+        _ => vec![query.to_string()],
+    };
+    let language = language.name.clone();
+    let server = ctx.lsp.server_name(&file)?;
+    let (asked_tx, asked) = tokio::sync::oneshot::channel();
+    let (ctx, sink) = (Arc::clone(ctx), progress::current());
+    let ask = async move { ask(&ctx, &file, &queries, deadline, asked_tx).await };
+    let task = tokio::spawn(async move {
+        match sink {
+            Some(sink) => progress::with_sink(sink, ask).await,
+            None => ask.await,
+        }
+    });
+    Some(Asking {
+        language,
+        server,
+        asked,
+        task,
+    })
+}
+
+impl Asking {
+    /// The server's answer, or why its language falls back on the index.
+    /// A server that was asked by the deadline is waited for (its request
+    /// has its own timeout); one still starting is not.
+    async fn outcome(self, deadline: tokio::time::Instant) -> Result<Asked, String> {
+        let asked_in_time =
+            tokio::time::timeout_at(deadline + Duration::from_millis(100), self.asked)
+                .await
+                .is_ok();
+        if !asked_in_time && !self.task.is_finished() {
+            return Err(format!("{} is still starting", self.server));
+        }
+        match self.task.await {
+            Ok(Ok(asked)) => Ok(asked),
+            Ok(Err(LspError::Starting { server })) => Err(format!("{server} is still starting")),
+            Ok(Err(LspError::LoadingProjects { server })) => {
+                Err(format!("{server} is still loading its projects"))
+            }
+            Ok(Err(err)) => Err(err.to_string()),
+            Err(_) => Err("its search failed".to_string()),
+        }
+    }
+}
+
+/// Asks the server behind `file`: started if need be, ready and its
+/// projects loaded by `deadline` (or ready once before, then answering
+/// while it indexes again); `asked` is told once it is.
+async fn ask(
+    ctx: &Context,
+    file: &Path,
+    queries: &[String],
+    deadline: tokio::time::Instant,
+    asked: tokio::sync::oneshot::Sender<()>,
+) -> Result<Asked, LspError> {
+    let server = ctx.lsp.server(file, Need::WORKSPACE.by(deadline)).await?;
+    let _ = asked.send(());
+    let mut hits = Vec::new();
+    for query in queries {
+        hits.extend(workspace_symbols(&server, query).await?);
+    }
+    Ok(Asked {
+        server: server.name().to_string(),
+        hits,
+        index_complete: server.index_complete(),
+    })
+}
+
+/// The names of `index` that match `query`, looked up on the blocking pool
+/// from now on (not when awaited: it runs while the servers are asked).
+fn query_index(
+    ctx: &Context,
+    index: &Arc<SymbolIndex>,
+    query: &str,
+) -> impl Future<Output = ToolResult<IndexAnswer>> + use<> {
+    let (index, query) = (Arc::clone(index), query.to_string());
+    let root = ctx.workspace.root().to_path_buf();
+    blocking(move || Ok(index.query(&root, |name| rank(name, &query).is_some())))
+}
+
+/// An index hit as a match, if its name matches the query.
+fn from_tree_sitter(hit: IndexHit, query: &str) -> Option<Found> {
+    Some(Found {
+        rank: rank(&hit.symbol.name, query)?,
+        path: hit.path,
+        position: hit.symbol.position,
+        kind: hit.symbol.kind,
+        name: hit.symbol.name,
+        container: hit.symbol.container,
+        from_server: false,
+    })
+}
+
+fn push_once(notes: &mut Vec<String>, note: String) {
+    if !notes.contains(&note) {
+        notes.push(note);
+    }
+}
