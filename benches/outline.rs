@@ -39,13 +39,13 @@ fn main() {
     println!("tree-sitter outline benchmark (median of {runs} runs)");
     println!();
     match find_dts() {
-        Some(path) => bench(&path, Language::TypeScript, runs),
+        Some(path) => bench(&path, Language::named("TypeScript").unwrap(), runs),
         None => println!(
             "lib.dom.d.ts not found: set SEXTANT_BENCH_DTS, or run\n  npm install --prefix /tmp/sextant-bench typescript@6\n"
         ),
     }
     match largest_registry_rs() {
-        Some(path) => bench(&path, Language::Rust, runs),
+        Some(path) => bench(&path, Language::named("Rust").unwrap(), runs),
         None => println!("no .rs file found under the cargo registry sources\n"),
     }
 }

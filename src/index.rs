@@ -335,11 +335,7 @@ fn index_file(path: &Path) -> Option<Vec<IndexedSymbol>> {
     }
     let text = String::from_utf8_lossy(&bytes).into_owned();
     let file = SourceFile::parse(language, text);
-    let separator = if language == Language::Rust {
-        "::"
-    } else {
-        "."
-    };
+    let separator = language.name_separator();
     let mut out = Vec::new();
     flatten(file.outline(), None, separator, &mut out);
     Some(out)

@@ -485,7 +485,7 @@ async fn errors_have_codes_and_fixes() {
     );
     assert_snapshot!(
         f.run("read", json!({"file": "package.json"})).await,
-        @r#"error[invalid-params]: package.json: no outline for this kind of file (outlines cover .ts .tsx .mts .cts .js .jsx .mjs .cjs .rs and the files of languages configured in sextant.toml); use read_file, or read with preview "raw""#
+        @r#"error[invalid-params]: package.json: no outline for this kind of file (outlines cover .ts .mts .cts .tsx .js .jsx .mjs .cjs .rs and the files of languages configured in sextant.toml); use read_file, or read with preview "raw""#
     );
     assert_snapshot!(
         f.run("read", json!({"file": "src/shapes.ts", "preview": "raw", "symbol": "Circle"})).await,

@@ -84,12 +84,12 @@ fn every_query_compiles_against_its_grammars() {
     assert_eq!(
         checked,
         [
-            "TypeScript: queries/typescript/outline.scm",
-            "TypeScript: queries/typescript/signature.scm",
-            "TSX: queries/typescript/outline.scm",
-            "TSX: queries/typescript/signature.scm",
-            "Rust: queries/rust/outline.scm",
-            "Rust: queries/rust/signature.scm",
+            "typescript: queries/typescript/outline.scm",
+            "typescript: queries/typescript/signature.scm",
+            "tsx: queries/typescript/outline.scm",
+            "tsx: queries/typescript/signature.scm",
+            "rust: queries/rust/outline.scm",
+            "rust: queries/rust/signature.scm",
         ]
     );
 }
@@ -97,16 +97,19 @@ fn every_query_compiles_against_its_grammars() {
 #[test]
 fn languages_by_extension() {
     let of = |p: &str| Language::from_path(std::path::Path::new(p));
-    assert_eq!(of("a/b.ts"), Some(Language::TypeScript));
-    assert_eq!(of("index.d.ts"), Some(Language::TypeScript));
-    assert_eq!(of("x.mts"), Some(Language::TypeScript));
-    assert_eq!(of("x.cts"), Some(Language::TypeScript));
-    assert_eq!(of("x.tsx"), Some(Language::Tsx));
-    assert_eq!(of("x.js"), Some(Language::JavaScript));
-    assert_eq!(of("x.JSX"), Some(Language::JavaScript));
-    assert_eq!(of("x.mjs"), Some(Language::JavaScript));
-    assert_eq!(of("x.cjs"), Some(Language::JavaScript));
-    assert_eq!(of("lib.rs"), Some(Language::Rust));
+    assert_eq!(of("a/b.ts"), Some(Language::named("TypeScript").unwrap()));
+    assert_eq!(
+        of("index.d.ts"),
+        Some(Language::named("TypeScript").unwrap())
+    );
+    assert_eq!(of("x.mts"), Some(Language::named("TypeScript").unwrap()));
+    assert_eq!(of("x.cts"), Some(Language::named("TypeScript").unwrap()));
+    assert_eq!(of("x.tsx"), Some(Language::named("TSX").unwrap()));
+    assert_eq!(of("x.js"), Some(Language::named("JavaScript").unwrap()));
+    assert_eq!(of("x.JSX"), Some(Language::named("JavaScript").unwrap()));
+    assert_eq!(of("x.mjs"), Some(Language::named("JavaScript").unwrap()));
+    assert_eq!(of("x.cjs"), Some(Language::named("JavaScript").unwrap()));
+    assert_eq!(of("lib.rs"), Some(Language::named("Rust").unwrap()));
     assert_eq!(of("x.py"), None);
     assert_eq!(of("Makefile"), None);
 }
@@ -157,7 +160,7 @@ fn crlf_files_outline_like_lf_files() {
     let lf_text = std::fs::read_to_string(common::fixtures_dir().join("ts/src/crlf.ts"))
         .unwrap()
         .replace("\r\n", "\n");
-    let lf = SourceFile::parse(Language::TypeScript, lf_text);
+    let lf = SourceFile::parse(Language::named("TypeScript").unwrap(), lf_text);
     let mut lf_out = String::new();
     write_symbols(&lf, lf.outline(), 0, &mut lf_out);
     assert_eq!(crlf, lf_out);
@@ -173,9 +176,12 @@ fn files_with_syntax_errors_outline_what_they_can() {
 
 #[test]
 fn empty_and_symbol_free_files() {
-    let empty = SourceFile::parse(Language::TypeScript, String::new());
+    let empty = SourceFile::parse(Language::named("TypeScript").unwrap(), String::new());
     assert!(empty.outline().is_empty());
-    let script = SourceFile::parse(Language::JavaScript, "console.log(1);\n".into());
+    let script = SourceFile::parse(
+        Language::named("JavaScript").unwrap(),
+        "console.log(1);\n".into(),
+    );
     assert!(script.outline().is_empty());
     assert!(!script.has_syntax_errors());
 }
@@ -325,12 +331,15 @@ fn filters_drop_literals_bodies_and_callbacks() {
 #[test]
 fn the_cache_parses_the_same_content_once() {
     let text = std::fs::read_to_string(common::fixtures_dir().join("syntax/decls.rs")).unwrap();
-    let first = syntax::parse(Language::Rust, text.clone());
+    let first = syntax::parse(Language::named("Rust").unwrap(), text.clone());
     let outline = first.outline().as_ptr();
-    let second = syntax::parse(Language::Rust, text.clone());
+    let second = syntax::parse(Language::named("Rust").unwrap(), text.clone());
     assert!(Arc::ptr_eq(&first, &second));
     assert_eq!(second.outline().as_ptr(), outline);
-    let changed = syntax::parse(Language::Rust, format!("{text}\npub fn extra() {{}}\n"));
+    let changed = syntax::parse(
+        Language::named("Rust").unwrap(),
+        format!("{text}\npub fn extra() {{}}\n"),
+    );
     assert!(!Arc::ptr_eq(&first, &changed));
     assert_eq!(
         changed.outline().last().map(|s| s.name.as_str()),

@@ -161,27 +161,33 @@ mod tests {
     #[test]
     fn hits_need_the_same_bytes_and_old_entries_go_first() {
         let cache = ParseCache::new(2, usize::MAX);
-        let a = cache.get_or_parse(Language::Rust, "fn a() {}".into());
-        let again = cache.get_or_parse(Language::Rust, "fn a() {}".into());
+        let a = cache.get_or_parse(Language::named("Rust").unwrap(), "fn a() {}".into());
+        let again = cache.get_or_parse(Language::named("Rust").unwrap(), "fn a() {}".into());
         assert!(Arc::ptr_eq(&a, &again));
         // Same text, another grammar: another entry.
-        let ts = cache.get_or_parse(Language::TypeScript, "fn a() {}".into());
+        let ts = cache.get_or_parse(Language::named("TypeScript").unwrap(), "fn a() {}".into());
         assert!(!Arc::ptr_eq(&a, &ts));
         assert_eq!(cache.stats().hits, 1);
         assert_eq!(cache.stats().misses, 2);
         // A third entry evicts the least recently used (the TypeScript one
         // was used last, so the Rust one goes).
-        cache.get_or_parse(Language::Rust, "fn b() {}".into());
+        cache.get_or_parse(Language::named("Rust").unwrap(), "fn b() {}".into());
         assert_eq!(cache.stats().entries, 2);
-        let a_again = cache.get_or_parse(Language::Rust, "fn a() {}".into());
+        let a_again = cache.get_or_parse(Language::named("Rust").unwrap(), "fn a() {}".into());
         assert!(!Arc::ptr_eq(&a, &a_again));
     }
 
     #[test]
     fn bounded_by_source_bytes() {
         let cache = ParseCache::new(10, 20);
-        cache.get_or_parse(Language::Rust, "fn aaaaaaaaaaaa() {}".into());
-        cache.get_or_parse(Language::Rust, "fn bbbbbbbbbbbb() {}".into());
+        cache.get_or_parse(
+            Language::named("Rust").unwrap(),
+            "fn aaaaaaaaaaaa() {}".into(),
+        );
+        cache.get_or_parse(
+            Language::named("Rust").unwrap(),
+            "fn bbbbbbbbbbbb() {}".into(),
+        );
         let stats = cache.stats();
         assert_eq!(stats.entries, 1);
         assert_eq!(stats.bytes, 20);

@@ -1,42 +1,26 @@
 //! The grammars and their compiled queries.
 //!
-//! Each query is embedded at build time from `queries/<language>/*.scm` and
-//! compiled once per grammar, on first use (compiling the TypeScript
-//! queries takes tens of milliseconds). Capture names are checked when a
-//! query compiles, so a misspelt capture fails [`check_queries`] (and the
-//! test that calls it) instead of silently matching nothing.
+//! Each registered grammar (`grammars.rs`) is compiled with its language's
+//! queries (`queries/<language>/*.scm`, embedded at build time) once, on
+//! first use (compiling the TypeScript queries takes tens of
+//! milliseconds). Capture names are checked when a query compiles, so a
+//! misspelt capture fails [`check_queries`] (and the test that calls it)
+//! instead of silently matching nothing. Where the outline walk looks is
+//! the language's `[outline]` table, turned into a table by node kind.
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::sync::{LazyLock, OnceLock};
 
 use tree_sitter::{Node, Parser, Query, Range, Tree};
 
 use super::Language;
+use super::grammars::{REGISTERED, Registered};
+use super::language::{OutlineScopes, Spec};
 use crate::model::{ALL_KINDS, SymbolKind};
 
 /// A grammar's query files, (file name, source): outline, then signature.
-type QueryFiles = [(&'static str, &'static str); 2];
-
-const TYPESCRIPT_QUERIES: QueryFiles = [
-    (
-        "queries/typescript/outline.scm",
-        include_str!("../../queries/typescript/outline.scm"),
-    ),
-    (
-        "queries/typescript/signature.scm",
-        include_str!("../../queries/typescript/signature.scm"),
-    ),
-];
-const RUST_QUERIES: QueryFiles = [
-    (
-        "queries/rust/outline.scm",
-        include_str!("../../queries/rust/outline.scm"),
-    ),
-    (
-        "queries/rust/signature.scm",
-        include_str!("../../queries/rust/signature.scm"),
-    ),
-];
+type QueryFiles = [(String, &'static str); 2];
 
 /// What the outline walk does with a node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,101 +86,65 @@ pub(crate) struct Grammar {
     /// Only the `@comment` patterns, compiled when first needed (a
     /// declaration header with a comment inside).
     comments: OnceLock<CompiledQuery>,
-    files: &'static QueryFiles,
-    /// Where the outline walk looks (see [`Grammar::visit`]).
-    scopes: fn(&Node, &str) -> Visit,
+    files: QueryFiles,
+    /// Where the outline walk looks, by node kind id (see [`Grammar::visit`]).
+    scopes: Vec<Scope>,
 }
 
-static TYPESCRIPT: LazyLock<Grammar> = LazyLock::new(|| {
-    Grammar::new(
-        tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
-        &TYPESCRIPT_QUERIES,
-        typescript_scope,
-    )
-    .unwrap_or_else(|err| panic!("{err}"))
-});
-static TSX: LazyLock<Grammar> = LazyLock::new(|| {
-    Grammar::new(
-        tree_sitter_typescript::LANGUAGE_TSX.into(),
-        &TYPESCRIPT_QUERIES,
-        typescript_scope,
-    )
-    .unwrap_or_else(|err| panic!("{err}"))
-});
-static RUST: LazyLock<Grammar> = LazyLock::new(|| {
-    Grammar::new(tree_sitter_rust::LANGUAGE.into(), &RUST_QUERIES, rust_scope)
-        .unwrap_or_else(|err| panic!("{err}"))
-});
-
-/// TypeScript: declarations sit in the program, export and `declare`
-/// wrappers, class, interface and enum bodies, and namespace and module
-/// bodies (statement blocks, like function bodies, so the parent decides);
-/// classes, interfaces, enums and namespaces lead to their bodies.
-fn typescript_scope(node: &Node, parent_kind: &str) -> Visit {
-    match node.kind() {
-        "program"
-        | "export_statement"
-        | "ambient_declaration"
-        | "class_body"
-        | "interface_body"
-        | "enum_body" => Visit::Query,
-        "class_declaration"
-        | "abstract_class_declaration"
-        | "class"
-        | "interface_declaration"
-        | "enum_declaration"
-        | "internal_module"
-        | "module" => Visit::Enter,
-        // A namespace that is not exported parses as an expression statement.
-        "expression_statement"
-            if node
-                .named_child(0)
-                .is_some_and(|child| child.kind() == "internal_module") =>
-        {
-            Visit::Query
-        }
-        "statement_block"
-            if matches!(
-                parent_kind,
-                "internal_module" | "module" | "ambient_declaration"
-            ) =>
-        {
-            Visit::Query
-        }
-        _ => Visit::Skip,
-    }
+/// What the language's `[outline]` table says of one node kind.
+#[derive(Debug, Clone, Default)]
+enum Scope {
+    #[default]
+    Skip,
+    Query,
+    Enter,
+    /// Declarations sit in it only inside a parent of these kinds.
+    QueryWithin(Vec<String>),
+    /// Declarations sit in it only when its first named child is of this
+    /// kind.
+    QueryHolding(String),
 }
 
-/// Rust: items sit in the file and in item lists (of modules, impl blocks,
-/// traits, extern blocks), fields in field lists, variants in variant
-/// lists; the items that hold those lists lead to them.
-fn rust_scope(node: &Node, _parent_kind: &str) -> Visit {
-    match node.kind() {
-        "source_file" | "declaration_list" | "field_declaration_list" | "enum_variant_list" => {
-            Visit::Query
-        }
-        "mod_item" | "impl_item" | "trait_item" | "foreign_mod_item" | "struct_item"
-        | "union_item" | "enum_item" | "enum_variant" => Visit::Enter,
-        _ => Visit::Skip,
-    }
-}
+/// Every registered grammar, in registration order, compiled when first
+/// used.
+static GRAMMARS: LazyLock<Vec<(&'static Registered, usize, OnceLock<Grammar>)>> =
+    LazyLock::new(|| {
+        REGISTERED
+            .iter()
+            .flat_map(|registered| {
+                (0..registered.grammars.len()).map(move |i| (registered, i, OnceLock::new()))
+            })
+            .collect()
+    });
 
-/// The grammar (with queries) of a language; JavaScript uses TSX's.
+/// The grammar (with queries) of a language.
 pub(crate) fn grammar(language: Language) -> &'static Grammar {
-    match language {
-        Language::TypeScript => &TYPESCRIPT,
-        Language::Tsx | Language::JavaScript => &TSX,
-        Language::Rust => &RUST,
-    }
+    let (registered, i, compiled) = &GRAMMARS[language.dialect().grammar];
+    compiled.get_or_init(|| {
+        Grammar::new(registered, *i, language.spec()).unwrap_or_else(|err| panic!("{err}"))
+    })
+}
+
+/// The query files of a registered language.
+fn query_files(registered: &Registered) -> QueryFiles {
+    [
+        (
+            format!("queries/{}/outline.scm", registered.folder),
+            registered.outline_scm,
+        ),
+        (
+            format!("queries/{}/signature.scm", registered.folder),
+            registered.signature_scm,
+        ),
+    ]
 }
 
 impl Grammar {
-    fn new(
-        language: tree_sitter::Language,
-        files: &'static QueryFiles,
-        scopes: fn(&Node, &str) -> Visit,
-    ) -> Result<Grammar, String> {
-        let query = compile(&language, files, false)?;
+    fn new(registered: &Registered, index: usize, spec: &Spec) -> Result<Grammar, String> {
+        let language = (registered.grammars[index].1)();
+        let files = query_files(registered);
+        let query = compile(&language, &files, false)?;
+        let scopes = scopes(&language, &spec.outline);
         Ok(Grammar {
             language,
             query,
@@ -209,7 +157,7 @@ impl Grammar {
     /// The query that finds comments.
     pub(crate) fn comments(&self) -> &CompiledQuery {
         self.comments.get_or_init(|| {
-            compile(&self.language, self.files, true).expect("compiled once already")
+            compile(&self.language, &self.files, true).expect("compiled once already")
         })
     }
 
@@ -224,8 +172,46 @@ impl Grammar {
     /// pattern must be rooted at such a node or at a child of one; the
     /// tests of every declaration form hold the queries to it.
     pub(crate) fn visit(&self, node: &Node, parent_kind: &str) -> Visit {
-        (self.scopes)(node, parent_kind)
+        match self.scopes.get(usize::from(node.kind_id())) {
+            Some(Scope::Query) => Visit::Query,
+            Some(Scope::Enter) => Visit::Enter,
+            Some(Scope::QueryWithin(parents)) if parents.iter().any(|p| p == parent_kind) => {
+                Visit::Query
+            }
+            Some(Scope::QueryHolding(child))
+                if node.named_child(0).is_some_and(|c| c.kind() == child) =>
+            {
+                Visit::Query
+            }
+            _ => Visit::Skip,
+        }
     }
+}
+
+/// The `[outline]` table by node kind id: every id whose kind has the name
+/// the table uses (a grammar may give one name several ids).
+fn scopes(language: &tree_sitter::Language, outline: &OutlineScopes) -> Vec<Scope> {
+    let mut by_name: HashMap<&str, Scope> = HashMap::new();
+    for kind in &outline.enter {
+        by_name.insert(kind, Scope::Enter);
+    }
+    for (kind, parents) in &outline.query_within {
+        by_name.insert(kind, Scope::QueryWithin(parents.clone()));
+    }
+    for (kind, child) in &outline.query_holding {
+        by_name.insert(kind, Scope::QueryHolding(child.clone()));
+    }
+    for kind in &outline.query {
+        by_name.insert(kind, Scope::Query);
+    }
+    (0..language.node_kind_count())
+        .map(|id| {
+            language
+                .node_kind_for_id(id as u16)
+                .and_then(|name| by_name.get(name).cloned())
+                .unwrap_or_default()
+        })
+        .collect()
 }
 
 /// Compiles a grammar's two query files as one query, keeping either every
@@ -235,7 +221,8 @@ fn compile(
     files: &QueryFiles,
     comments: bool,
 ) -> Result<CompiledQuery, String> {
-    let [(outline_file, outline), (signature_file, signature)] = *files;
+    let [(outline_file, outline), (signature_file, signature)] = files;
+    let (outline, signature) = (*outline, *signature);
     let source = format!("{outline}\n{signature}");
     let query = Query::new(language, &source).map_err(|err| {
         // Point into the file the error is in.
@@ -339,25 +326,15 @@ fn snake_case(name: &str) -> String {
 /// capture names: `grammar: file` for each query that compiles, or every
 /// failure with its reason.
 pub fn check_queries() -> Result<Vec<String>, String> {
-    let grammars: [(&str, tree_sitter::Language, &QueryFiles); 3] = [
-        (
-            "TypeScript",
-            tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
-            &TYPESCRIPT_QUERIES,
-        ),
-        (
-            "TSX",
-            tree_sitter_typescript::LANGUAGE_TSX.into(),
-            &TYPESCRIPT_QUERIES,
-        ),
-        ("Rust", tree_sitter_rust::LANGUAGE.into(), &RUST_QUERIES),
-    ];
     let mut checked = Vec::new();
     let mut errors = Vec::new();
-    for (grammar, language, queries) in grammars {
-        match compile(&language, queries, false) {
-            Ok(_) => checked.extend(queries.iter().map(|(file, _)| format!("{grammar}: {file}"))),
-            Err(err) => errors.push(format!("{grammar}: {err}")),
+    for registered in REGISTERED {
+        let files = query_files(registered);
+        for (grammar, language) in registered.grammars {
+            match compile(&language(), &files, false) {
+                Ok(_) => checked.extend(files.iter().map(|(file, _)| format!("{grammar}: {file}"))),
+                Err(err) => errors.push(format!("{grammar}: {err}")),
+            }
         }
     }
     if errors.is_empty() {

@@ -1,5 +1,6 @@
 //! tree-sitter: grammars, a parse cache, outlines, signature previews and
-//! code excerpts, for TypeScript, TSX, JavaScript and Rust.
+//! code excerpts, for the languages registered in `grammars` and described
+//! in `queries/<language>/` (see `language`).
 //!
 //! Everything here produces `model` values (positions in sextant's 1-based
 //! character form, `OutlineSymbol` trees, `CodeExcerpt`s); no tree-sitter
@@ -14,108 +15,22 @@
 pub mod cache;
 mod excerpt;
 pub mod grammar;
+mod grammars;
+mod language;
 mod lines;
 pub mod outline;
 mod pieces;
 pub mod signature;
 
-use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 pub use excerpt::{excerpt, line_span};
+pub use language::{Language, extensions};
 pub use lines::LineIndex;
 pub use outline::{filter_outline, is_leaf, nest_by_range};
 pub use signature::condense;
 
 use crate::model::{CodeExcerpt, OutlineSymbol, Range};
-
-/// The languages sextant parses itself.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Language {
-    /// `.ts .mts .cts` (and `.d.ts`).
-    TypeScript,
-    /// `.tsx`.
-    Tsx,
-    /// `.js .jsx .mjs .cjs`, parsed with the TSX grammar: JavaScript files
-    /// often hold JSX, which the TypeScript grammar would misread as type
-    /// assertions, and plain JavaScript has no `<T>x` assertions for TSX to
-    /// misread in turn. It also spares a third grammar.
-    JavaScript,
-    /// `.rs`.
-    Rust,
-}
-
-impl Language {
-    /// The language of a file, by its extension.
-    pub fn from_path(path: &Path) -> Option<Language> {
-        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-        match ext.as_str() {
-            "ts" | "mts" | "cts" => Some(Language::TypeScript),
-            "tsx" => Some(Language::Tsx),
-            "js" | "jsx" | "mjs" | "cjs" => Some(Language::JavaScript),
-            "rs" => Some(Language::Rust),
-            _ => None,
-        }
-    }
-
-    /// The tag of a fenced code block: ```` ```ts ````.
-    pub fn fence(self) -> &'static str {
-        match self {
-            Language::TypeScript => "ts",
-            Language::Tsx => "tsx",
-            Language::JavaScript => "js",
-            Language::Rust => "rust",
-        }
-    }
-
-    /// How a line comment starts, for `// ... 15 more lines`.
-    pub fn line_comment(self) -> &'static str {
-        "//"
-    }
-
-    /// Why `name` cannot name a symbol of this language, if it cannot: not
-    /// an identifier, or a reserved word.
-    pub fn refuse_name(self, name: &str) -> Option<String> {
-        let mut chars = name.chars();
-        let first = chars.next()?;
-        let (start_ok, rest_ok, reserved): (bool, bool, &[&str]) = match self {
-            Language::Rust => {
-                let bare = name.strip_prefix("r#").unwrap_or(name);
-                let mut chars = bare.chars();
-                let first = chars.next().unwrap_or('0');
-                (
-                    first.is_alphabetic() || first == '_',
-                    chars.all(|c| c.is_alphanumeric() || c == '_') && bare != "_",
-                    if name.starts_with("r#") {
-                        &[]
-                    } else {
-                        RUST_KEYWORDS
-                    },
-                )
-            }
-            _ => (
-                first.is_alphabetic() || first == '_' || first == '$',
-                chars.all(|c| c.is_alphanumeric() || c == '_' || c == '$'),
-                TYPESCRIPT_RESERVED,
-            ),
-        };
-        if !start_ok || !rest_ok {
-            return Some(format!("`{name}` is not a {} identifier", self.name()));
-        }
-        reserved
-            .contains(&name)
-            .then(|| format!("`{name}` is a reserved word in {}", self.name()))
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Language::TypeScript => "TypeScript",
-            Language::Tsx => "TSX",
-            Language::JavaScript => "JavaScript",
-            Language::Rust => "Rust",
-        }
-    }
-}
 
 /// What a piece of source text is, for telling a name from the rest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -137,68 +52,6 @@ impl Token {
         }
     }
 }
-
-/// Rust's strict and reserved keywords (an `r#` prefix makes them names).
-const RUST_KEYWORDS: &[&str] = &[
-    "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern",
-    "false", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut",
-    "pub", "ref", "return", "self", "Self", "static", "struct", "super", "trait", "true", "type",
-    "unsafe", "use", "where", "while", "abstract", "become", "box", "do", "final", "macro",
-    "override", "priv", "try", "typeof", "unsized", "virtual", "yield",
-];
-
-/// The words TypeScript and JavaScript reserve as names.
-const TYPESCRIPT_RESERVED: &[&str] = &[
-    "break",
-    "case",
-    "catch",
-    "class",
-    "const",
-    "continue",
-    "debugger",
-    "default",
-    "delete",
-    "do",
-    "else",
-    "enum",
-    "export",
-    "extends",
-    "false",
-    "finally",
-    "for",
-    "function",
-    "if",
-    "import",
-    "in",
-    "instanceof",
-    "new",
-    "null",
-    "return",
-    "super",
-    "switch",
-    "this",
-    "throw",
-    "true",
-    "try",
-    "typeof",
-    "var",
-    "void",
-    "while",
-    "with",
-    "implements",
-    "interface",
-    "let",
-    "package",
-    "private",
-    "protected",
-    "public",
-    "static",
-    "yield",
-    "await",
-];
-
-/// The extensions that have a tree-sitter outline, for messages.
-pub const EXTENSIONS: &str = ".ts .tsx .mts .cts .js .jsx .mjs .cjs .rs";
 
 /// One parsed text, with what has been derived from it so far.
 pub struct SourceFile {
@@ -305,11 +158,10 @@ impl SourceFile {
                 return Token::Comment;
             }
             // Code inside `${...}` is code again.
-            if kind == "template_substitution" {
+            if self.language.is_code_in_literal(kind) {
                 break;
             }
-            let number = ["number", "char_literal", "integer_literal", "float_literal"];
-            if kind.contains("string") || kind.contains("regex") || number.contains(&kind) {
+            if self.language.is_literal(kind) {
                 return Token::Literal;
             }
             node = n.parent();

@@ -140,66 +140,9 @@ fn declaration_follows(language: Language, text: &str, lines: &LineIndex, row: u
             in_block_comment = !rest.contains("*/");
             continue;
         }
-        return begins_declaration(language, line);
+        return language.begins_declaration(line);
     }
     false
-}
-
-/// A line at column 0 that starts a declaration or an attribute.
-fn begins_declaration(language: Language, line: &str) -> bool {
-    const TYPESCRIPT: &[&str] = &[
-        "export",
-        "declare",
-        "interface",
-        "type",
-        "class",
-        "abstract",
-        "function",
-        "const",
-        "let",
-        "var",
-        "enum",
-        "namespace",
-        "module",
-        "import",
-        "async",
-    ];
-    const RUST: &[&str] = &[
-        "pub",
-        "fn",
-        "impl",
-        "struct",
-        "enum",
-        "union",
-        "trait",
-        "mod",
-        "use",
-        "const",
-        "static",
-        "type",
-        "unsafe",
-        "extern",
-        "async",
-        "macro_rules",
-    ];
-    let keywords = match language {
-        Language::TypeScript | Language::Tsx | Language::JavaScript => {
-            if line.starts_with('@') {
-                return true;
-            }
-            TYPESCRIPT
-        }
-        Language::Rust => {
-            if line.starts_with("#[") {
-                return true;
-            }
-            RUST
-        }
-    };
-    keywords.iter().any(|keyword| {
-        line.strip_prefix(keyword)
-            .is_some_and(|rest| !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_'))
-    })
 }
 
 /// Parses each piece `cuts[i]..cuts[i + 1]` on its own thread (the first on
@@ -259,49 +202,55 @@ mod tests {
     fn cuts_fall_between_top_level_declarations() {
         let text = "interface A {\n  x: number;\n}\n\nconst s = `\n}\nexport const y = 1;\n`;\n/** B */\nexport class B {\n}\ntype C = A;\n";
         let lines = LineIndex::new(text);
-        let first = boundary_from(Language::TypeScript, text, &lines, 1).unwrap();
+        let first = boundary_from(Language::named("TypeScript").unwrap(), text, &lines, 1).unwrap();
         assert_eq!(&text[first..], &text[text.find("\nconst s").unwrap() + 1..]);
         // Inside the template literal a `}` line at column 0 is followed
         // by an `export` line: a boundary by the lines alone. That is the
         // risk the error check of `parse` covers (see the test below).
-        let inside = boundary_from(Language::TypeScript, text, &lines, 5).unwrap();
+        let inside =
+            boundary_from(Language::named("TypeScript").unwrap(), text, &lines, 5).unwrap();
         assert!(text[inside..].starts_with("export const y"));
-        let after_literal = boundary_from(Language::TypeScript, text, &lines, 7).unwrap();
+        let after_literal =
+            boundary_from(Language::named("TypeScript").unwrap(), text, &lines, 7).unwrap();
         assert!(text[after_literal..].starts_with("/** B */"));
-        let last = boundary_from(Language::TypeScript, text, &lines, 10).unwrap();
+        let last = boundary_from(Language::named("TypeScript").unwrap(), text, &lines, 10).unwrap();
         assert!(text[last..].starts_with("type C"));
         // No boundary after the last declaration.
-        assert_eq!(boundary_from(Language::TypeScript, text, &lines, 12), None);
+        assert_eq!(
+            boundary_from(Language::named("TypeScript").unwrap(), text, &lines, 12),
+            None
+        );
 
         // A comment goes with the declaration after it, and only a
         // declaration: `(x).y` after a `}` continues the statement before.
         let text = "export const g = function () {\n}\n// note\n(globalThis).g = g;\n/* doc\n   more */\nexport const h = 1;\n";
         let lines = LineIndex::new(text);
-        let cut = boundary_from(Language::TypeScript, text, &lines, 1).unwrap();
+        let cut = boundary_from(Language::named("TypeScript").unwrap(), text, &lines, 1).unwrap();
         assert!(text[cut..].starts_with("/* doc"), "{:?}", &text[cut..]);
 
         // A doc block's lines end in `;` often; they end no statement.
         let text = "pub fn a() {}\n/// ```\n/// assert_eq!(b(), 3);\n/// ```\npub fn b() -> i32 {\n    3\n}\nfn c() {}\n";
         let lines = LineIndex::new(text);
-        let cut = boundary_from(Language::Rust, text, &lines, 2).unwrap();
+        let cut = boundary_from(Language::named("Rust").unwrap(), text, &lines, 2).unwrap();
         assert!(text[cut..].starts_with("fn c"), "{:?}", &text[cut..]);
-        let cut = boundary_from(Language::Rust, text, &lines, 1).unwrap();
+        let cut = boundary_from(Language::named("Rust").unwrap(), text, &lines, 1).unwrap();
         assert!(text[cut..].starts_with("/// ```"), "{:?}", &text[cut..]);
     }
 
     #[test]
     fn keywords_need_a_word_boundary() {
-        assert!(begins_declaration(Language::Rust, "pub(crate) fn f() {}"));
-        assert!(begins_declaration(Language::Rust, "#[derive(Debug)]"));
-        assert!(begins_declaration(Language::Rust, "macro_rules! m {"));
-        assert!(!begins_declaration(Language::Rust, "public_thing();"));
-        assert!(!begins_declaration(Language::TypeScript, "types.push(1);"));
-        assert!(!begins_declaration(
-            Language::TypeScript,
-            "  export const x = 1;"
-        ));
-        assert!(begins_declaration(Language::TypeScript, "@Component()"));
-        assert!(!begins_declaration(Language::TypeScript, "// export"));
+        let (rust, typescript) = (
+            Language::named("Rust").unwrap(),
+            Language::named("TypeScript").unwrap(),
+        );
+        assert!(rust.begins_declaration("pub(crate) fn f() {}"));
+        assert!(rust.begins_declaration("#[derive(Debug)]"));
+        assert!(rust.begins_declaration("macro_rules! m {"));
+        assert!(!rust.begins_declaration("public_thing();"));
+        assert!(!typescript.begins_declaration("types.push(1);"));
+        assert!(!typescript.begins_declaration("  export const x = 1;"));
+        assert!(typescript.begins_declaration("@Component()"));
+        assert!(!typescript.begins_declaration("// export"));
         assert!(!ends_top_level_statement("  }"));
         assert!(!ends_top_level_statement("/// f();"));
         assert!(!ends_top_level_statement("#[cfg(test)];"));
@@ -322,11 +271,16 @@ mod tests {
             ));
         }
         let lines = LineIndex::new(&clean);
-        let cuts = super::cuts(Language::TypeScript, &clean, &lines, 4);
+        let cuts = super::cuts(Language::named("TypeScript").unwrap(), &clean, &lines, 4);
         assert_eq!(cuts.len(), 5, "{cuts:?}");
-        let pieces = parse_pieces(Language::TypeScript, &clean, &lines, &cuts);
+        let pieces = parse_pieces(
+            Language::named("TypeScript").unwrap(),
+            &clean,
+            &lines,
+            &cuts,
+        );
         assert!(pieces.iter().all(|t| !t.root_node().has_error()));
-        let whole = grammar::parse(Language::TypeScript, &clean, None);
+        let whole = grammar::parse(Language::named("TypeScript").unwrap(), &clean, None);
         let top_level = |trees: &[Tree]| -> Vec<(usize, usize, String)> {
             trees
                 .iter()
@@ -360,14 +314,19 @@ mod tests {
         tricky.push_str("`;\n");
         tricky.push_str(&clean[close..]);
         let lines = LineIndex::new(&tricky);
-        let cuts = super::cuts(Language::TypeScript, &tricky, &lines, 2);
+        let cuts = super::cuts(Language::named("TypeScript").unwrap(), &tricky, &lines, 2);
         assert!(open < cuts[1] && cuts[1] < close, "{cuts:?}");
-        let pieces = parse_pieces(Language::TypeScript, &tricky, &lines, &cuts);
+        let pieces = parse_pieces(
+            Language::named("TypeScript").unwrap(),
+            &tricky,
+            &lines,
+            &cuts,
+        );
         assert!(pieces.iter().any(|t| t.root_node().has_error()));
-        let trees = parse_in(Language::TypeScript, &tricky, &lines, 2);
+        let trees = parse_in(Language::named("TypeScript").unwrap(), &tricky, &lines, 2);
         assert_eq!(trees.len(), 1);
         assert!(!trees[0].root_node().has_error());
-        let whole = grammar::parse(Language::TypeScript, &tricky, None);
+        let whole = grammar::parse(Language::named("TypeScript").unwrap(), &tricky, None);
         assert_eq!(top_level(&trees), top_level(std::slice::from_ref(&whole)));
     }
 
@@ -387,8 +346,11 @@ mod tests {
         }
         let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/syntax");
         let sets = [
-            (Language::TypeScript, ["decls.ts", "unicode.ts"]),
-            (Language::Rust, ["decls.rs", "unicode.rs"]),
+            (
+                Language::named("TypeScript").unwrap(),
+                ["decls.ts", "unicode.ts"],
+            ),
+            (Language::named("Rust").unwrap(), ["decls.rs", "unicode.rs"]),
         ];
         for (language, files) in sets {
             let mut text = String::new();

@@ -75,10 +75,7 @@ impl FileOutline {
     /// The separator a name path of this file reads best with (`::` in
     /// Rust, `.` elsewhere).
     pub fn path_separator(&self) -> &'static str {
-        match self.language() {
-            Some(Language::Rust) => "::",
-            _ => ".",
-        }
+        self.language().map_or(".", Language::name_separator)
     }
 
     /// A symbol's condensed declaration: tree-sitter's declaration without
@@ -131,7 +128,7 @@ pub async fn outline(ctx: &Context, path: &Path, shown: &str) -> ToolResult<File
             ErrorCode::InvalidParams,
             format!(
                 "{shown}: no outline for this kind of file (outlines cover {} and the files of languages configured in sextant.toml); use read_file, or read with preview \"raw\"",
-                syntax::EXTENSIONS
+                syntax::extensions()
             ),
         ));
     }

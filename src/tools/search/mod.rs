@@ -248,11 +248,7 @@ fn same_as_outlines(mut found: Vec<Found>) -> Vec<Found> {
 /// One server hit given the outline's kind and name path, when the outline
 /// declares something where the hit's name starts.
 fn like_outline(found: &mut Found, file: &syntax::SourceFile) {
-    let separator = if file.language() == Language::Rust {
-        "::"
-    } else {
-        "."
-    };
+    let separator = file.language().name_separator();
     if let Some((path, kind)) = declared_at(file.outline(), found.position, separator) {
         found.kind = kind;
         found.container = path
@@ -275,11 +271,7 @@ fn render_page(ctx: &Context, page: Vec<PageFile>, preview: SearchPreview) -> Ve
                 Language::from_path(&path).map(|language| syntax::parse(language, text.clone()))
             });
             let lines = text.as_deref().map(LineIndex::new);
-            let separator = if Language::from_path(&path) == Some(Language::Rust) {
-                "::"
-            } else {
-                "."
-            };
+            let separator = Language::from_path(&path).map_or(".", Language::name_separator);
             let symbols = matches
                 .into_iter()
                 .map(|mut f| {
