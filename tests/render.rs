@@ -1123,9 +1123,7 @@ fn inspect() {
                 ",
             ),
             (
-                // `N implementations more`, where README.md and references
-                // say `N more ...`: pinned as it is today.
-                "odd: implementations paged, one more",
+                "implementations paged, one more",
                 InspectResult {
                     hover: hover.clone(),
                     definitions: vec![at("src/shapes.ts", 2, 18, "export interface Shape {")],
@@ -1146,12 +1144,11 @@ fn inspect() {
                 Implementations (3):
                   src/shapes.ts:8:23 `export abstract class Base implements Shape {`
                   src/shapes.ts:18:14 `export class Circle extends Base {`
-                  ... 1 implementation more; pass offset=2
+                  ... 1 more implementation; pass offset=2
                 ",
             ),
             (
-                // The same word order as the case above.
-                "odd: a page of one implementation, many more",
+                "a page of one implementation, many more",
                 InspectResult {
                     implementations: vec![classes[1].clone()],
                     implementations_total: 10,
@@ -1165,7 +1162,7 @@ fn inspect() {
 
                 Implementations (10):
                   src/shapes.ts:18:14 `export class Circle extends Base {`
-                  ... 8 implementations more; pass offset=2
+                  ... 8 more implementations; pass offset=2
                 Note: implementations are from typescript-go
                 ",
             ),

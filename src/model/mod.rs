@@ -10,6 +10,7 @@
 mod files;
 mod navigation;
 mod outline;
+mod page;
 mod pipe;
 mod search;
 mod servers;
@@ -18,6 +19,7 @@ mod symbols;
 pub use files::*;
 pub use navigation::*;
 pub use outline::*;
+pub use page::*;
 pub use pipe::*;
 pub use search::*;
 pub use servers::*;

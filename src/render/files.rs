@@ -5,8 +5,8 @@ use std::fmt::Write;
 
 use super::count;
 use crate::model::{
-    CreatedFile, FileChange, FileLines, FoundFiles, GrepEntry, GrepMode, GrepResult, PatchReport,
-    Renaming,
+    CreatedFile, FileChange, FileLines, FoundFiles, GrepEntry, GrepMode, GrepResult, Page,
+    PatchReport, Renaming,
 };
 
 /// `cat -n` style: the number right-aligned in 6 columns, a tab, the line;
@@ -40,9 +40,7 @@ pub fn file_lines(result: &FileLines) -> Vec<String> {
     if result.crlf {
         out.push_str(" · CRLF line endings");
     }
-    if let Some(next) = result.next_offset {
-        let _ = write!(out, "; pass offset={next} for more");
-    }
+    out.push_str(&super::page::pass_offset(result.next_offset));
     vec![out]
 }
 
@@ -61,21 +59,45 @@ pub fn found_files(result: &FoundFiles) -> Vec<String> {
     }
     let shown_end = result.offset + result.files.len();
     let what = count(result.total, "file matches", "files match");
-    if result.offset == 0 && shown_end == result.total {
-        let _ = write!(out, "{what} {} in {}", result.pattern, result.base);
-    } else {
-        let _ = write!(
-            out,
-            "{what} {} in {}; showing {}-{shown_end}",
-            result.pattern,
-            result.base,
-            result.offset + 1
-        );
-        if shown_end < result.total {
-            let _ = write!(out, "; pass offset={shown_end} for more");
-        }
+    let _ = write!(out, "{what} {} in {}", result.pattern, result.base);
+    if result.offset > 0 || shown_end < result.total {
+        let _ = write!(out, "; showing {}-{shown_end}", result.offset + 1);
+        let next = (shown_end < result.total).then_some(shown_end);
+        out.push_str(&super::page::pass_offset(next));
     }
     vec![out]
+}
+
+/// One entry of `grep`'s answer, its line break included: `path`,
+/// `path:count`, `path:line:text` for a match, `path-line-text` for context.
+pub fn grep_entry(entry: &GrepEntry, line_numbers: bool) -> String {
+    match entry {
+        GrepEntry::File { path } => format!("{path}\n"),
+        GrepEntry::Count { path, count } => format!("{path}:{count}\n"),
+        GrepEntry::Line {
+            path,
+            line,
+            is_match,
+            text,
+            cut_from,
+        } => {
+            let sep = if *is_match { ':' } else { '-' };
+            let mut out = format!("{path}{sep}");
+            if line_numbers {
+                let _ = write!(out, "{line}{sep}");
+            }
+            out.push_str(text);
+            if let Some(full) = cut_from {
+                let _ = write!(
+                    out,
+                    " [... cut at {} of {full} characters]",
+                    text.chars().count()
+                );
+            }
+            out.push('\n');
+            out
+        }
+    }
 }
 
 /// ripgrep's conventions: `path:line:text` for matches, `path-line-text` for
@@ -114,61 +136,31 @@ pub fn grep(result: &GrepResult) -> Vec<String> {
 
     let mut previous: Option<(&str, u64)> = None;
     for entry in &result.entries {
-        match entry {
-            GrepEntry::File { path } => {
-                let _ = writeln!(out, "{path}");
+        if let GrepEntry::Line { path, line, .. } = entry {
+            if result.has_context
+                && let Some((prev_path, prev_line)) = previous
+                && (prev_path != path || prev_line + 1 != *line)
+            {
+                out.push_str("--\n");
             }
-            GrepEntry::Count { path, count } => {
-                let _ = writeln!(out, "{path}:{count}");
-            }
-            GrepEntry::Line {
-                path,
-                line,
-                is_match,
-                text,
-                cut_from,
-            } => {
-                if result.has_context
-                    && let Some((prev_path, prev_line)) = previous
-                    && (prev_path != path || prev_line + 1 != *line)
-                {
-                    out.push_str("--\n");
-                }
-                previous = Some((path, *line));
-                let sep = if *is_match { ':' } else { '-' };
-                out.push_str(path);
-                out.push(sep);
-                if result.line_numbers {
-                    let _ = write!(out, "{line}{sep}");
-                }
-                out.push_str(text);
-                if let Some(full) = cut_from {
-                    let _ = write!(
-                        out,
-                        " [... cut at {} of {full} characters]",
-                        text.chars().count()
-                    );
-                }
-                out.push('\n');
-            }
+            previous = Some((path, *line));
         }
+        out.push_str(&grep_entry(entry, result.line_numbers));
     }
     let shown_end = result.offset + result.entries.len();
-    if result.offset > 0 || shown_end < result.total_entries {
-        let noun = match result.mode {
-            GrepMode::FilesWithMatches => "files",
-            GrepMode::Count => "counts",
-            GrepMode::Content => "lines",
-        };
-        let _ = write!(
-            out,
-            "Showing {noun} {}-{shown_end} of {}",
-            result.offset + 1,
-            result.total_entries
-        );
-        if shown_end < result.total_entries {
-            let _ = write!(out, "; pass offset={shown_end} for more");
-        }
+    let page = Page {
+        offset: result.offset,
+        shown: result.entries.len(),
+        total: result.total_entries,
+        next_offset: (shown_end < result.total_entries).then_some(shown_end),
+    };
+    let noun = match result.mode {
+        GrepMode::FilesWithMatches => "files",
+        GrepMode::Count => "counts",
+        GrepMode::Content => "lines",
+    };
+    if let Some(showing) = super::page::showing(noun, &page) {
+        out.push_str(&showing);
         out.push('\n');
     }
     out.truncate(out.trim_end().len());

@@ -8,16 +8,19 @@
 mod files;
 mod navigation;
 mod outline;
+mod page;
 mod pipe;
 mod search;
 mod servers;
 mod symbols;
 
-pub use files::{created_file, file_lines, found_files, grep, patch_report};
-pub use navigation::{call_hierarchy, completion, inspect, references};
-pub use outline::read;
+pub use files::{created_file, file_lines, found_files, grep, grep_entry, patch_report};
+pub use navigation::{
+    call_hierarchy, call_node_line, completion, inspect, location, reference_line, references,
+};
+pub use outline::{outline_entry, read};
 pub use pipe::pipe;
-pub use search::search;
+pub use search::{search, search_symbol};
 pub use servers::{diagnostics, doctor, logs};
 pub use symbols::target_header;
 

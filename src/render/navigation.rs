@@ -6,12 +6,12 @@ use std::fmt::Write;
 use super::count;
 use super::symbols::target_header;
 use crate::model::{
-    CallDirection, CallHierarchyResult, CallNode, CallTree, CompletionResult, InspectResult, Place,
-    ReferenceFile, ReferencesResult, SourceLocation,
+    CallDirection, CallHierarchyResult, CallNode, CallTree, CompletionResult, InspectResult, Page,
+    Place, ReferenceFile, ReferenceLine, ReferencesResult, SourceLocation,
 };
 
 /// `src/a.ts:3:5 `line``, marked when outside every root.
-fn location(l: &SourceLocation) -> String {
+pub fn location(l: &SourceLocation) -> String {
     let mut out = format!("{}:{}", l.path, l.position);
     if l.place == Place::Outside {
         out.push_str(" (outside the workspace)");
@@ -64,13 +64,14 @@ pub fn inspect(result: &InspectResult) -> Vec<String> {
         &result.implementations,
         result.implementations_total,
     );
-    if let Some(next) = result.next_offset {
-        let more = result.implementations_total - next;
-        let _ = write!(
-            sections,
-            "\n  ... {} more; pass offset={next}",
-            count(more, "implementation", "implementations")
-        );
+    let page = Page {
+        offset: result.offset,
+        shown: result.implementations.len(),
+        total: result.implementations_total,
+        next_offset: result.next_offset,
+    };
+    if let Some(more) = super::page::more(&page, "implementation", "implementations", None) {
+        let _ = write!(sections, "\n  {more}");
     }
     if !sections.is_empty() || (result.hover.is_some() && !result.notes.is_empty()) {
         out.push('\n');
@@ -93,18 +94,15 @@ pub fn references(result: &ReferencesResult) -> Vec<String> {
             count(result.total_files, "file", "files")
         );
     }
-    if let Some(next) = result.next_offset {
-        let _ = write!(
-            summary,
-            "\n... {} more {} in {}; pass offset={next}",
-            result.left_out,
-            if result.left_out == 1 {
-                "reference"
-            } else {
-                "references"
-            },
-            count(result.left_out_files, "file", "files"),
-        );
+    let page = Page {
+        offset: result.offset,
+        shown: (result.total.saturating_sub(result.offset)).saturating_sub(result.left_out),
+        total: result.total,
+        next_offset: result.next_offset,
+    };
+    let files = Some(result.left_out_files);
+    if let Some(more) = super::page::more(&page, "reference", "references", files) {
+        let _ = write!(summary, "\n{more}");
     }
     notes(&mut summary, &result.notes);
     let mut blocks = vec![summary];
@@ -119,31 +117,38 @@ fn reference_file(file: &ReferenceFile) -> String {
         count(file.total, "reference", "references")
     );
     for line in &file.lines {
-        let columns: Vec<String> = line.characters.iter().map(u32::to_string).collect();
-        let _ = write!(out, "\n  @{}:{}", line.line, columns.join(","));
-        if let Some(enclosing) = &line.enclosing {
-            let _ = write!(out, " in {enclosing}");
-        }
-        if line.context.is_empty() {
-            let _ = write!(out, ": `{}`", line.text);
-            continue;
-        }
-        out.push(':');
-        let width = line
-            .context
-            .iter()
-            .map(|l| l.number.to_string().len())
-            .max()
-            .unwrap_or(1);
-        for numbered in &line.context {
-            let mark = if numbered.number == line.line as usize {
-                '>'
-            } else {
-                ' '
-            };
-            let numbered = format!("{mark}{:>width$}  {}", numbered.number, numbered.text);
-            let _ = write!(out, "\n   {}", numbered.trim_end());
-        }
+        out.push_str(&reference_line(line));
+    }
+    out
+}
+
+/// One line of a references block, with its context lines: `\n  @63:30,55
+/// in scale: `...``.
+pub fn reference_line(line: &ReferenceLine) -> String {
+    let columns: Vec<String> = line.characters.iter().map(u32::to_string).collect();
+    let mut out = format!("\n  @{}:{}", line.line, columns.join(","));
+    if let Some(enclosing) = &line.enclosing {
+        let _ = write!(out, " in {enclosing}");
+    }
+    if line.context.is_empty() {
+        let _ = write!(out, ": `{}`", line.text);
+        return out;
+    }
+    out.push(':');
+    let width = line
+        .context
+        .iter()
+        .map(|l| l.number.to_string().len())
+        .max()
+        .unwrap_or(1);
+    for numbered in &line.context {
+        let mark = if numbered.number == line.line as usize {
+            '>'
+        } else {
+            ' '
+        };
+        let numbered = format!("{mark}{:>width$}  {}", numbered.number, numbered.text);
+        let _ = write!(out, "\n   {}", numbered.trim_end());
     }
     out
 }
@@ -208,8 +213,25 @@ fn call_node(
     file: &str,
 ) {
     let indent = "  ".repeat(depth);
-    let _ = write!(
-        out,
+    out.push_str(&call_node_line(node, depth, file));
+    if !node.children.is_empty() {
+        let arrow = match direction {
+            CallDirection::Incoming => "called by",
+            CallDirection::Outgoing => "calls",
+        };
+        let _ = write!(out, "\n{indent}  {arrow}:");
+    }
+    for child in &node.children {
+        call_node(out, child, direction, depth + 2, &node.path);
+    }
+}
+
+/// A call tree's node without its children: `@12:5 Function - total`,
+/// where it is when not in `file` (the block's or the caller's), and its
+/// call sites, indented `depth` steps.
+pub fn call_node_line(node: &CallNode, depth: usize, file: &str) -> String {
+    let indent = "  ".repeat(depth);
+    let mut out = format!(
         "\n{indent}@{} {} - {}",
         node.position,
         node.kind.name(),
@@ -237,16 +259,7 @@ fn call_node(
             );
         }
     }
-    if !node.children.is_empty() {
-        let arrow = match direction {
-            CallDirection::Incoming => "called by",
-            CallDirection::Outgoing => "calls",
-        };
-        let _ = write!(out, "\n{indent}  {arrow}:");
-    }
-    for child in &node.children {
-        call_node(out, child, direction, depth + 2, &node.path);
-    }
+    out
 }
 
 pub fn completion(result: &CompletionResult) -> Vec<String> {

@@ -8,7 +8,9 @@
 use std::fmt::Write;
 
 use super::{count, file_lines};
-use crate::model::{CodeExcerpt, OutlineEntry, OutlineSource, ReadOutline, ReadResult, SymbolKind};
+use crate::model::{
+    CodeExcerpt, OutlineEntry, OutlineSource, Page, ReadOutline, ReadResult, SymbolKind,
+};
 
 /// `read`'s answer, in any tier.
 pub fn read(result: &ReadResult) -> Vec<String> {
@@ -31,7 +33,7 @@ fn outline_blocks(outline: &ReadOutline) -> Vec<String> {
             }
             root_is_container = container;
         }
-        write_entry(&mut block, entry, outline);
+        block.push_str(&outline_entry(entry, &outline.fence, &outline.line_comment));
     }
     if !block.is_empty() {
         blocks.push(block);
@@ -93,29 +95,31 @@ fn kind_count(kind: SymbolKind, n: usize) -> String {
     count(n, &singular, &plural)
 }
 
-fn write_entry(out: &mut String, entry: &OutlineEntry, outline: &ReadOutline) {
+/// One symbol of `read`'s outline, with its signature or its code (fenced
+/// with `fence`, cut with a `line_comment` line), each line ended.
+pub fn outline_entry(entry: &OutlineEntry, fence: &str, line_comment: &str) -> String {
     let indent = "  ".repeat(entry.depth);
-    let _ = writeln!(
-        out,
-        "{indent}@{} {} - {}",
+    let mut out = format!(
+        "{indent}@{} {} - {}\n",
         entry.position,
         entry.kind.name(),
         entry.name
     );
     if entry.context {
-        return;
+        return out;
     }
     let inner = format!("{indent}  ");
     if let Some(code) = &entry.code {
-        write_code(out, code, &inner, outline);
+        write_code(&mut out, code, &inner, fence, line_comment);
     } else if let Some(signature) = &entry.signature {
         let _ = writeln!(out, "{inner}`{signature}`");
     }
+    out
 }
 
 /// A fenced block, dedented to the code's own margin and indented under its
 /// symbol.
-fn write_code(out: &mut String, code: &CodeExcerpt, indent: &str, outline: &ReadOutline) {
+fn write_code(out: &mut String, code: &CodeExcerpt, indent: &str, fence: &str, line_comment: &str) {
     let margin = code
         .lines
         .iter()
@@ -123,7 +127,7 @@ fn write_code(out: &mut String, code: &CodeExcerpt, indent: &str, outline: &Read
         .map(|l| &l[..l.len() - l.trim_start().len()])
         .reduce(common_prefix)
         .unwrap_or("");
-    let _ = writeln!(out, "{indent}```{}", outline.fence);
+    let _ = writeln!(out, "{indent}```{fence}");
     for line in &code.lines {
         let line = line.strip_prefix(margin).unwrap_or(line.trim_start());
         if line.trim().is_empty() {
@@ -135,8 +139,7 @@ fn write_code(out: &mut String, code: &CodeExcerpt, indent: &str, outline: &Read
     if code.omitted_lines > 0 {
         let _ = writeln!(
             out,
-            "{indent}{} ... {}",
-            outline.line_comment,
+            "{indent}{line_comment} ... {}",
             count(code.omitted_lines, "more line", "more lines")
         );
     }
@@ -154,18 +157,14 @@ fn common_prefix<'a>(a: &'a str, b: &'a str) -> &'a str {
 
 /// `Showing symbols 1-120 of 2650; pass offset=120 for more, ...`.
 fn paging(outline: &ReadOutline) -> Option<String> {
-    let shown = outline.entries.iter().filter(|e| !e.context).count();
-    if outline.offset == 0 && outline.next_offset.is_none() {
-        return None;
-    }
-    let mut out = format!(
-        "Showing symbols {}-{} of {}",
-        outline.offset + 1,
-        outline.offset + shown,
-        outline.total
-    );
-    if let Some(next) = outline.next_offset {
-        let _ = write!(out, "; pass offset={next} for more");
+    let page = Page {
+        offset: outline.offset,
+        shown: outline.entries.iter().filter(|e| !e.context).count(),
+        total: outline.total,
+        next_offset: outline.next_offset,
+    };
+    let mut out = super::page::showing("symbols", &page)?;
+    if page.next_offset.is_some() {
         let mut narrow = Vec::new();
         if outline.max_depth != Some(1) {
             narrow.push("max_depth=1");

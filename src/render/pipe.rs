@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use super::count;
-use crate::model::{PipeOutput, PipeResult};
+use crate::model::{Page, PipeOutput, PipeResult};
 
 pub fn pipe(result: &PipeResult) -> Vec<String> {
     let mut summary = format!("pipe: {}", result.steps.join(" -> "));
@@ -13,17 +13,14 @@ pub fn pipe(result: &PipeResult) -> Vec<String> {
         let _ = write!(summary, " -> {}", count(result.total, "answer", "answers"));
     }
     // A page that is not the whole says which it is (the last one too).
-    if result.offset > 0 || result.next_offset.is_some() {
-        let _ = write!(
-            summary,
-            "\nShowing answers {}-{} of {}",
-            result.offset + 1,
-            result.offset + shown,
-            result.total
-        );
-        if let Some(next) = result.next_offset {
-            let _ = write!(summary, "; pass offset={next} for more");
-        }
+    let page = Page {
+        offset: result.offset,
+        shown,
+        total: result.total,
+        next_offset: result.next_offset,
+    };
+    if let Some(showing) = super::page::showing("answers", &page) {
+        let _ = write!(summary, "\n{showing}");
     }
     for note in &result.notes {
         let _ = write!(summary, "\nNote: {note}");

@@ -3,12 +3,27 @@
 use std::fmt::Write;
 
 use super::count;
-use crate::model::SearchResult;
+use crate::model::{Page, SearchResult, SearchSymbol};
 
 /// `Found 13 matches for query "create" across 8 files, from typescript-go`,
 /// the notes, then
 /// each file: `src/a.ts (2 results)` and its `@line:char Kind - name`
 /// lines, each with its declaration under it.
+/// One match of a search block: `\n  @12:5 Method - Registry.add` and its
+/// declaration under it.
+pub fn search_symbol(symbol: &SearchSymbol) -> String {
+    let mut out = format!(
+        "\n  @{} {} - {}",
+        symbol.position,
+        symbol.kind.name(),
+        symbol.name
+    );
+    if let Some(signature) = &symbol.signature {
+        let _ = write!(out, "\n    `{signature}`");
+    }
+    out
+}
+
 pub fn search(result: &SearchResult) -> Vec<String> {
     let mut summary = if result.total == 0 {
         format!("No matches for query \"{}\"", result.query)
@@ -38,25 +53,16 @@ pub fn search(result: &SearchResult) -> Vec<String> {
             format!("{} ({shown} of {} results)", file.path, file.total)
         };
         for symbol in &file.symbols {
-            let _ = write!(
-                block,
-                "\n  @{} {} - {}",
-                symbol.position,
-                symbol.kind.name(),
-                symbol.name
-            );
-            if let Some(signature) = &symbol.signature {
-                let _ = write!(block, "\n    `{signature}`");
-            }
+            block.push_str(&search_symbol(symbol));
         }
         blocks.push(block);
     }
-    if let Some(next) = result.next_offset {
-        blocks.push(format!(
-            "Showing matches {}-{next} of {}; pass offset={next} for more",
-            result.offset + 1,
-            result.total
-        ));
-    }
+    let page = Page {
+        offset: result.offset,
+        shown: result.files.iter().map(|f| f.symbols.len()).sum(),
+        total: result.total,
+        next_offset: result.next_offset,
+    };
+    blocks.extend(super::page::showing("matches", &page));
     blocks
 }

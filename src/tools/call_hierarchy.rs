@@ -12,9 +12,10 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::Tool;
 use super::address::{Address, resolve};
 use super::locations::SourceFiles;
-use super::{BUDGET_CHARS, Tool};
+use super::page::Pager;
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::lsp::navigate::{
@@ -102,8 +103,8 @@ async fn call_hierarchy(ctx: &Context, params: Params) -> ToolResult<CallHierarc
         session: &session,
         files: SourceFiles::new(ctx),
         seen: HashSet::new(),
-        nodes: 0,
-        used: 0,
+        pager: Pager::new(0, Some(MAX_NODES)),
+        depth,
         left_out: 0,
     };
     let mut trees = [None, None];
@@ -119,14 +120,14 @@ async fn call_hierarchy(ctx: &Context, params: Params) -> ToolResult<CallHierarc
         walk.seen.clear();
         walk.seen.insert((item.path.clone(), item.selection.start));
         walk.left_out = 0;
-        let before = walk.nodes;
+        let before = walk.pager.shown();
         let calls = walk.expand(&item, wanted, depth).await?;
         let mut files: Vec<&str> = calls.iter().map(|c| c.path.as_str()).collect();
         files.dedup();
         trees[slot] = Some(CallTree {
             direction: wanted,
             files: files.len(),
-            shown: walk.nodes - before,
+            shown: walk.pager.shown() - before,
             left_out: walk.left_out,
             calls,
         });
@@ -147,9 +148,11 @@ struct Walk<'a> {
     files: SourceFiles<'a>,
     /// Functions already shown in this direction (by file and name).
     seen: HashSet<(PathBuf, Position)>,
-    nodes: usize,
-    /// Characters of text so far, against the budget.
-    used: usize,
+    /// Admits nodes within the node bound and the answer's budget, over
+    /// both directions.
+    pager: Pager,
+    /// The depth asked for.
+    depth: u8,
     left_out: usize,
 }
 
@@ -172,12 +175,16 @@ impl Walk<'_> {
             // The whole level first, so a function called from here is
             // expanded here rather than deeper down a sibling.
             let mut level: Vec<(CallItem, CallNode)> = Vec::with_capacity(calls.len());
+            // As the renderer indents this level, and the file its nodes
+            // are shown against (the block's on the first level, the
+            // caller's below).
+            let indent = 1 + 2 * usize::from(self.depth - depth);
+            let parent = (depth < self.depth).then(|| self.files.shown(&item.path));
             for Call { item: other, sites } in calls {
-                if self.nodes >= MAX_NODES || self.used > BUDGET_CHARS {
+                if self.pager.is_full() {
                     self.left_out += 1;
                     continue;
                 }
-                self.nodes += 1;
                 // Incoming: the calls are in the caller (`other`);
                 // outgoing: in `item`, the caller.
                 let sites_in = match direction {
@@ -191,7 +198,6 @@ impl Walk<'_> {
                         continue;
                     }
                     let location = self.files.location(sites_in, site.start).await;
-                    self.used += location.text.len() + 16;
                     locations.push(location);
                 }
                 let (name, kind) = self
@@ -200,10 +206,8 @@ impl Walk<'_> {
                     .await
                     .unwrap_or_else(|| (other.name.clone(), other.kind));
                 let path = self.files.shown(&other.path);
-                self.used += path.len() + name.len() + 16;
-                let repeated = !self
-                    .seen
-                    .insert((other.path.clone(), other.selection.start));
+                let key = (other.path.clone(), other.selection.start);
+                let repeated = self.seen.contains(&key);
                 let node = CallNode {
                     place: self.files.place(&other.path),
                     path,
@@ -214,6 +218,13 @@ impl Walk<'_> {
                     repeated,
                     children: Vec::new(),
                 };
+                let file = parent.as_deref().unwrap_or(&node.path);
+                let size = crate::render::call_node_line(&node, indent, file).len();
+                if !self.pager.admit(size) {
+                    self.left_out += 1;
+                    continue;
+                }
+                self.seen.insert(key);
                 level.push((other, node));
             }
             // In file order: servers answer in no stable order.

@@ -8,7 +8,8 @@ use ignore::WalkState;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{BUDGET_CHARS, Tool, blocking};
+use super::page::Pager;
+use super::{Tool, blocking};
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::fs::walk::{WalkOptions, compile_glob, walker};
@@ -107,17 +108,19 @@ fn find(ctx: &Context, params: &Params) -> ToolResult<FoundFiles> {
         ));
     }
     let limit = params.limit.unwrap_or(DEFAULT_LIMIT).max(1);
-    let mut used = 0;
-    let files: Vec<String> = found
-        .iter()
-        .skip(offset)
-        .take(limit)
-        .map(|(_, path)| ctx.workspace.display(path))
-        .take_while(|shown| {
-            used += shown.len() + 1;
-            used <= BUDGET_CHARS
-        })
-        .collect();
+    let mut pager = Pager::new(offset, Some(limit));
+    let mut files = Vec::new();
+    for (_, path) in &found {
+        if pager.skip() {
+            continue;
+        }
+        let shown = ctx.workspace.display(path);
+        // One path a line.
+        if !pager.admit(shown.len() + 1) {
+            break;
+        }
+        files.push(shown);
+    }
     Ok(FoundFiles {
         pattern: params.pattern.clone(),
         base: shown_base,

@@ -5,7 +5,8 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{BUDGET_CHARS, Tool, blocking};
+use super::page::Pager;
+use super::{Tool, blocking};
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::fs::grep::{GrepHits, GrepQuery, search};
@@ -138,70 +139,50 @@ fn page(
         GrepMode::Content => hits.files.iter().map(|f| f.line_count).sum(),
         GrepMode::FilesWithMatches | GrepMode::Count => total_files,
     };
+    let line_numbers = params.line_numbers.unwrap_or(true);
+    let mut pager = Pager::new(offset, Some(limit));
     let mut entries = Vec::new();
-    let mut used = 0;
-    let mut index = 0;
     'files: for file in hits.files {
         let file_entries = match mode {
             GrepMode::Content => file.line_count,
             _ => 1,
         };
-        if index + file_entries <= offset {
-            index += file_entries;
+        if pager.skip_many(file_entries) {
             continue;
         }
         let path = workspace.display(&file.path);
-        let mut push = |entry: GrepEntry, size: usize| -> bool {
-            used += size;
-            if entries.len() == limit || (used > BUDGET_CHARS && !entries.is_empty()) {
-                return false;
+        let file_entries: Vec<GrepEntry> = match mode {
+            GrepMode::FilesWithMatches => vec![GrepEntry::File { path }],
+            GrepMode::Count => vec![GrepEntry::Count {
+                path,
+                count: file.matching_lines,
+            }],
+            GrepMode::Content => file
+                .lines
+                .into_iter()
+                .map(|line| GrepEntry::Line {
+                    path: path.clone(),
+                    line: line.number,
+                    is_match: line.is_match,
+                    text: line.text,
+                    cut_from: line.cut_from,
+                })
+                .collect(),
+        };
+        for entry in file_entries {
+            if pager.skip() {
+                continue;
+            }
+            if !pager.admit(crate::render::grep_entry(&entry, line_numbers).len()) {
+                break 'files;
             }
             entries.push(entry);
-            true
-        };
-        match mode {
-            GrepMode::FilesWithMatches => {
-                if !push(GrepEntry::File { path: path.clone() }, path.len() + 1) {
-                    break;
-                }
-                index += 1;
-            }
-            GrepMode::Count => {
-                let entry = GrepEntry::Count {
-                    path: path.clone(),
-                    count: file.matching_lines,
-                };
-                if !push(entry, path.len() + 8) {
-                    break;
-                }
-                index += 1;
-            }
-            GrepMode::Content => {
-                for line in file.lines {
-                    if index < offset {
-                        index += 1;
-                        continue;
-                    }
-                    let size = path.len() + line.text.len() + 10;
-                    let entry = GrepEntry::Line {
-                        path: path.clone(),
-                        line: line.number,
-                        is_match: line.is_match,
-                        text: line.text,
-                        cut_from: line.cut_from,
-                    };
-                    if !push(entry, size) {
-                        break 'files;
-                    }
-                    index += 1;
-                }
-            }
         }
     }
     GrepResult {
         pattern: params.pattern.clone(),
         mode,
-        line_numbers: params.line_numbers.unwrap_or(true),
+        line_numbers,
         has_context,
         entries,
         offset,

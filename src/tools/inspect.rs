@@ -9,9 +9,10 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::Tool;
 use super::address::{Address, resolve};
 use super::locations::SourceFiles;
-use super::{BUDGET_CHARS, Tool};
+use super::page::Pager;
 use crate::context::Context;
 use crate::error::ToolResult;
 use crate::lsp::navigate::{Goto, Spot, goto, hover};
@@ -157,17 +158,20 @@ async fn inspect(ctx: &Context, params: Params) -> ToolResult<InspectResult> {
         .collect();
     let implementations_total = implementations.len();
     let offset = params.offset.unwrap_or(0).min(implementations_total);
-    let mut used = hover.as_ref().map_or(0, String::len)
+    let around = hover.as_ref().map_or(0, String::len)
         + definitions
             .iter()
             .chain(&type_definitions)
-            .map(|l| l.path.len() + l.text.len() + 16)
+            .map(|l| crate::render::location(l).len() + 3)
             .sum::<usize>();
+    let mut pager = Pager::new(offset, None).reserve(around);
     let mut shown = Vec::new();
-    for spot in &implementations[offset..] {
+    for spot in &implementations {
+        if pager.skip() {
+            continue;
+        }
         let location = files.location(&spot.path, spot.range.start).await;
-        used += location.path.len() + location.text.len() + 16;
-        if used > BUDGET_CHARS && !shown.is_empty() {
+        if !pager.admit(crate::render::location(&location).len() + 3) {
             break;
         }
         shown.push(location);

@@ -35,6 +35,7 @@ pub mod inspect;
 pub mod locations;
 pub mod logs;
 pub mod outline;
+mod page;
 pub mod pipe;
 pub mod read;
 pub mod read_file;

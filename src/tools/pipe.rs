@@ -17,7 +17,8 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 use super::locations::SourceFiles;
-use super::{BUDGET_CHARS, Tool, blocking};
+use super::page::Pager;
+use super::{Tool, blocking};
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::model::{GrepEntry, GrepMode, PipeOutput, PipeResult, Position, ReferencesResult};
@@ -337,11 +338,15 @@ async fn last_step(
     let inputs = last_inputs(ctx, step, flow, &mut notes).await?;
     let total = inputs.len();
     let mut outputs = Vec::new();
-    let (mut used, mut skipped) = (0, Vec::new());
-    let mut next_offset = None;
-    for (index, input) in inputs.into_iter().enumerate().skip(offset) {
-        if used > BUDGET_CHARS && !outputs.is_empty() {
-            next_offset = Some(index);
+    let mut skipped = Vec::new();
+    let mut pager = Pager::new(offset, None);
+    for input in inputs {
+        if pager.skip() {
+            continue;
+        }
+        // An answer is computed only once it is on the page: it goes on
+        // while the page has room, its size counted once it is known.
+        if !pager.admit(0) {
             break;
         }
         let output = match input {
@@ -352,7 +357,7 @@ async fn last_step(
         };
         match output {
             Ok(output) => {
-                used += rendered_size(&output);
+                pager.add(rendered_size(&output));
                 outputs.push(output);
             }
             Err(err) => skipped.push(err.to_string()),
@@ -375,7 +380,7 @@ async fn last_step(
         outputs,
         total,
         offset,
-        next_offset,
+        next_offset: pager.page(total).next_offset,
         notes,
     })
 }

@@ -14,6 +14,7 @@ use serde::Deserialize;
 
 use super::address::resolve_name_path;
 use super::outline::{FileOutline, outline};
+use super::page::Pager;
 use super::{BUDGET_CHARS, Tool, blocking, parse_kinds};
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
@@ -124,11 +125,11 @@ async fn read(ctx: &Context, params: Params) -> ToolResult<ReadResult> {
         offset: params.offset.unwrap_or(0),
         limit: params.limit,
     };
-    let page = outline_page(&file, &request, &shown)?;
     let (fence, line_comment) = match file.language() {
         Some(language) => (language.fence(), language.line_comment()),
         None => (fence_for(&path), "//"),
     };
+    let page = outline_page(&file, &request, &shown, (fence, line_comment))?;
     Ok(ReadResult::Outline(ReadOutline {
         path: shown,
         preview,
@@ -169,7 +170,12 @@ struct Item<'a> {
 
 /// Chooses the page of `outline` that `request` asks for and fits the
 /// budget. Fills everything of a `ReadOutline` but the file's identity.
-fn outline_page(file: &FileOutline, request: &Request, shown: &str) -> ToolResult<ReadOutline> {
+fn outline_page(
+    file: &FileOutline,
+    request: &Request,
+    shown: &str,
+    (fence, line_comment): (&str, &str),
+) -> ToolResult<ReadOutline> {
     let outline = file.symbols();
     let roots = match &request.scope {
         Some(path) => resolve_name_path(outline, path, shown, file.path_separator())?.symbols,
@@ -203,15 +209,12 @@ fn outline_page(file: &FileOutline, request: &Request, shown: &str) -> ToolResul
 
     let mut entries = Vec::new();
     let mut emitted = vec![false; items.len()];
-    let mut used = 300; // the header and the paging line
+    // The header and the paging line take about this much.
+    let mut pager = Pager::new(request.offset, request.limit).reserve(300);
     let mut printed_through = 0u32; // the last code line shown
-    let mut next_offset = None;
-    let limit = request.limit.unwrap_or(usize::MAX).max(1);
-    for (n, &i) in selected.iter().enumerate().skip(request.offset) {
-        let on_page = n - request.offset;
-        if on_page == limit {
-            next_offset = Some(n);
-            break;
+    for &i in &selected {
+        if pager.skip() {
+            continue;
         }
         // Ancestors not on the page yet come first, as context.
         let mut chain = Vec::new();
@@ -230,12 +233,13 @@ fn outline_page(file: &FileOutline, request: &Request, shown: &str) -> ToolResul
             .collect();
         let (entry, through) = full_entry(file, &items[i], request.preview, printed_through);
         page_entries.push(entry);
-        let size: usize = page_entries.iter().map(estimate).sum();
-        if on_page > 0 && used + size > BUDGET_CHARS {
-            next_offset = Some(n);
+        let size: usize = page_entries
+            .iter()
+            .map(|entry| crate::render::outline_entry(entry, fence, line_comment).len())
+            .sum();
+        if !pager.admit(size) {
             break;
         }
-        used += size;
         printed_through = through;
         for &p in &chain {
             emitted[p] = true;
@@ -258,7 +262,7 @@ fn outline_page(file: &FileOutline, request: &Request, shown: &str) -> ToolResul
         breakdown,
         entries,
         offset: request.offset,
-        next_offset,
+        next_offset: pager.page(total).next_offset,
     })
 }
 
@@ -336,22 +340,4 @@ fn full_entry(
         Preview::None | Preview::Raw => {}
     }
     (entry, through)
-}
-
-/// About how many characters an entry takes once rendered.
-fn estimate(entry: &OutlineEntry) -> usize {
-    let indent = entry.depth * 2 + 2;
-    let mut size = indent + entry.name.len() + 24;
-    if let Some(signature) = &entry.signature {
-        size += indent + signature.len() + 3;
-    }
-    if let Some(code) = &entry.code {
-        size += code
-            .lines
-            .iter()
-            .map(|l| indent + l.len() + 1)
-            .sum::<usize>()
-            + 3 * (indent + 12);
-    }
-    size
 }

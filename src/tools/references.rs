@@ -10,9 +10,10 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::Tool;
 use super::address::{Address, resolve};
 use super::locations::{SourceFiles, place};
-use super::{BUDGET_CHARS, Tool};
+use super::page::Pager;
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::lsp::Need;
@@ -127,8 +128,7 @@ async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResul
 
     let mut files = SourceFiles::new(ctx);
     let mut page = Vec::new();
-    let (mut index, mut taken, mut used) = (0, 0, 0);
-    let mut next_offset = None;
+    let mut pager = Pager::new(offset, Some(limit));
     let (mut left_out, mut left_out_files) = (0, 0);
     'files: for ((_, shown), (path, positions)) in &by_file {
         let mut file = ReferenceFile {
@@ -136,60 +136,74 @@ async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResul
             total: positions.len(),
             lines: Vec::new(),
         };
+        // Its header: the path and at most `(999 references)`.
+        pager.add(shown.len() + 20);
         let mut printed_to = 0;
         for &position in positions {
-            if index < offset {
-                index += 1;
+            if pager.skip() {
                 continue;
             }
-            if taken == limit || (used > BUDGET_CHARS && taken > 0) {
-                next_offset = Some(index);
+            let enclosing = files.enclosing(path, position).await;
+            // Several references on one line and in one symbol share it.
+            let shares_line = file
+                .lines
+                .last()
+                .is_some_and(|last| last.line == position.line && last.enclosing == enclosing);
+            let line = if shares_line {
+                None
+            } else {
+                let text = files.line(path, position).await;
+                let mut lines = Vec::new();
+                if context > 0 {
+                    let first = position.line.saturating_sub(context).max(printed_to + 1);
+                    for (number, text) in files.lines(path, first, position.line + context).await {
+                        lines.push(NumberedLine {
+                            number: number as usize,
+                            text,
+                            cut_from: None,
+                        });
+                    }
+                }
+                Some(ReferenceLine {
+                    line: position.line,
+                    characters: vec![position.character],
+                    enclosing,
+                    text,
+                    context: lines,
+                })
+            };
+            let size = match &line {
+                Some(line) => crate::render::reference_line(line).len(),
+                None => format!(",{}", position.character).len(),
+            };
+            if !pager.admit(size) {
                 // What is left: the rest of this file, and the files after.
-                left_out = total - index;
+                left_out = total - pager.page(total).next_offset.unwrap_or(total);
                 left_out_files = by_file.keys().skip_while(|key| key.1 != *shown).count();
                 if !file.lines.is_empty() {
                     page.push(file);
                 }
                 break 'files;
             }
-            index += 1;
-            taken += 1;
-            let enclosing = files.enclosing(path, position).await;
-            if let Some(last) = file.lines.last_mut()
-                && last.line == position.line
-                && last.enclosing == enclosing
-            {
-                last.characters.push(position.character);
-                used += 4;
-                continue;
-            }
-            let text = files.line(path, position).await;
-            let mut lines = Vec::new();
-            if context > 0 {
-                let first = position.line.saturating_sub(context).max(printed_to + 1);
-                for (number, text) in files.lines(path, first, position.line + context).await {
-                    used += text.len() + 8;
-                    lines.push(NumberedLine {
-                        number: number as usize,
-                        text,
-                        cut_from: None,
-                    });
+            match line {
+                Some(line) => {
+                    if context > 0 {
+                        printed_to = printed_to.max(position.line + context);
+                    }
+                    file.lines.push(line);
                 }
-                printed_to = printed_to.max(position.line + context);
+                None => {
+                    if let Some(last) = file.lines.last_mut() {
+                        last.characters.push(position.character);
+                    }
+                }
             }
-            used += text.len() + enclosing.as_ref().map_or(0, String::len) + 16;
-            file.lines.push(ReferenceLine {
-                line: position.line,
-                characters: vec![position.character],
-                enclosing,
-                text,
-                context: lines,
-            });
         }
         if !file.lines.is_empty() {
             page.push(file);
         }
     }
+    let next_offset = pager.page(total).next_offset;
     if offset > total && total > 0 {
         return Err(ToolError::new(
             ErrorCode::OutOfRange,

@@ -9,6 +9,7 @@
 //! their best match, symbols by line within a file.
 
 mod ask;
+mod page;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -19,14 +20,11 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use self::ask::Gathered;
-use super::address::declared_at;
-use super::{BUDGET_CHARS, Tool, blocking, parse_kinds};
+use super::page::Pager;
+use super::{Tool, blocking, parse_kinds};
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
-use crate::model::{
-    OutlineSymbol, Position, Range, SearchFile, SearchResult, SearchSymbol, SymbolKind,
-};
-use crate::syntax::{self, Language, LineIndex};
+use crate::model::{Position, SearchResult, SymbolKind};
 
 /// Matches shown when no limit is given.
 const DEFAULT_LIMIT: usize = 50;
@@ -115,7 +113,7 @@ async fn search(ctx: Arc<Context>, params: Params) -> ToolResult<SearchResult> {
     // Servers name kinds their own way (rust-analyzer: a method is a
     // Function): filtering by kind needs the kinds `read` shows.
     if !kinds.is_empty() {
-        found = blocking(move || Ok(same_as_outlines(found))).await?;
+        found = blocking(move || Ok(page::same_as_outlines(found))).await?;
     }
     found.retain(|f| {
         (kinds.is_empty() || kinds.contains(&f.kind))
@@ -134,10 +132,16 @@ async fn search(ctx: Arc<Context>, params: Params) -> ToolResult<SearchResult> {
             format!("{total} matches for query \"{query}\"; offset {offset} is past the end"),
         ));
     }
-    let (page, next_offset) = page(&ordered, offset, limit);
-    let files = blocking({
+    let (files, next_offset) = blocking({
         let ctx = Arc::clone(&ctx);
-        move || Ok(render_page(&ctx, page, preview))
+        move || {
+            Ok(page::page(
+                &ctx,
+                &ordered,
+                Pager::new(offset, Some(limit)),
+                preview,
+            ))
+        }
     })
     .await?;
     Ok(SearchResult {
@@ -187,145 +191,6 @@ fn order(found: Vec<Found>) -> Vec<(PathBuf, Vec<Found>)> {
         best(am).cmp(&best(bm)).then_with(|| a.cmp(b))
     });
     files
-}
-
-/// One file of a page: its path, its matches in all, those on the page.
-type PageFile = (PathBuf, usize, Vec<Found>);
-
-/// The matches `offset..offset + limit` in order, cut sooner where the
-/// answer would pass the budget; and where to continue.
-fn page(
-    ordered: &[(PathBuf, Vec<Found>)],
-    offset: usize,
-    limit: usize,
-) -> (Vec<PageFile>, Option<usize>) {
-    let total: usize = ordered.iter().map(|(_, m)| m.len()).sum();
-    let mut page: Vec<PageFile> = Vec::new();
-    let (mut n, mut used, mut shown) = (0, 0, 0);
-    for (path, matches) in ordered {
-        for f in matches {
-            if n >= offset {
-                // A match with its declaration is about 160 characters.
-                if shown == limit || (shown > 0 && used + 160 > BUDGET_CHARS) {
-                    return (page, Some(n));
-                }
-                match page.last_mut() {
-                    Some((last, _, list)) if last == path => list.push(f.clone()),
-                    _ => page.push((path.clone(), matches.len(), vec![f.clone()])),
-                }
-                shown += 1;
-                used += 160;
-            }
-            n += 1;
-        }
-    }
-    debug_assert_eq!(n, total);
-    (page, None)
-}
-
-/// Servers' hits as the file's outline shows them, where sextant has a
-/// grammar: the outline's kind and name path (`impl Account for
-/// Ledger/balance (Method)` rather than rust-analyzer's `Ledger::balance
-/// (Function)`), so every source shows a symbol one way.
-fn same_as_outlines(mut found: Vec<Found>) -> Vec<Found> {
-    let mut parsed: HashMap<PathBuf, Option<Arc<syntax::SourceFile>>> = HashMap::new();
-    for f in found.iter_mut().filter(|f| f.from_server) {
-        let file = parsed.entry(f.path.clone()).or_insert_with(|| {
-            let language = Language::from_path(&f.path)?;
-            let bytes = std::fs::read(&f.path).ok()?;
-            Some(syntax::parse(
-                language,
-                String::from_utf8_lossy(&bytes).into_owned(),
-            ))
-        });
-        if let Some(file) = file {
-            like_outline(f, file);
-        }
-    }
-    found
-}
-
-/// One server hit given the outline's kind and name path, when the outline
-/// declares something where the hit's name starts.
-fn like_outline(found: &mut Found, file: &syntax::SourceFile) {
-    let separator = file.language().name_separator();
-    if let Some((path, kind)) = declared_at(file.outline(), found.position, separator) {
-        found.kind = kind;
-        found.container = path
-            .strip_suffix(found.name.as_str())
-            .map(|c| c.trim_end_matches(['.', ':', '/']).to_string())
-            .filter(|c| !c.is_empty());
-        found.from_server = false;
-    }
-}
-
-/// The page's files as shown, each match with its declaration (read from
-/// the file: tree-sitter's where sextant has a grammar, else the line).
-fn render_page(ctx: &Context, page: Vec<PageFile>, preview: SearchPreview) -> Vec<SearchFile> {
-    page.into_iter()
-        .map(|(path, total, matches)| {
-            let text = std::fs::read(&path)
-                .ok()
-                .map(|bytes| String::from_utf8_lossy(&bytes).into_owned());
-            let parsed = text.as_ref().and_then(|text| {
-                Language::from_path(&path).map(|language| syntax::parse(language, text.clone()))
-            });
-            let lines = text.as_deref().map(LineIndex::new);
-            let separator = Language::from_path(&path).map_or(".", Language::name_separator);
-            let symbols = matches
-                .into_iter()
-                .map(|mut f| {
-                    if f.from_server
-                        && let Some(file) = &parsed
-                    {
-                        like_outline(&mut f, file);
-                    }
-                    let signature = match (&parsed, &text, &lines) {
-                        _ if preview == SearchPreview::None => None,
-                        (Some(file), _, _) => file.signature(&at(f.position, f.kind)),
-                        (None, Some(text), Some(lines)) => {
-                            syntax::signature::declaration_line(text, lines, f.position.line)
-                        }
-                        _ => None,
-                    };
-                    let name = match &f.container {
-                        Some(container) => {
-                            let joint = if container.contains(' ') {
-                                "/"
-                            } else {
-                                separator
-                            };
-                            format!("{container}{joint}{}", f.name)
-                        }
-                        None => f.name,
-                    };
-                    SearchSymbol {
-                        position: f.position,
-                        kind: f.kind,
-                        name,
-                        signature,
-                    }
-                })
-                .collect();
-            SearchFile {
-                path: ctx.workspace.display(&path),
-                total,
-                symbols,
-            }
-        })
-        .collect()
-}
-
-/// A symbol standing at `position`, for looking up its declaration.
-fn at(position: Position, kind: SymbolKind) -> OutlineSymbol {
-    OutlineSymbol {
-        name: String::new(),
-        kind,
-        detail: None,
-        range: Range::new(position, position),
-        selection_range: Range::new(position, position),
-        children: Vec::new(),
-    }
 }
 
 /// Where a search looks: everywhere, under a folder (or one file), or the

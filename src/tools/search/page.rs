@@ -1,0 +1,166 @@
+//! The page of a search's matches: in rank order from the offset asked
+//! for, each shown as the file's outline shows it (kind, name path,
+//! declaration), admitted while the answer's text stays within its budget.
+//! A file is read and parsed only when one of its matches is on the page.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::{Found, SearchPreview};
+use crate::context::Context;
+use crate::model::{OutlineSymbol, Position, Range, SearchFile, SearchSymbol, SymbolKind};
+use crate::syntax::{self, Language, LineIndex};
+use crate::tools::address::declared_at;
+use crate::tools::page::Pager;
+
+/// The files of the page and where the next page starts: `ordered` (files
+/// by best match, matches by position) from the pager's offset, each match
+/// with its declaration (tree-sitter's where sextant has a grammar, else
+/// its line).
+pub(super) fn page(
+    ctx: &Context,
+    ordered: &[(PathBuf, Vec<Found>)],
+    mut pager: Pager,
+    preview: SearchPreview,
+) -> (Vec<SearchFile>, Option<usize>) {
+    let total: usize = ordered.iter().map(|(_, m)| m.len()).sum();
+    let mut files = Vec::new();
+    'files: for (path, matches) in ordered {
+        if pager.skip_many(matches.len()) {
+            continue;
+        }
+        let source = Source::read(path);
+        let mut file = SearchFile {
+            path: ctx.workspace.display(path),
+            total: matches.len(),
+            symbols: Vec::new(),
+        };
+        // Its header: the path and at most `(999 of 999 results)`.
+        pager.add(file.path.len() + 20);
+        for found in matches {
+            if pager.skip() {
+                continue;
+            }
+            let symbol = source.symbol(found.clone(), preview);
+            if !pager.admit(crate::render::search_symbol(&symbol).len()) {
+                if !file.symbols.is_empty() {
+                    files.push(file);
+                }
+                break 'files;
+            }
+            file.symbols.push(symbol);
+        }
+        files.push(file);
+    }
+    (files, pager.page(total).next_offset)
+}
+
+/// A file's text as a search shows its matches: parsed where sextant has
+/// a grammar.
+struct Source {
+    text: Option<String>,
+    parsed: Option<Arc<syntax::SourceFile>>,
+    lines: Option<LineIndex>,
+    separator: &'static str,
+}
+
+impl Source {
+    fn read(path: &std::path::Path) -> Source {
+        let text = std::fs::read(path)
+            .ok()
+            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned());
+        let language = Language::from_path(path);
+        Source {
+            parsed: text
+                .as_ref()
+                .and_then(|text| language.map(|language| syntax::parse(language, text.clone()))),
+            lines: text.as_deref().map(LineIndex::new),
+            separator: language.map_or(".", Language::name_separator),
+            text,
+        }
+    }
+
+    /// A match as shown: the outline's kind and name path for a server's
+    /// hit, and its declaration.
+    fn symbol(&self, mut found: Found, preview: SearchPreview) -> SearchSymbol {
+        if found.from_server
+            && let Some(file) = &self.parsed
+        {
+            like_outline(&mut found, file);
+        }
+        let signature = match (&self.parsed, &self.text, &self.lines) {
+            _ if preview == SearchPreview::None => None,
+            (Some(file), _, _) => file.signature(&at(found.position, found.kind)),
+            (None, Some(text), Some(lines)) => {
+                syntax::signature::declaration_line(text, lines, found.position.line)
+            }
+            _ => None,
+        };
+        let name = match &found.container {
+            Some(container) => {
+                let joint = if container.contains(' ') {
+                    "/"
+                } else {
+                    self.separator
+                };
+                format!("{container}{joint}{}", found.name)
+            }
+            None => found.name,
+        };
+        SearchSymbol {
+            position: found.position,
+            kind: found.kind,
+            name,
+            signature,
+        }
+    }
+}
+
+/// Servers' hits as the file's outline shows them, where sextant has a
+/// grammar: the outline's kind and name path (`impl Account for
+/// Ledger/balance (Method)` rather than rust-analyzer's `Ledger::balance
+/// (Function)`), so every source shows a symbol one way.
+pub(super) fn same_as_outlines(mut found: Vec<Found>) -> Vec<Found> {
+    let mut parsed: HashMap<PathBuf, Option<Arc<syntax::SourceFile>>> = HashMap::new();
+    for f in found.iter_mut().filter(|f| f.from_server) {
+        let file = parsed.entry(f.path.clone()).or_insert_with(|| {
+            let language = Language::from_path(&f.path)?;
+            let bytes = std::fs::read(&f.path).ok()?;
+            Some(syntax::parse(
+                language,
+                String::from_utf8_lossy(&bytes).into_owned(),
+            ))
+        });
+        if let Some(file) = file {
+            like_outline(f, file);
+        }
+    }
+    found
+}
+
+/// One server hit given the outline's kind and name path, when the outline
+/// declares something where the hit's name starts.
+fn like_outline(found: &mut Found, file: &syntax::SourceFile) {
+    let separator = file.language().name_separator();
+    if let Some((path, kind)) = declared_at(file.outline(), found.position, separator) {
+        found.kind = kind;
+        found.container = path
+            .strip_suffix(found.name.as_str())
+            .map(|c| c.trim_end_matches(['.', ':', '/']).to_string())
+            .filter(|c| !c.is_empty());
+        found.from_server = false;
+    }
+}
+
+/// A symbol standing at `position`, for looking up its declaration.
+fn at(position: Position, kind: SymbolKind) -> OutlineSymbol {
+    OutlineSymbol {
+        name: String::new(),
+        kind,
+        detail: None,
+        range: Range::new(position, position),
+        selection_range: Range::new(position, position),
+        children: Vec::new(),
+    }
+}
