@@ -12,8 +12,8 @@ mod common;
 
 use std::path::Path;
 
+use common::Expect::{Snapshot, Text};
 use common::{Fixture, fixture, fixture_with};
-use insta::assert_snapshot;
 use serde_json::{Value, json};
 
 /// The scoped package the TypeScript tests install: pnpm's layout, the
@@ -96,202 +96,196 @@ fn sysroot() -> Option<String> {
     Some(String::from_utf8(out.stdout).ok()?.trim().to_string())
 }
 
+/// The `file`, `line` and `character` of an answer's `Definition:` line.
+fn definition_location(answer: &str) -> Option<(String, u32, u32)> {
+    let line = answer.lines().find(|l| l.starts_with("Definition: "))?;
+    let location = line["Definition: ".len()..].split(' ').next()?;
+    let mut parts = location.rsplitn(3, ':');
+    let character = parts.next()?.parse().ok()?;
+    let line = parts.next()?.parse().ok()?;
+    let file = parts.next()?.to_string();
+    Some((file, line, character))
+}
+
 #[tokio::test]
 async fn inspect_typescript() {
     let f = typescript();
-    // A local method: hover, definition, the class its `this` returns.
-    assert_snapshot!(
-        "ts_inspect_method",
-        run(
-            &f,
-            "inspect",
-            json!({"file": "src/shapes.ts", "symbol": "Registry.add"})
-        )
-        .await
-    );
-    // An interface and an abstract method, two implementations each.
-    assert_snapshot!(
-        "ts_inspect_interface",
-        run(
-            &f,
-            "inspect",
-            json!({"file": "src/shapes.ts", "symbol": "Shape"})
-        )
-        .await
-    );
-    assert_snapshot!(
-        "ts_inspect_abstract_method",
-        run(
-            &f,
-            "inspect",
-            json!({"file": "src/shapes.ts", "symbol": "Base.area"})
-        )
-        .await
-    );
-    // A use whose definition is in a scoped package under pnpm's store.
-    let into_package = run(
-        &f,
-        "inspect",
-        json!({"file": "src/geometry.ts", "line": 5, "symbol": "distance"}),
-    )
-    .await;
-    assert_snapshot!("ts_inspect_into_node_modules", into_package);
-    // The path it shows can be passed straight back.
-    let line = into_package
-        .lines()
-        .find(|l| l.starts_with("Definition: "))
-        .expect("a definition");
-    let location = line["Definition: ".len()..].split(' ').next().unwrap();
-    let mut parts = location.rsplitn(3, ':');
-    let (character, line, file) = (
-        parts.next().unwrap(),
-        parts.next().unwrap(),
-        parts.next().unwrap(),
-    );
-    assert!(
-        file.contains("node_modules/") && file.ends_with("index.d.ts"),
-        "{file}"
-    );
-    let again = run(&f, "inspect", json!({"file": file, "line": line.parse::<u32>().unwrap(), "character": character.parse::<u32>().unwrap()})).await;
-    assert!(
-        again.starts_with(&format!(
-            "inspect distance (Function) at {file}:{line}:{character}"
-        )),
-        "{again}"
-    );
-    assert!(
-        run(&f, "read", json!({"file": file}))
-            .await
-            .contains("Function - distance")
-    );
-    // TypeScript's own declarations are outside every root: shown by
-    // absolute path, and marked.
-    assert_snapshot!(
-        "ts_inspect_outside",
-        run(
-            &f,
-            "inspect",
-            json!({"file": "src/shapes.ts", "line": 47, "symbol": "Map"})
-        )
-        .await
-    );
-    // A keyword is not a name: the nearest name is used, and said.
-    assert_snapshot!(run(&f, "inspect", json!({"file": "src/shapes.ts", "line": 65, "character": 3})).await, @"
-    inspect scale (Function) at src/shapes.ts:65:17
-    Note: `export` at 65:1 is a keyword; used `scale` at 65:17, the nearest name on that line
+    let mut cases = common::cases!();
+    for (name, args, expect) in [
+        // A local method: hover, definition, the class its `this` returns.
+        (
+            "ts_inspect_method",
+            json!({"file": "src/shapes.ts", "symbol": "Registry.add"}),
+            Snapshot,
+        ),
+        // An interface and an abstract method, two implementations each.
+        (
+            "ts_inspect_interface",
+            json!({"file": "src/shapes.ts", "symbol": "Shape"}),
+            Snapshot,
+        ),
+        (
+            "ts_inspect_abstract_method",
+            json!({"file": "src/shapes.ts", "symbol": "Base.area"}),
+            Snapshot,
+        ),
+        // A use whose definition is in a scoped package under pnpm's store.
+        (
+            "ts_inspect_into_node_modules",
+            json!({"file": "src/geometry.ts", "line": 5, "symbol": "distance"}),
+            Snapshot,
+        ),
+        // TypeScript's own declarations are outside every root: shown by
+        // absolute path, and marked.
+        (
+            "ts_inspect_outside",
+            json!({"file": "src/shapes.ts", "line": 47, "symbol": "Map"}),
+            Snapshot,
+        ),
+        // A keyword is not a name: the nearest name is used, and said.
+        (
+            "ts_inspect_keyword",
+            json!({"file": "src/shapes.ts", "line": 65, "character": 3}),
+            Text(
+                "\
+inspect scale (Function) at src/shapes.ts:65:17
+Note: `export` at 65:1 is a keyword; used `scale` at 65:17, the nearest name on that line
 
-    ```typescript
-    function scale(shape: Shape, factor: number): Shape
-    ```
+```typescript
+function scale(shape: Shape, factor: number): Shape
+```
 
-    Definitions (3):
-      src/shapes.ts:63:17 `export function scale(shape: Circle, factor: number): Circle;`
-      src/shapes.ts:64:17 `export function scale(shape: Square, factor: number): Square;`
-      src/shapes.ts:65:17 `export function scale(shape: Shape, factor: number): Shape {`
-    ");
+Definitions (3):
+  src/shapes.ts:63:17 `export function scale(shape: Circle, factor: number): Circle;`
+  src/shapes.ts:64:17 `export function scale(shape: Square, factor: number): Square;`
+  src/shapes.ts:65:17 `export function scale(shape: Shape, factor: number): Shape {`",
+            ),
+        ),
+    ] {
+        cases.expect(name, &run(&f, "inspect", args).await, expect);
+    }
+    // The path the definition in node_modules shows can be passed straight
+    // back: to inspect, at its line and character, and to read.
+    let into_package = cases
+        .answer("ts_inspect_into_node_modules")
+        .unwrap_or_default();
+    match definition_location(&into_package) {
+        None => cases.fail(
+            "ts_definition_location",
+            format_args!("no `Definition:` line; the steps on it did not run:\n{into_package}"),
+        ),
+        Some((file, line, character)) => {
+            cases.check(
+                "ts_definition_location",
+                file.contains("node_modules/") && file.ends_with("index.d.ts"),
+                &file,
+            );
+            let again = run(
+                &f,
+                "inspect",
+                json!({"file": file, "line": line, "character": character}),
+            )
+            .await;
+            cases.check(
+                "ts_inspect_at_the_definition",
+                again.starts_with(&format!(
+                    "inspect distance (Function) at {file}:{line}:{character}"
+                )),
+                &again,
+            );
+            let outline = run(&f, "read", json!({"file": file})).await;
+            cases.check(
+                "ts_read_the_definition_file",
+                outline.contains("Function - distance"),
+                &outline,
+            );
+        }
+    }
+    cases.finish();
 }
 
 #[tokio::test]
 async fn references_typescript() {
     let f = typescript();
-    // Across files; enclosing symbols: a function with overloads, an arrow
-    // function assigned to a constant, a free function; the declaration's
-    // file first.
-    assert_snapshot!(
-        "ts_references_class",
-        run(
-            &f,
-            "references",
-            json!({"file": "src/index.ts", "line": 6, "symbol": "Circle"})
-        )
-        .await
-    );
-    // Inside methods.
-    assert_snapshot!(
-        "ts_references_method",
-        run(
-            &f,
-            "references",
-            json!({"file": "src/shapes.ts", "symbol": "Circle.area"})
-        )
-        .await
-    );
-    // With context lines, paged, and the next page without the declaration.
-    assert_snapshot!(
-        "ts_references_context_paged",
-        run(
-            &f,
-            "references",
-            json!({"file": "src/shapes.ts", "symbol": "Circle", "context": 1, "limit": 3})
-        )
-        .await
-    );
-    assert_snapshot!("ts_references_second_page", run(&f, "references", json!({"file": "src/shapes.ts", "symbol": "Circle", "offset": 3, "limit": 3, "include_declaration": false})).await);
-    // Into a .d.ts: its declaration is in a library file, left out unless
-    // asked for.
-    assert_snapshot!(
-        "ts_references_into_dts",
-        run(
-            &f,
-            "references",
-            json!({"file": "src/geometry.ts", "line": 5, "symbol": "distance"})
-        )
-        .await
-    );
-    assert_snapshot!("ts_references_into_dts_external", run(&f, "references", json!({"file": "src/geometry.ts", "line": 5, "symbol": "distance", "include_external": true})).await);
-    // Out of a .d.ts: from the package's declaration to the workspace's uses.
-    assert_snapshot!(
-        "ts_references_out_of_dts",
-        run(
-            &f,
-            "references",
-            json!({"file": format!("{PACKAGE}/index.d.ts"), "symbol": "Point"})
-        )
-        .await
-    );
+    let mut cases = common::cases!();
+    for (name, args) in [
+        // Across files; enclosing symbols: a function with overloads, an
+        // arrow function assigned to a constant, a free function; the
+        // declaration's file first.
+        (
+            "ts_references_class",
+            json!({"file": "src/index.ts", "line": 6, "symbol": "Circle"}),
+        ),
+        // Inside methods.
+        (
+            "ts_references_method",
+            json!({"file": "src/shapes.ts", "symbol": "Circle.area"}),
+        ),
+        // With context lines, paged, and the next page without the
+        // declaration.
+        (
+            "ts_references_context_paged",
+            json!({"file": "src/shapes.ts", "symbol": "Circle", "context": 1, "limit": 3}),
+        ),
+        (
+            "ts_references_second_page",
+            json!({"file": "src/shapes.ts", "symbol": "Circle", "offset": 3, "limit": 3, "include_declaration": false}),
+        ),
+        // Into a .d.ts: its declaration is in a library file, left out
+        // unless asked for.
+        (
+            "ts_references_into_dts",
+            json!({"file": "src/geometry.ts", "line": 5, "symbol": "distance"}),
+        ),
+        (
+            "ts_references_into_dts_external",
+            json!({"file": "src/geometry.ts", "line": 5, "symbol": "distance", "include_external": true}),
+        ),
+        // Out of a .d.ts: from the package's declaration to the workspace's
+        // uses.
+        (
+            "ts_references_out_of_dts",
+            json!({"file": format!("{PACKAGE}/index.d.ts"), "symbol": "Point"}),
+        ),
+    ] {
+        cases.expect(name, &run(&f, "references", args).await, Snapshot);
+    }
+    cases.finish();
 }
 
 #[tokio::test]
 async fn call_hierarchy_and_completion_typescript() {
     let f = typescript();
-    assert_snapshot!(
-        "ts_calls_incoming",
-        run(
-            &f,
+    let mut cases = common::cases!();
+    for (name, tool, args) in [
+        // Who calls a method.
+        (
+            "ts_calls_incoming",
             "call_hierarchy",
-            json!({"file": "src/shapes.ts", "symbol": "Circle.area", "direction": "incoming"})
-        )
-        .await
-    );
-    // Both directions (outgoing into lib.d.ts too), two levels.
-    assert_snapshot!(
-        "ts_calls_both_depth_2",
-        run(
-            &f,
+            json!({"file": "src/shapes.ts", "symbol": "Circle.area", "direction": "incoming"}),
+        ),
+        // Both directions (outgoing into lib.d.ts too), two levels.
+        (
+            "ts_calls_both_depth_2",
             "call_hierarchy",
-            json!({"file": "src/shapes.ts", "symbol": "Registry.totalArea", "depth": 2})
-        )
-        .await
-    );
-    // A function reached from two places is expanded once.
-    assert_snapshot!(
-        "ts_calls_outgoing_depth_2",
-        run(
-            &f,
+            json!({"file": "src/shapes.ts", "symbol": "Registry.totalArea", "depth": 2}),
+        ),
+        // A function reached from two places is expanded once.
+        (
+            "ts_calls_outgoing_depth_2",
             "call_hierarchy",
-            json!({"file": "src/index.ts", "symbol": "main", "direction": "outgoing", "depth": 2})
-        )
-        .await
-    );
-    // After `registry.`: the methods of Registry, with their signatures
-    // (TypeScript 7's server gives them only when each item is resolved).
-    let members = run(
-        &f,
-        "completion",
-        json!({"file": "src/index.ts", "line": 6, "character": 12}),
-    )
-    .await;
-    assert_snapshot!("ts_completion_members", &members);
+            json!({"file": "src/index.ts", "symbol": "main", "direction": "outgoing", "depth": 2}),
+        ),
+        // After `registry.`: the methods of Registry, with their signatures
+        // (TypeScript 7's server gives them only when each item is resolved).
+        (
+            "ts_completion_members",
+            "completion",
+            json!({"file": "src/index.ts", "line": 6, "character": 12}),
+        ),
+    ] {
+        cases.expect(name, &run(&f, tool, args).await, Snapshot);
+    }
     // Completion item kinds, not symbol kinds (where 2 would read Module):
     // Functions, Keywords, and Modules only for namespaces.
     let scope = run(
@@ -300,121 +294,185 @@ async fn call_hierarchy_and_completion_typescript() {
         json!({"file": "src/index.ts", "line": 6, "character": 3, "limit": 5000}),
     )
     .await;
-    assert!(
+    cases.check(
+        "ts_completion_functions",
         scope.contains("\n\nFunctions (") && scope.contains("\n  main"),
-        "{scope}"
+        &scope,
     );
-    assert!(
+    cases.check(
+        "ts_completion_keywords",
         scope.contains("\n\nKeywords (") && scope.contains("\n  const"),
-        "{scope}"
+        &scope,
     );
-    let modules = scope.split("\n\nModules (").nth(1).expect("namespaces");
-    let modules = modules.split("\n\n").next().unwrap();
-    assert!(
-        modules.contains("\n  Intl") && !modules.contains("main"),
-        "{modules}"
+    match scope.split("\n\nModules (").nth(1) {
+        None => cases.fail(
+            "ts_completion_modules",
+            format_args!("no namespaces in:\n{scope}"),
+        ),
+        Some(modules) => {
+            let modules = modules.split("\n\n").next().unwrap();
+            cases.check(
+                "ts_completion_modules",
+                modules.contains("\n  Intl") && !modules.contains("main"),
+                modules,
+            );
+        }
+    }
+    let members = cases.answer("ts_completion_members").unwrap_or_default();
+    cases.check(
+        "ts_completion_members_are_methods",
+        members.contains("\n\nMethods (3)\n"),
+        &members,
     );
-    assert!(members.contains("\n\nMethods (3)\n"), "{members}");
+    cases.finish();
 }
 
 #[tokio::test]
 async fn navigation_rust() {
     let f = fixture("rust");
-    // Into a crate of the registry, with its docs.
-    assert_snapshot!(
-        "rust_inspect_registry",
-        run(
-            &f,
+    let mut cases = common::cases!();
+    for (name, tool, args) in [
+        // Into a crate of the registry, with its docs.
+        (
+            "rust_inspect_registry",
             "inspect",
-            json!({"file": "src/report.rs", "line": 7, "symbol": "levenshtein"})
-        )
-        .await
-    );
-    // A trait method implemented twice.
-    assert_snapshot!(
-        "rust_inspect_trait_method",
-        run(
-            &f,
+            json!({"file": "src/report.rs", "line": 7, "symbol": "levenshtein"}),
+        ),
+        // A trait method implemented twice.
+        (
+            "rust_inspect_trait_method",
             "inspect",
-            json!({"file": "src/lib.rs", "symbol": "Account::balance"})
-        )
-        .await
-    );
-    // References in impl-block methods and across modules.
-    assert_snapshot!(
-        "rust_references_struct",
-        run(
-            &f,
+            json!({"file": "src/lib.rs", "symbol": "Account::balance"}),
+        ),
+        // References in impl-block methods and across modules.
+        (
+            "rust_references_struct",
             "references",
-            json!({"file": "src/lib.rs", "symbol": "Ledger"})
-        )
-        .await
-    );
-    assert_snapshot!(
-        "rust_references_function",
-        run(
-            &f,
+            json!({"file": "src/lib.rs", "symbol": "Ledger"}),
+        ),
+        (
+            "rust_references_function",
             "references",
-            json!({"file": "src/report.rs", "symbol": "summary"})
-        )
-        .await
-    );
-    // Who calls `impl Ledger/total`, two levels up, and what it calls (the
-    // standard library, shown but not followed).
-    assert_snapshot!(
-        "rust_calls_depth_2",
-        run(
-            &f,
+            json!({"file": "src/report.rs", "symbol": "summary"}),
+        ),
+        // Who calls `impl Ledger/total`, two levels up, and what it calls
+        // (the standard library, shown but not followed).
+        (
+            "rust_calls_depth_2",
             "call_hierarchy",
-            json!({"file": "src/lib.rs", "symbol": "impl Ledger/total", "depth": 2})
-        )
-        .await
-    );
-    // After `value.`: methods, as rust-analyzer kinds them.
+            json!({"file": "src/lib.rs", "symbol": "impl Ledger/total", "depth": 2}),
+        ),
+    ] {
+        cases.expect(name, &run(&f, tool, args).await, Snapshot);
+    }
+    // After `value.`: methods, as rust-analyzer kinds them, with their docs.
     let members = run(
         &f,
         "completion",
         json!({"file": "src/report.rs", "line": 14, "character": 35}),
     )
     .await;
-    assert!(
+    cases.check(
+        "rust_completion_methods",
         members.contains("\n\nMethods (") && members.contains("\n  total - fn(&self) -> i64"),
-        "{members}"
+        &members,
     );
-    assert!(
+    cases.check(
+        "rust_completion_docs",
         members.contains("\n  balance - fn(&self) -> i64\n    The balance in cents."),
-        "{members}"
+        &members,
     );
+    cases.finish();
 }
 
 #[tokio::test]
 async fn what_goes_wrong_is_said() {
     let f = typescript();
-    // A comment holds no name.
-    assert_snapshot!(run(&f, "references", json!({"file": "src/paths.ts", "line": 4, "character": 30})).await, @"error[not-found]: `C` at 4:29 is in a comment, and line 4 of src/paths.ts has no name (keywords, comments and literals name nothing); pass the line of a name");
-    // A name in a literal is not the name.
-    assert_snapshot!(run(&f, "inspect", json!({"file": "src/paths.ts", "line": 2, "symbol": "ts"})).await, @"error[not-found]: no `ts` on line 2 of src/paths.ts; its names are tsFile");
-    // A file of a language without a server.
-    assert_snapshot!(run(&f, "inspect", json!({"file": "package.json", "line": 2, "character": 4})).await, @"error[no-server]: no language server is configured for package.json; add one in sextant.toml ([language.NAME] with command and extensions)");
-    // Bad parameters.
-    assert_snapshot!(run(&f, "call_hierarchy", json!({"file": "src/index.ts", "symbol": "main", "depth": 4})).await, @"error[invalid-params]: depth is 1, 2 or 3, not 4");
-    assert_snapshot!(run(&f, "references", json!({"file": "src/index.ts", "symbol": "main", "context": 11})).await, @"error[invalid-params]: context is at most 10 lines");
-    assert_snapshot!(run(&f, "references", json!({"file": "src/index.ts", "symbol": "main", "offset": 9})).await, @"error[out-of-range]: offset 9 is past the last reference (1 in all)");
-    assert_snapshot!(run(&f, "inspect", json!({"file": "src/index.ts", "symbol": "main", "colour": 1})).await, @"error[invalid-params]: inspect: unknown field `colour`, expected one of `character`, `file`, `line`, `offset`, `symbol`; see the parameters with `sextant inspect --help`");
-    assert_snapshot!(run(&f, "completion", json!({"file": "src/index.ts", "line": 40, "character": 1})).await, @"error[out-of-range]: line 40 is past the end of src/index.ts (8 lines)");
-    assert_snapshot!(run(&f, "completion", json!({"file": "src/index.ts", "line": 6, "character": 70})).await, @"error[out-of-range]: character 70 is past the end of line 6 of src/index.ts (59 characters; the cursor may stand at 60)");
-    // Not something with calls.
-    assert_snapshot!(run(&f, "call_hierarchy", json!({"file": "src/shapes.ts", "symbol": "Unit"})).await, @"error[not-found]: typescript-go has no call hierarchy for `Unit` at src/shapes.ts:38:13: it is not a function, method or constructor it knows; pass the name of one");
-    // A name that resolves to nothing: said, not silent.
-    assert_snapshot!(run(&f, "inspect", json!({"file": "src/broken.ts", "line": 7, "symbol": "missingName"})).await, @"
-    inspect missingName at src/broken.ts:7:31
+    let mut cases = common::cases!();
+    for (name, tool, args, expected) in [
+        // A comment holds no name.
+        (
+            "in_a_comment",
+            "references",
+            json!({"file": "src/paths.ts", "line": 4, "character": 30}),
+            "error[not-found]: `C` at 4:29 is in a comment, and line 4 of src/paths.ts has no name (keywords, comments and literals name nothing); pass the line of a name",
+        ),
+        // A name in a literal is not the name.
+        (
+            "in_a_literal",
+            "inspect",
+            json!({"file": "src/paths.ts", "line": 2, "symbol": "ts"}),
+            "error[not-found]: no `ts` on line 2 of src/paths.ts; its names are tsFile",
+        ),
+        // A file of a language without a server.
+        (
+            "no_server",
+            "inspect",
+            json!({"file": "package.json", "line": 2, "character": 4}),
+            "error[no-server]: no language server is configured for package.json; add one in sextant.toml ([language.NAME] with command and extensions)",
+        ),
+        // Bad parameters.
+        (
+            "depth_too_deep",
+            "call_hierarchy",
+            json!({"file": "src/index.ts", "symbol": "main", "depth": 4}),
+            "error[invalid-params]: depth is 1, 2 or 3, not 4",
+        ),
+        (
+            "too_much_context",
+            "references",
+            json!({"file": "src/index.ts", "symbol": "main", "context": 11}),
+            "error[invalid-params]: context is at most 10 lines",
+        ),
+        (
+            "offset_past_the_end",
+            "references",
+            json!({"file": "src/index.ts", "symbol": "main", "offset": 9}),
+            "error[out-of-range]: offset 9 is past the last reference (1 in all)",
+        ),
+        (
+            "unknown_parameter",
+            "inspect",
+            json!({"file": "src/index.ts", "symbol": "main", "colour": 1}),
+            "error[invalid-params]: inspect: unknown field `colour`, expected one of `character`, `file`, `line`, `offset`, `symbol`; see the parameters with `sextant inspect --help`",
+        ),
+        (
+            "line_past_the_end",
+            "completion",
+            json!({"file": "src/index.ts", "line": 40, "character": 1}),
+            "error[out-of-range]: line 40 is past the end of src/index.ts (8 lines)",
+        ),
+        (
+            "character_past_the_end",
+            "completion",
+            json!({"file": "src/index.ts", "line": 6, "character": 70}),
+            "error[out-of-range]: character 70 is past the end of line 6 of src/index.ts (59 characters; the cursor may stand at 60)",
+        ),
+        // Not something with calls.
+        (
+            "no_calls",
+            "call_hierarchy",
+            json!({"file": "src/shapes.ts", "symbol": "Unit"}),
+            "error[not-found]: typescript-go has no call hierarchy for `Unit` at src/shapes.ts:38:13: it is not a function, method or constructor it knows; pass the name of one",
+        ),
+        // A name that resolves to nothing: said, not silent.
+        (
+            "unresolved_name",
+            "inspect",
+            json!({"file": "src/broken.ts", "line": 7, "symbol": "missingName"}),
+            "\
+inspect missingName at src/broken.ts:7:31
 
-    ```typescript
-    any
-    ```
+```typescript
+any
+```
 
-    Note: typescript-go finds no definition of `missingName`: a name that does not resolve? (`diagnostics` says)
-    ");
+Note: typescript-go finds no definition of `missingName`: a name that does not resolve? (`diagnostics` says)",
+        ),
+    ] {
+        cases.expect(name, &run(&f, tool, args).await, Text(expected));
+    }
+    cases.finish();
 }
 
 /// A server without the navigation requests: `unsupported`, naming it.
@@ -435,28 +493,32 @@ async fn a_server_without_the_request_says_unsupported() {
     .unwrap();
     let ctx = common::context(dir.path(), false);
     let at = json!({"file": "main.fake", "symbol": "fake"});
-    for (tool, what) in [
-        ("references", "find references"),
-        ("call_hierarchy", "call hierarchy"),
-    ] {
-        assert_eq!(
-            common::run(&ctx, tool, at.clone()).await,
-            format!("error[unsupported]: fake_lsp does not support {what}")
-        );
-    }
-    assert_eq!(
-        common::run(&ctx, "inspect", at).await,
-        "error[unsupported]: fake_lsp does not support hover, go to definition, go to type definition or go to implementation"
-    );
-    assert_eq!(
-        common::run(
-            &ctx,
+    let mut cases = common::cases!();
+    for (tool, args, expected) in [
+        (
+            "references",
+            at.clone(),
+            "error[unsupported]: fake_lsp does not support find references",
+        ),
+        (
+            "call_hierarchy",
+            at.clone(),
+            "error[unsupported]: fake_lsp does not support call hierarchy",
+        ),
+        (
+            "inspect",
+            at,
+            "error[unsupported]: fake_lsp does not support hover, go to definition, go to type definition or go to implementation",
+        ),
+        (
             "completion",
-            json!({"file": "main.fake", "line": 1, "character": 4})
-        )
-        .await,
-        "error[unsupported]: fake_lsp does not support completion"
-    );
+            json!({"file": "main.fake", "line": 1, "character": 4}),
+            "error[unsupported]: fake_lsp does not support completion",
+        ),
+    ] {
+        cases.expect(tool, &common::run(&ctx, tool, args).await, Text(expected));
+    }
+    cases.finish();
 }
 
 /// typescript-language-server, asked first thing after it starts: it hands
@@ -465,22 +527,23 @@ async fn a_server_without_the_request_says_unsupported() {
 #[tokio::test]
 async fn typescript_language_server_answers_from_the_whole_project() {
     let f = common::fixture_on("ts", common::TYPESCRIPT_LANGUAGE_SERVER);
+    let mut cases = common::cases!();
+    // References: what typescript-go answers.
     let references = run(
         &f,
         "references",
         json!({"file": "src/shapes.ts", "symbol": "Circle"}),
     )
     .await;
-    assert_eq!(
-        references,
-        run(
-            &typescript(),
-            "references",
-            json!({"file": "src/shapes.ts", "symbol": "Circle"})
-        )
-        .await,
-        "{references}"
-    );
+    let on_typescript_go = run(
+        &typescript(),
+        "references",
+        json!({"file": "src/shapes.ts", "symbol": "Circle"}),
+    )
+    .await;
+    cases.check_text("tsls_references", &references, &on_typescript_go);
+    // Completion, the first request of a fresh workspace: Registry's
+    // methods.
     let g = common::fixture_on("ts", common::TYPESCRIPT_LANGUAGE_SERVER);
     let members = run(
         &g,
@@ -488,22 +551,30 @@ async fn typescript_language_server_answers_from_the_whole_project() {
         json!({"file": "src/index.ts", "line": 6, "character": 12}),
     )
     .await;
-    assert_snapshot!(members, @"
-    completion at src/index.ts:6:12: 3 items
+    cases.expect(
+        "tsls_completion_members",
+        &members,
+        Text(
+            "\
+completion at src/index.ts:6:12: 3 items
 
-    Methods (3)
-      add - (method) Registry<Shape>.add(item: Shape): Registry<Shape>
-      get - (method) Registry<Shape>.get(name: string): Shape | undefined
-      totalArea - (method) Registry<Shape>.totalArea(): number
-    ");
+Methods (3)
+  add - (method) Registry<Shape>.add(item: Shape): Registry<Shape>
+  get - (method) Registry<Shape>.get(name: string): Shape | undefined
+  totalArea - (method) Registry<Shape>.totalArea(): number",
+        ),
+    );
+    // Who calls Circle.area.
     let calls = run(
         &f,
         "call_hierarchy",
         json!({"file": "src/shapes.ts", "symbol": "Circle.area"}),
     )
     .await;
-    assert!(
+    cases.check(
+        "tsls_calls_incoming",
         calls.contains("@58:3 Method - Registry.totalArea"),
-        "{calls}"
+        &calls,
     );
+    cases.finish();
 }

@@ -1,7 +1,8 @@
 //! Shared test helpers: fixture copies in temporary folders, calling a tool
 //! the way the MCP edge does, a language server's outline of a fixture file,
-//! and waiting for a process to exit. `mcp` drives the built binary over
-//! stdio with rmcp's client.
+//! waiting for a process to exit, tables of cases that report every failing
+//! case, and the list of tools. `mcp` drives the built binary over stdio
+//! with rmcp's client.
 #![allow(dead_code)]
 
 pub mod mcp;
@@ -334,4 +335,156 @@ pub fn staged_files_left(dir: &Path) -> Vec<String> {
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .filter(|n| n.starts_with(".sextant-"))
         .collect()
+}
+
+// ---- tables of cases ----
+
+/// What a case's answer must be.
+#[derive(Debug, Clone, Copy)]
+pub enum Expect {
+    /// The file snapshot named after the case,
+    /// `tests/snapshots/<test file>__<case>.snap`, compared by insta.
+    Snapshot,
+    /// Exactly this text: what an inline snapshot held, without the
+    /// indentation of its literal (as insta compared it).
+    Text(&'static str),
+}
+
+/// Compares a named file snapshot; [`cases!`] writes it in the test file,
+/// where insta finds that file's snapshots.
+pub type SnapshotCheck = fn(&str, &str);
+
+/// The outcomes of a table of cases. Every case is checked and its failure
+/// kept, so a failing case names itself and hides none of the others;
+/// [`Cases::finish`] then fails once, naming each failed case with its
+/// answer. Make one with [`cases!`].
+pub struct Cases {
+    snapshot: SnapshotCheck,
+    /// Every case's answer, for the steps that build on one.
+    answers: Vec<(String, String)>,
+    /// Each failed case with what it answered (and expected).
+    failures: Vec<(String, String)>,
+    /// The names of the cases checked, each once.
+    checked: Vec<String>,
+    finished: bool,
+}
+
+/// A [`Cases`] whose file snapshots are the test file's own (insta names
+/// them after the file that invokes its macro and looks for them beside it).
+#[allow(unused_macros)]
+macro_rules! cases {
+    () => {
+        $crate::common::Cases::new(|name, actual| insta::assert_snapshot!(name, actual))
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use cases;
+
+impl Cases {
+    pub fn new(snapshot: SnapshotCheck) -> Cases {
+        Cases {
+            snapshot,
+            answers: Vec::new(),
+            failures: Vec::new(),
+            checked: Vec::new(),
+            finished: false,
+        }
+    }
+
+    /// Checks case `name`'s answer against what it must be, and keeps the
+    /// answer for the steps after it ([`Cases::answer`]).
+    pub fn expect(&mut self, name: &str, actual: &str, expect: Expect) {
+        match expect {
+            Expect::Snapshot => {
+                // insta panics on a mismatch (after printing the diff and
+                // writing the `.snap.new`); the panic is this case's failure.
+                let snapshot = self.snapshot;
+                let matches = std::panic::catch_unwind(|| snapshot(name, actual)).is_ok();
+                self.check(
+                    name,
+                    matches,
+                    format_args!("does not match its snapshot; the answer:\n{actual}"),
+                );
+            }
+            Expect::Text(expected) => self.check_text(name, actual, expected),
+        }
+        self.answers.push((name.to_string(), actual.to_string()));
+    }
+
+    /// Checks that case `name`'s answer is exactly `expected`.
+    pub fn check_text(&mut self, name: &str, actual: &str, expected: &str) {
+        self.check(
+            name,
+            actual == expected,
+            format_args!("expected:\n{expected}\n--- the answer:\n{actual}"),
+        );
+    }
+
+    /// Checks a property of case `name`'s answer; `shown` is what a failure
+    /// shows (the answer, usually).
+    pub fn check(&mut self, name: &str, ok: bool, shown: impl std::fmt::Display) {
+        if self.checked.iter().any(|checked| checked == name) {
+            self.failures
+                .push((name.to_string(), "two cases have this name".to_string()));
+        }
+        self.checked.push(name.to_string());
+        if !ok {
+            self.failures.push((name.to_string(), shown.to_string()));
+        }
+    }
+
+    /// Checks that case `name`'s answer equals `expected`.
+    pub fn check_eq<T: PartialEq + std::fmt::Debug>(&mut self, name: &str, actual: T, expected: T) {
+        let ok = actual == expected;
+        self.check(
+            name,
+            ok,
+            format_args!("expected:\n{expected:?}\n--- the answer:\n{actual:?}"),
+        );
+    }
+
+    /// Case `name` failed: `why`.
+    pub fn fail(&mut self, name: &str, why: impl std::fmt::Display) {
+        self.check(name, false, why);
+    }
+
+    /// The answer case `name` gave, for a step that builds on it.
+    pub fn answer(&self, name: &str) -> Option<String> {
+        self.answers
+            .iter()
+            .find(|(case, _)| case == name)
+            .map(|(_, answer)| answer.clone())
+    }
+
+    /// Fails if any case failed, naming every one with its answer.
+    pub fn finish(mut self) {
+        self.finished = true;
+        if self.failures.is_empty() {
+            return;
+        }
+        let names: Vec<&str> = self
+            .failures
+            .iter()
+            .map(|(name, _)| name.as_str())
+            .collect();
+        let mut report = format!(
+            "{} of {} cases failed: {}\n",
+            self.failures.len(),
+            self.checked.len(),
+            names.join(", ")
+        );
+        for (name, shown) in &self.failures {
+            report.push_str(&format!("\n---- {name} ----\n{shown}\n"));
+        }
+        panic!("{report}");
+    }
+}
+
+impl Drop for Cases {
+    /// A table left without [`Cases::finish`] would hide its failures.
+    fn drop(&mut self) {
+        if !self.finished && !std::thread::panicking() {
+            panic!("a table of cases ended without finish(): its failures were not reported");
+        }
+    }
 }
