@@ -353,9 +353,22 @@ async fn nothing_sent_to_a_server_holds_a_null_member() {
     // didChange and didSave: the open file changed on disk.
     std::fs::write(root.join("main.fake"), "fn fake() { 1 }\n").unwrap();
     assert_eq!(w.symbols().await.unwrap(), FAKE_SYMBOL);
-    // didChangeWatchedFiles: a file it watches appears on disk.
+    // didChangeWatchedFiles: a file it watches appears on disk, and the
+    // server hears of it (the watcher hands changes out on its own, after a
+    // short pause).
     std::fs::write(root.join("other.fake"), "fn other() {}\n").unwrap();
-    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    let received = root.join("state/received.jsonl");
+    common::wait_for(
+        "the server hears of other.fake (workspace/didChangeWatchedFiles)",
+        || std::future::ready(std::fs::read_to_string(&received).unwrap_or_default()),
+        |messages| {
+            messages.lines().any(|message| {
+                message.contains("workspace/didChangeWatchedFiles")
+                    && message.contains("other.fake")
+            })
+        },
+    )
+    .await;
     assert_eq!(w.symbols().await.unwrap(), FAKE_SYMBOL);
     // didClose: an open file is deleted.
     std::fs::remove_file(root.join("main.fake")).unwrap();

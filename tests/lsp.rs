@@ -37,6 +37,11 @@ fn write(f: &Fixture, file: &str, text: &str) {
 /// The moment between an agent's write and its next request, which is a
 /// model turn at least: file events reach sextant's watcher thread well
 /// within it. Without it a test's request would follow within microseconds.
+///
+/// A deliberate model of how an agent works, not a wait for an event: the
+/// tests after it check that the request right after a turn sees the disk
+/// as written, which waiting for sextant to have noticed the write would
+/// take for granted.
 async fn agent_turn() {
     tokio::time::sleep(Duration::from_millis(50)).await;
 }

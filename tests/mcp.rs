@@ -524,6 +524,10 @@ async fn progress_arrives_in_order_before_the_answer() {
     );
     let values: Vec<f64> = at_answer.iter().map(|(value, _)| *value).collect();
     assert!(values.windows(2).all(|w| w[0] < w[1]), "{values:?}");
+    // No progress may follow the answer. An absence has no event to wait
+    // for, so this sleep is on purpose: a quiet window, long enough for a
+    // notification already on its way to arrive and be handled (rmcp hands
+    // each to a task of its own).
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     assert_eq!(
         *recorder.progress.lock().unwrap(),

@@ -287,8 +287,13 @@ async fn without_a_server_the_index_answers() {
         "export function greetAgain(): void {}\n",
     )
     .unwrap();
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    assert_snapshot!(search(&f, json!({"query": "greet", "preview": "none"})).await, @r#"
+    let found = common::wait_for(
+        "the index notes src/added.ts",
+        || search(&f, json!({"query": "greet", "preview": "none"})),
+        |answer| answer.contains("src/added.ts"),
+    )
+    .await;
+    assert_snapshot!(found, @r#"
     Found 3 matches for query "greet" across 2 files, from tree-sitter
     Note: sextant-no-such-server is not installed; install `sextant-no-such-server` and put it on PATH, or set `command` for [language.typescript] in sextant.toml; typescript results are from tree-sitter
 

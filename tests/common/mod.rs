@@ -201,6 +201,33 @@ pub async fn process_gone(pid: u32) -> bool {
     false
 }
 
+/// How long a test waits for what should follow at once (a file event
+/// through the watcher, a message reaching a server) before it fails.
+pub const EVENT_DEADLINE: Duration = Duration::from_secs(10);
+
+/// Asks `probe` every 10 ms until its answer is `done`, for up to
+/// [`EVENT_DEADLINE`], and returns that answer; fails otherwise, saying
+/// `what` did not happen and showing the last answer. For a test that needs
+/// an event to have happened, instead of sleeping a guessed time for it.
+pub async fn wait_for<F: std::future::Future<Output = String>>(
+    what: &str,
+    mut probe: impl FnMut() -> F,
+    done: impl Fn(&str) -> bool,
+) -> String {
+    let deadline = tokio::time::Instant::now() + EVENT_DEADLINE;
+    loop {
+        let answer = probe().await;
+        if done(&answer) {
+            return answer;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{what}: not within {EVENT_DEADLINE:?}; the last answer:\n{answer}"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
 /// Writes a TypeScript monorepo of `packages` packages with `files` modules
 /// each under `root` (npm workspaces, a tsconfig per package, none at the
 /// root): `packages/pK/src/mI.ts`, each importing the module before it.
