@@ -288,24 +288,7 @@ async fn read_only_mode_leaves_writing_tools_out() {
         .iter()
         .map(|t| t.name)
         .collect();
-    assert_eq!(
-        names,
-        [
-            "search",
-            "read",
-            "inspect",
-            "references",
-            "call_hierarchy",
-            "completion",
-            "rename",
-            "read_file",
-            "find",
-            "grep",
-            "pipe",
-            "diagnostics",
-            "logs"
-        ]
-    );
+    assert_eq!(names, common::read_only_tool_names());
     let out = common::run(&ctx, "create_file", json!({"path": "x.ts", "content": "x"})).await;
     assert_eq!(
         out,

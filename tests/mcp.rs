@@ -82,27 +82,7 @@ async fn initialize_and_list_tools() {
 
     let tools = client.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-    assert_eq!(
-        names,
-        [
-            "search",
-            "read",
-            "inspect",
-            "references",
-            "call_hierarchy",
-            "completion",
-            "rename",
-            "read_file",
-            "find",
-            "grep",
-            "edit",
-            "apply_patch",
-            "create_file",
-            "pipe",
-            "diagnostics",
-            "logs"
-        ]
-    );
+    assert_eq!(names, common::tool_names());
     // The instructions say when to use each tool, so none is left out.
     for name in &names {
         assert!(
@@ -114,7 +94,7 @@ async fn initialize_and_list_tools() {
     for tool in &tools {
         // Readers say so; writers go without hints, which MCP reads as
         // "not read-only, destructive".
-        let writes = ["rename", "edit", "apply_patch", "create_file"].contains(&tool.name.as_ref());
+        let writes = common::writes(&tool.name);
         let read_only = tool.annotations.as_ref().and_then(|a| a.read_only_hint);
         assert_eq!(read_only, (!writes).then_some(true), "{}", tool.name);
         assert_eq!(tool.input_schema.get("type"), Some(&json!("object")));
@@ -142,30 +122,32 @@ async fn initialize_and_list_tools() {
     client.cancel().await.unwrap();
 }
 
+/// The tests' list of tools (common::TOOLS) is the registry's: the same
+/// names in the same order, the same ones writing.
+#[test]
+fn the_tests_list_of_tools_is_the_registry() {
+    use common::Access;
+    let registry: Vec<(&str, Access)> = sextant::tools::all()
+        .iter()
+        .map(|tool| {
+            let access = match (tool.writes, tool.previews_when_read_only) {
+                (false, _) => Access::Reads,
+                (true, true) => Access::Previews,
+                (true, false) => Access::Writes,
+            };
+            (tool.name, access)
+        })
+        .collect();
+    assert_eq!(registry, common::TOOLS);
+}
+
 #[tokio::test]
 async fn read_only_server_lists_no_writing_tool() {
     let f = fixture("ts");
     let client = start(f.root(), &["--read-only"]).await;
     let tools = client.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-    assert_eq!(
-        names,
-        [
-            "search",
-            "read",
-            "inspect",
-            "references",
-            "call_hierarchy",
-            "completion",
-            "rename",
-            "read_file",
-            "find",
-            "grep",
-            "pipe",
-            "diagnostics",
-            "logs"
-        ]
-    );
+    assert_eq!(names, common::read_only_tool_names());
     client.cancel().await.unwrap();
 }
 

@@ -236,7 +236,7 @@ proptest! {
     /// Every parameter of every tool, written `key=value`, comes back as
     /// the typed value: strings as written, other types parsed.
     #[test]
-    fn key_value_arguments_round_trip(tool_index in 0usize..16, seed in any::<u64>()) {
+    fn key_value_arguments_round_trip(tool_index in 0usize..common::TOOLS.len(), seed in any::<u64>()) {
         let tools = sextant::tools::all();
         let tool = &tools[tool_index % tools.len()];
         let schema = tool.input_schema();

@@ -364,6 +364,61 @@ pub fn staged_files_left(dir: &Path) -> Vec<String> {
         .collect()
 }
 
+// ---- the tools ----
+
+/// What a tool may do to files, as a read-only server treats it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Only reads: listed everywhere, with the read-only hint.
+    Reads,
+    /// Writes, but only previews on a read-only server, which lists it.
+    Previews,
+    /// Writes: a read-only server leaves it out.
+    Writes,
+}
+
+/// Every tool, in the order tools/list and `--help` give them: the one list
+/// the tests hold the server to (`mcp.rs` checks it is the registry's).
+pub const TOOLS: [(&str, Access); 16] = [
+    ("search", Access::Reads),
+    ("read", Access::Reads),
+    ("inspect", Access::Reads),
+    ("references", Access::Reads),
+    ("call_hierarchy", Access::Reads),
+    ("completion", Access::Reads),
+    ("rename", Access::Previews),
+    ("read_file", Access::Reads),
+    ("find", Access::Reads),
+    ("grep", Access::Reads),
+    ("edit", Access::Writes),
+    ("apply_patch", Access::Writes),
+    ("create_file", Access::Writes),
+    ("pipe", Access::Reads),
+    ("diagnostics", Access::Reads),
+    ("logs", Access::Reads),
+];
+
+/// The names of [`TOOLS`], in order.
+pub fn tool_names() -> Vec<&'static str> {
+    TOOLS.iter().map(|(name, _)| *name).collect()
+}
+
+/// The tools a read-only server lists, in order.
+pub fn read_only_tool_names() -> Vec<&'static str> {
+    TOOLS
+        .iter()
+        .filter(|(_, access)| *access != Access::Writes)
+        .map(|(name, _)| *name)
+        .collect()
+}
+
+/// Whether tool `name` may write files (and so has no read-only hint).
+pub fn writes(name: &str) -> bool {
+    TOOLS
+        .iter()
+        .any(|(tool, access)| *tool == name && *access != Access::Reads)
+}
+
 // ---- tables of cases ----
 
 /// What a case's answer must be.
