@@ -62,6 +62,10 @@ pub struct State {
     pub diagnostics: HashMap<Url, Published>,
     /// Counts every publishDiagnostics, to tell fresh ones from old.
     pub publish_count: u64,
+    /// Counts every work-done progress begun.
+    pub progress_begun: u64,
+    /// The last progress that ended, newest last (at most [`ENDED_KEPT`]).
+    pub ended: VecDeque<ProgressState>,
     pub stderr_tail: VecDeque<String>,
     /// When the last work-done progress ended (or the server started).
     pub last_activity: Option<Instant>,
@@ -84,10 +88,17 @@ pub struct Registered {
 
 #[derive(Debug, Clone)]
 pub struct ProgressState {
+    pub token: String,
     pub title: String,
     pub message: Option<String>,
     pub percentage: Option<u32>,
+    /// `progress_begun` when it began: which work came after what.
+    pub begun: u64,
 }
+
+/// Progress that ended lately, kept for a waiter that must know whether
+/// work it asked for began and ended while it was not looking.
+const ENDED_KEPT: usize = 16;
 
 #[derive(Debug, Clone)]
 pub struct Published {
@@ -354,12 +365,15 @@ impl Shared {
         }
         self.update(|state| match value {
             WorkDoneProgress::Begin(begin) => {
+                state.progress_begun += 1;
                 state.progress.insert(
-                    token,
+                    token.clone(),
                     ProgressState {
+                        token,
                         title: begin.title,
                         message: begin.message,
                         percentage: begin.percentage,
+                        begun: state.progress_begun,
                     },
                 );
             }
@@ -370,7 +384,12 @@ impl Shared {
                 }
             }
             WorkDoneProgress::End(_) => {
-                state.progress.remove(&token);
+                if let Some(ended) = state.progress.remove(&token) {
+                    if state.ended.len() == ENDED_KEPT {
+                        state.ended.pop_front();
+                    }
+                    state.ended.push_back(ended);
+                }
                 state.last_activity = Some(Instant::now());
             }
         });

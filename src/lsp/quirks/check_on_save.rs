@@ -56,9 +56,19 @@ fn check_running(client: &LspClient) -> Option<String> {
     let state = client.shared.state();
     state
         .progress
-        .iter()
-        .find(|(token, progress)| is_check_progress(&client.language, token, &progress.title))
-        .map(|(_, progress)| progress.title.clone())
+        .values()
+        .find(|progress| is_check_progress(&client.language, &progress.token, &progress.title))
+        .map(|progress| progress.title.clone())
+}
+
+/// Whether a check began after the progress count was `since` (running
+/// now, or already over).
+fn check_began_after(client: &LspClient, since: u64) -> bool {
+    let state = client.shared.state();
+    state.progress.values().chain(&state.ended).any(|progress| {
+        progress.begun > since
+            && is_check_progress(&client.language, &progress.token, &progress.title)
+    })
 }
 
 /// Has the server check the project unless the last completed check saw it
@@ -86,10 +96,14 @@ pub(in crate::lsp) async fn check(
     if fingerprint.is_some() && *lock(&client.checks.checked) == fingerprint {
         return Ok(None);
     }
+    // The check our save starts is the one whose results count: one
+    // already running (started by a save of an edited file) is restarted
+    // by it, ending before its results are all in.
+    let since = client.shared.state().progress_begun;
     client.notify_saved(&document.uri)?;
     let started = tokio::time::Instant::now() + CHECK_START;
     client
-        .wait_until(started, || check_running(client).is_some())
+        .wait_until(started, || check_began_after(client, since))
         .await;
     let deadline = tokio::time::Instant::now() + client.language.request_timeout;
     client
