@@ -80,7 +80,7 @@ fn workspace_args() -> Vec<Arg> {
 
 /// `sextant <tool>`: its parameters come from the tool's schema.
 fn tool_command(tool: &ToolEntry) -> Command {
-    let schema = tool.input_schema();
+    let schema = crate::server::schema::compact(tool.input_schema());
     let mut help = String::from("Parameters (key=value, or --json '{...}'):\n");
     let required: Vec<&str> = schema
         .get("required")
@@ -171,7 +171,7 @@ pub fn parse_params(
         Some(Err(err)) => return Err(invalid(format!("--json is not valid JSON: {err}"))),
         None => Map::new(),
     };
-    let schema = tool.input_schema();
+    let schema = crate::server::schema::compact(tool.input_schema());
     let properties = schema.get("properties").and_then(Value::as_object);
     for word in words {
         if let Some(option) = ["--root", "--library-root", "--json"]

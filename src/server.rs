@@ -22,6 +22,7 @@ use tokio_util::sync::CancellationToken;
 
 mod guard;
 mod http;
+pub mod schema;
 mod stdio;
 
 use crate::context::Context;
@@ -80,7 +81,7 @@ fn mcp_tool(entry: &ToolEntry) -> Tool {
     let tool = Tool::new(
         entry.name,
         entry.description,
-        Arc::new(entry.input_schema()),
+        Arc::new(schema::compact(entry.input_schema())),
     );
     // What MCP assumes of a tool without hints is what sextant's writing
     // tools are (not read-only, destructive): only readers say otherwise.

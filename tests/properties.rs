@@ -239,7 +239,7 @@ proptest! {
     fn key_value_arguments_round_trip(tool_index in 0usize..common::TOOLS.len(), seed in any::<u64>()) {
         let tools = sextant::tools::all();
         let tool = &tools[tool_index % tools.len()];
-        let schema = tool.input_schema();
+        let schema = sextant::server::schema::compact(tool.input_schema());
         let properties = schema["properties"].as_object().unwrap();
         let mut runner = proptest::test_runner::TestRunner::new_with_rng(
             ProptestConfig::default(),

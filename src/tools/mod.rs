@@ -103,7 +103,8 @@ impl ToolEntry {
         }
     }
 
-    /// The JSON Schema of the parameters (an object schema, all inline).
+    /// The JSON Schema of the parameters as derived (an object schema,
+    /// all inline; `server::schema::compact` is what clients are shown).
     pub fn input_schema(&self) -> Map<String, Value> {
         (self.schema)()
     }
@@ -236,100 +237,16 @@ fn parameter_names<T: Tool>() -> Arc<[String]> {
     }))
 }
 
-/// The parameters' schema, inlined and compacted. The `format` parameter
-/// every tool takes is said once, in the server's instructions, rather
-/// than in every schema (no schema forbids other properties).
-///
-/// Every byte of tools/list is loaded into every conversation of the agent,
-/// so the schema says only what a caller needs: a property's type and
-/// description, `enum` lists for choices, `required`. schemars' `null` in
-/// the types of optional parameters (they are simply not `required`), its
-/// `format`/`minimum` annotations and its one-of-consts enums go; unknown
-/// keys are refused by `call_typed` whatever the schema says.
+/// The parameters' JSON Schema as schemars derives it (draft-07, every
+/// subschema inlined). The edges trim it for what they show (see
+/// `server::schema`).
 fn input_schema<P: JsonSchema>() -> Map<String, Value> {
     let generator = schemars::generate::SchemaSettings::draft07()
         .with(|s| s.inline_subschemas = true)
         .into_generator();
-    let schema = generator.into_root_schema_for::<P>();
-    let mut object = match schema.to_value() {
+    match generator.into_root_schema_for::<P>().to_value() {
         Value::Object(object) => object,
         _ => Map::new(),
-    };
-    object.remove("$schema");
-    object.remove("title");
-    // A flattened part's doc comment (the address's) is for the code's
-    // readers.
-    object.remove("description");
-    object.remove("additionalProperties");
-    object.insert("type".into(), Value::String("object".into()));
-    let properties = object
-        .entry("properties")
-        .or_insert_with(|| Value::Object(Map::new()));
-    if let Value::Object(properties) = properties {
-        for property in properties.values_mut() {
-            compact(property);
-        }
-    }
-    object
-}
-
-/// One property's schema, as little as says the same to a caller.
-fn compact(property: &mut Value) {
-    let Value::Object(map) = property else {
-        return;
-    };
-    map.remove("format");
-    map.remove("minimum");
-    map.remove("maximum");
-    map.remove("default");
-    map.remove("additionalProperties");
-    // `Option<T>`: `["integer", "null"]`, or `anyOf: [T, {"type": "null"}]`.
-    if let Some(Value::Array(types)) = map.get_mut("type") {
-        types.retain(|t| t != "null");
-        if types.len() == 1 {
-            let only = types.remove(0);
-            map.insert("type".into(), only);
-        }
-    }
-    if let Some(Value::Array(any_of)) = map.get("anyOf") {
-        let mut kept: Vec<Value> = any_of
-            .iter()
-            .filter(|schema| schema.get("type") != Some(&Value::String("null".into())))
-            .cloned()
-            .collect();
-        if kept.len() == 1
-            && let Value::Object(inner) = kept.remove(0)
-        {
-            map.remove("anyOf");
-            // The property says what it is for; its type's doc comment
-            // is for the code's readers.
-            for (key, value) in inner.into_iter().filter(|(key, _)| key != "description") {
-                map.entry(key).or_insert(value);
-            }
-        }
-    }
-    // A Rust enum of unit variants: `oneOf` of consts -> one `enum` list.
-    if let Some(Value::Array(one_of)) = map.get("oneOf") {
-        let consts: Option<Vec<Value>> = one_of.iter().map(|v| v.get("const").cloned()).collect();
-        if let Some(consts) = consts {
-            map.remove("oneOf");
-            map.insert("type".into(), Value::String("string".into()));
-            map.insert("enum".into(), Value::Array(consts));
-        }
-    }
-    if let Some(Value::Array(choices)) = map.get_mut("enum") {
-        choices.retain(|choice| !choice.is_null());
-    }
-    if let Some(items) = map.get_mut("items") {
-        compact(items);
-        if let Value::Object(items) = items {
-            items.remove("description");
-        }
-    }
-    if let Some(Value::Object(properties)) = map.get_mut("properties") {
-        for property in properties.values_mut() {
-            compact(property);
-        }
     }
 }
 
