@@ -173,8 +173,8 @@ proptest! {
         let mut all = Vec::new();
         chains(&outline, &mut Vec::new(), &mut all);
         for (names, wanted) in all {
-            let path = sextant::tools::address::join_path(&names, separator);
-            match sextant::tools::address::resolve_name_path(&outline, &path, "f.ts", separator) {
+            let path = sextant::tools::name_path::join_path(&names, separator);
+            match sextant::tools::name_path::resolve_name_path(&outline, &path, "f.ts", separator) {
                 Ok(group) => prop_assert!(
                     group.symbols.iter().any(|s| std::ptr::eq(*s, wanted)),
                     "{} resolved to {}", path, group.path
@@ -188,7 +188,7 @@ proptest! {
     #[test]
     fn any_name_path_is_an_answer_or_an_error(outline in outline(1), path in "\\PC{0,24}") {
         use sextant::error::ErrorCode;
-        match sextant::tools::address::resolve_name_path(&outline, &path, "f.ts", ".") {
+        match sextant::tools::name_path::resolve_name_path(&outline, &path, "f.ts", ".") {
             Ok(group) => prop_assert!(!group.symbols.is_empty(), "{}", path),
             Err(err) => prop_assert!(
                 matches!(err.code, ErrorCode::NotFound | ErrorCode::AmbiguousMatch) && !err.message.is_empty(),

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use super::address::join_path;
+use super::name_path::join_path;
 use super::outline::{FileOutline, outline};
 use crate::context::Context;
 use crate::model::{OutlineSymbol, Place, Position, SourceLocation};
@@ -110,7 +110,7 @@ impl<'a> SourceFiles<'a> {
         position: Position,
     ) -> Option<(String, crate::model::SymbolKind)> {
         let file = self.file(path).await?;
-        super::address::declared_at(file.symbols(), position, file.path_separator())
+        super::name_path::declared_at(file.symbols(), position, file.path_separator())
     }
 
     /// A location with its line.

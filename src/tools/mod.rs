@@ -34,6 +34,7 @@ pub mod grep;
 pub mod inspect;
 pub mod locations;
 pub mod logs;
+pub mod name_path;
 pub mod outline;
 mod page;
 pub mod pipe;

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::address::resolve_name_path;
+use super::name_path::resolve_name_path;
 use super::outline::{FileOutline, outline};
 use super::page::Pager;
 use super::{BUDGET_CHARS, Tool, blocking, parse_kinds};

@@ -11,7 +11,7 @@ use super::{Found, SearchPreview};
 use crate::context::Context;
 use crate::model::{OutlineSymbol, Position, Range, SearchFile, SearchSymbol, SymbolKind};
 use crate::syntax::{self, Language, LineIndex};
-use crate::tools::address::declared_at;
+use crate::tools::name_path::declared_at;
 use crate::tools::page::Pager;
 
 /// The files of the page and where the next page starts: `ordered` (files
