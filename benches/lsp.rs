@@ -181,7 +181,9 @@ async fn measure(
     };
     figures.symbols = Some(
         time(RAW_ROUNDS, || {
-            client.request::<DocumentSymbolRequest>(symbols.clone(), TIMEOUT)
+            client
+                .connection()
+                .request::<DocumentSymbolRequest>(symbols.clone(), TIMEOUT)
         })
         .await,
     );
@@ -191,7 +193,9 @@ async fn measure(
     };
     figures.hover = Some(
         time(RAW_ROUNDS, || {
-            client.request::<HoverRequest>(hover.clone(), TIMEOUT)
+            client
+                .connection()
+                .request::<HoverRequest>(hover.clone(), TIMEOUT)
         })
         .await,
     );
@@ -202,7 +206,9 @@ async fn measure(
     };
     figures.definition = Some(
         time(RAW_ROUNDS, || {
-            client.request::<GotoDefinition>(definition.clone(), TIMEOUT)
+            client
+                .connection()
+                .request::<GotoDefinition>(definition.clone(), TIMEOUT)
         })
         .await,
     );
@@ -216,7 +222,9 @@ async fn measure(
     };
     figures.references = Some(
         time(RAW_ROUNDS, || {
-            client.request::<References>(references.clone(), TIMEOUT)
+            client
+                .connection()
+                .request::<References>(references.clone(), TIMEOUT)
         })
         .await,
     );
@@ -232,6 +240,7 @@ async fn measure(
     for _ in 0..ROUNDS {
         let t = Instant::now();
         let _ = client
+            .connection()
             .request::<WorkspaceSymbolRequest>(workspace.clone(), TIMEOUT)
             .await;
         raw_search.push(t.elapsed());
@@ -240,6 +249,7 @@ async fn measure(
         search.push(t.elapsed());
         let t = Instant::now();
         let _ = client
+            .connection()
             .request::<DocumentSymbolRequest>(symbols.clone(), TIMEOUT)
             .await;
         raw_symbols.push(t.elapsed());
@@ -311,6 +321,7 @@ async fn monorepo(config: &str, figures: &mut Figures) {
                 let t = Instant::now();
                 let _ = session
                     .client()
+                    .connection()
                     .request::<WorkspaceSymbolRequest>(params.clone(), TIMEOUT)
                     .await;
                 raw.push(t.elapsed());

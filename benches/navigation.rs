@@ -135,10 +135,25 @@ async fn measure(case: &Case, rows: &mut Vec<Row>) {
         let (client, goto, hover) = (Arc::clone(&client), goto.clone(), hover.clone());
         async move {
             let times = [
-                elapsed(client.request::<HoverRequest>(hover, TIMEOUT)).await,
-                elapsed(client.request::<GotoDefinition>(goto.clone(), TIMEOUT)).await,
-                elapsed(client.request::<GotoTypeDefinition>(goto.clone(), TIMEOUT)).await,
-                elapsed(client.request::<GotoImplementation>(goto, TIMEOUT)).await,
+                elapsed(client.connection().request::<HoverRequest>(hover, TIMEOUT)).await,
+                elapsed(
+                    client
+                        .connection()
+                        .request::<GotoDefinition>(goto.clone(), TIMEOUT),
+                )
+                .await,
+                elapsed(
+                    client
+                        .connection()
+                        .request::<GotoTypeDefinition>(goto.clone(), TIMEOUT),
+                )
+                .await,
+                elapsed(
+                    client
+                        .connection()
+                        .request::<GotoImplementation>(goto, TIMEOUT),
+                )
+                .await,
             ];
             times.into_iter().max().unwrap()
         }
@@ -166,8 +181,13 @@ async fn measure(case: &Case, rows: &mut Vec<Row>) {
         let (client, references, goto) = (Arc::clone(&client), references.clone(), goto.clone());
         async move {
             let times = [
-                elapsed(client.request::<References>(references, TIMEOUT)).await,
-                elapsed(client.request::<GotoDefinition>(goto, TIMEOUT)).await,
+                elapsed(
+                    client
+                        .connection()
+                        .request::<References>(references, TIMEOUT),
+                )
+                .await,
+                elapsed(client.connection().request::<GotoDefinition>(goto, TIMEOUT)).await,
             ];
             times.into_iter().max().unwrap()
         }
@@ -199,6 +219,7 @@ async fn measure(case: &Case, rows: &mut Vec<Row>) {
         async move {
             let t = Instant::now();
             let items = client
+                .connection()
                 .request::<CallHierarchyPrepare>(prepare, TIMEOUT)
                 .await
                 .ok()
@@ -206,6 +227,7 @@ async fn measure(case: &Case, rows: &mut Vec<Row>) {
                 .unwrap_or_default();
             if let Some(item) = items.into_iter().next() {
                 let _ = client
+                    .connection()
                     .request::<CallHierarchyIncomingCalls>(
                         CallHierarchyIncomingCallsParams {
                             item: item.clone(),
@@ -216,6 +238,7 @@ async fn measure(case: &Case, rows: &mut Vec<Row>) {
                     )
                     .await;
                 let _ = client
+                    .connection()
                     .request::<CallHierarchyOutgoingCalls>(
                         CallHierarchyOutgoingCallsParams {
                             item,
@@ -262,7 +285,11 @@ async fn measure(case: &Case, rows: &mut Vec<Row>) {
         let (client, params) = (Arc::clone(&client), params.clone());
         async move {
             let t = Instant::now();
-            let mut items = match client.request::<Completion>(params, TIMEOUT).await {
+            let mut items = match client
+                .connection()
+                .request::<Completion>(params, TIMEOUT)
+                .await
+            {
                 Ok(Some(CompletionResponse::Array(items))) => items,
                 Ok(Some(CompletionResponse::List(list))) => list.items,
                 _ => Vec::new(),
@@ -283,7 +310,11 @@ async fn measure(case: &Case, rows: &mut Vec<Row>) {
                     .into_iter()
                     .take(50)
                     .filter(|i| i.detail.is_none() || i.documentation.is_none())
-                    .map(|item| client.request::<ResolveCompletionItem>(item, TIMEOUT));
+                    .map(|item| {
+                        client
+                            .connection()
+                            .request::<ResolveCompletionItem>(item, TIMEOUT)
+                    });
                 futures::stream::iter(asks)
                     .buffer_unordered(16)
                     .collect::<Vec<_>>()
@@ -567,6 +598,7 @@ async fn rename_figures(language: &'static str) -> RenameFigures {
     for round in 0..10 {
         let t = Instant::now();
         let _ = client
+            .connection()
             .request::<lsp_types::request::Rename>(raw_params.clone(), TIMEOUT)
             .await;
         raws.push(t.elapsed());

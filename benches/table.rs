@@ -173,6 +173,7 @@ async fn time_with_raw(
                     ..Default::default()
                 };
                 client
+                    .connection()
                     .request::<WorkspaceSymbolRequest>(params, TIMEOUT)
                     .await
                     .ok()?;
@@ -188,6 +189,7 @@ async fn time_with_raw(
                         work_done_progress_params: Default::default(),
                     };
                     client
+                        .connection()
                         .request::<ExecuteCommand>(navto, TIMEOUT)
                         .await
                         .ok()?;
@@ -204,10 +206,16 @@ async fn time_with_raw(
                     work_done_progress_params: Default::default(),
                 };
                 let _ = tokio::join!(
-                    client.request::<HoverRequest>(hover, TIMEOUT),
-                    client.request::<GotoDefinition>(goto.clone(), TIMEOUT),
-                    client.request::<GotoTypeDefinition>(goto.clone(), TIMEOUT),
-                    client.request::<GotoImplementation>(goto, TIMEOUT),
+                    client.connection().request::<HoverRequest>(hover, TIMEOUT),
+                    client
+                        .connection()
+                        .request::<GotoDefinition>(goto.clone(), TIMEOUT),
+                    client
+                        .connection()
+                        .request::<GotoTypeDefinition>(goto.clone(), TIMEOUT),
+                    client
+                        .connection()
+                        .request::<GotoImplementation>(goto, TIMEOUT),
                 );
             }
             Raw::References => {
@@ -219,7 +227,11 @@ async fn time_with_raw(
                     work_done_progress_params: Default::default(),
                     partial_result_params: Default::default(),
                 };
-                client.request::<References>(params, TIMEOUT).await.ok()?;
+                client
+                    .connection()
+                    .request::<References>(params, TIMEOUT)
+                    .await
+                    .ok()?;
             }
             Raw::CallHierarchy => {
                 let params = CallHierarchyPrepareParams {
@@ -227,6 +239,7 @@ async fn time_with_raw(
                     work_done_progress_params: Default::default(),
                 };
                 let items = client
+                    .connection()
                     .request::<CallHierarchyPrepare>(params, TIMEOUT)
                     .await
                     .ok()??;
@@ -237,6 +250,7 @@ async fn time_with_raw(
                     partial_result_params: Default::default(),
                 };
                 client
+                    .connection()
                     .request::<CallHierarchyIncomingCalls>(incoming, TIMEOUT)
                     .await
                     .ok()?;
@@ -246,6 +260,7 @@ async fn time_with_raw(
                     partial_result_params: Default::default(),
                 };
                 client
+                    .connection()
                     .request::<CallHierarchyOutgoingCalls>(outgoing, TIMEOUT)
                     .await
                     .ok()?;
@@ -257,7 +272,11 @@ async fn time_with_raw(
                     partial_result_params: Default::default(),
                     context: None,
                 };
-                client.request::<Completion>(params, TIMEOUT).await.ok()?;
+                client
+                    .connection()
+                    .request::<Completion>(params, TIMEOUT)
+                    .await
+                    .ok()?;
             }
         }
         Some(())

@@ -15,6 +15,13 @@ use ignore::{DirEntry, WalkBuilder, WalkParallel};
 /// the workspace's own sources, even where no .gitignore says so.
 const DEPENDENCY_FOLDERS: [&str; 2] = ["node_modules", "target"];
 
+/// Whether `path` (relative to the workspace, or absolute) lies in a
+/// dependency folder: other people's code or build output.
+pub fn in_dependency_folder(path: &Path) -> bool {
+    path.components()
+        .any(|c| DEPENDENCY_FOLDERS.iter().any(|d| c.as_os_str() == *d))
+}
+
 /// A walk of the workspace's own source tree: .gitignore and friends
 /// honoured (outside git repositories too), hidden files skipped, `.git`
 /// never entered, and the dependency folders (`node_modules`, `target`)

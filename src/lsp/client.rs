@@ -109,6 +109,7 @@ impl LspClient {
             ..InitializeParams::default()
         };
         let result = self
+            .transport
             .request::<Initialize>(params, self.language.ready_timeout)
             .await;
         let result = match result {
@@ -205,21 +206,13 @@ impl LspClient {
         self.transport.wait_exit(timeout).await
     }
 
-    /// Sends a request and waits for its answer, at most `timeout` (see
-    /// `Transport::request`).
-    pub async fn request<R>(
-        &self,
-        params: R::Params,
-        timeout: Duration,
-    ) -> Result<R::Result, LspError>
-    where
-        R: Request,
-        R::Result: Send + 'static,
-    {
-        self.transport.request::<R>(params, timeout).await
+    /// The connection to the server, for raw requests (benchmarks, tests):
+    /// `connection().request::<R>(params, timeout)`.
+    pub fn connection(&self) -> &Transport {
+        &self.transport
     }
 
-    /// `request`, retried a few times while the server says its state moved
+    /// A request, retried a few times while the server says its state moved
     /// under it: rust-analyzer answers ContentModified while loading, and
     /// TypeScript 7's server cancels a pending request itself
     /// (RequestCancelled) when documents open or close around it. A request
@@ -233,6 +226,7 @@ impl LspClient {
         let mut attempts = 0;
         loop {
             match self
+                .transport
                 .request::<R>(params.clone(), self.language.request_timeout)
                 .await
             {
@@ -255,7 +249,7 @@ impl LspClient {
     pub(super) async fn shutdown(&self, grace: Duration) {
         self.shared.mark_closing();
         if self.is_alive() {
-            let _ = self.request::<Shutdown>((), grace).await;
+            let _ = self.transport.request::<Shutdown>((), grace).await;
             let _ = self.notify::<Exit>(());
             if self.wait_exit(grace).await.is_none() {
                 self.transport.kill();

@@ -85,6 +85,7 @@ pub async fn completion(
         let asks: Vec<_> = wanted.iter().map(|&i| (i, items[i].clone())).collect();
         let asks = asks.into_iter().map(|(i, item)| async move {
             let resolved = client
+                .transport
                 .request::<ResolveCompletionItem>(item, client.language.request_timeout)
                 .await;
             (i, resolved)

@@ -36,9 +36,9 @@ pub struct ExitInfo {
 }
 
 /// A running server process and the JSON-RPC connection to it.
-pub(super) struct Transport {
-    pub shared: Arc<Shared>,
-    pub pid: Option<u32>,
+pub struct Transport {
+    pub(super) shared: Arc<Shared>,
+    pub(super) pid: Option<u32>,
     socket: ServerSocket,
     /// The id the main loop will give our next request (see `request`).
     next_id: tokio::sync::Mutex<i32>,
@@ -51,7 +51,7 @@ impl Transport {
     /// run its connection, drain its stderr and wait for its exit. The
     /// process leads a session of its own, which ends with it and with
     /// sextant (see `reaper`).
-    pub fn spawn(
+    pub(super) fn spawn(
         language: &LanguageConfig,
         program: &Path,
         root: &Path,
@@ -153,7 +153,7 @@ impl Transport {
     }
 
     /// The process still runs and the connection holds.
-    pub fn is_alive(&self) -> bool {
+    pub(super) fn is_alive(&self) -> bool {
         self.exit.borrow().is_none()
             && !self
                 .shared
@@ -161,27 +161,27 @@ impl Transport {
                 .load(std::sync::atomic::Ordering::SeqCst)
     }
 
-    pub fn exit_info(&self) -> Option<ExitInfo> {
+    pub(super) fn exit_info(&self) -> Option<ExitInfo> {
         self.exit.borrow().clone()
     }
 
     /// Waits (at most `timeout`) for the process to be gone and says how it
     /// ended: a broken connection is followed by the exit a moment later.
-    pub async fn wait_exit(&self, timeout: Duration) -> Option<ExitInfo> {
+    pub(super) async fn wait_exit(&self, timeout: Duration) -> Option<ExitInfo> {
         let mut exit = self.exit.clone();
         let _ = tokio::time::timeout(timeout, exit.wait_for(Option::is_some)).await;
         self.exit_info()
     }
 
     /// Ends the process now, as asked (its end is no news in the log).
-    pub fn kill(&self) {
+    pub(super) fn kill(&self) {
         self.shared.mark_closing();
         self.kill.notify_one();
     }
 
     /// Ends the process now, not as asked: it failed us (its end is logged
     /// as a warning, with how it ended).
-    pub fn abandon(&self) {
+    pub(super) fn abandon(&self) {
         self.kill.notify_one();
     }
 

@@ -129,7 +129,7 @@ impl<'a> SourceFiles<'a> {
 pub fn place(ctx: &Context, path: &Path) -> Place {
     let within = |path: &Path| {
         if let Ok(rest) = path.strip_prefix(ctx.workspace.root()) {
-            let dependency = rest.components().any(|c| c.as_os_str() == "node_modules");
+            let dependency = crate::fs::walk::in_dependency_folder(rest);
             return Some(if dependency {
                 Place::Library
             } else {

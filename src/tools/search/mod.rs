@@ -233,10 +233,10 @@ impl Scope {
 /// A library file rather than the workspace's own: outside the root, or
 /// in a dependency folder.
 fn is_external(ctx: &Context, path: &Path) -> bool {
-    !path.starts_with(ctx.workspace.root())
-        || path
-            .components()
-            .any(|c| c.as_os_str() == "node_modules" || c.as_os_str() == "target")
+    match path.strip_prefix(ctx.workspace.root()) {
+        Ok(rest) => crate::fs::walk::in_dependency_folder(rest),
+        Err(_) => true,
+    }
 }
 
 #[cfg(test)]
