@@ -7,20 +7,10 @@
 
 use std::path::Path;
 
+pub use super::config::Choice;
 use super::config::LanguageConfig;
 use super::install;
 use super::quirks::typescript_server;
-
-/// The server chosen for a project.
-#[derive(Debug, Clone)]
-pub struct Choice {
-    /// The language with the chosen server; its `command` is the absolute
-    /// path of the program where the choice found (or will install) it.
-    pub language: LanguageConfig,
-    /// Why this server, for `logs` and `doctor`; `None` when the language
-    /// has one server.
-    pub reason: Option<String>,
-}
 
 /// The server for `language` in the project at `project_root`.
 pub fn choose(

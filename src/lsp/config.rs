@@ -81,6 +81,17 @@ pub struct LanguageConfig {
     pub choice: Option<ServerChoice>,
 }
 
+/// The server chosen for a project (see `choose`).
+#[derive(Debug, Clone)]
+pub struct Choice {
+    /// The language with the chosen server; its `command` is the absolute
+    /// path of the program where the choice found (or will install) it.
+    pub language: LanguageConfig,
+    /// Why this server, for `logs` and `doctor`; `None` when the language
+    /// has one server.
+    pub reason: Option<String>,
+}
+
 /// The servers a language can run (each resolved as a whole language with
 /// that server), and which one the configuration asks for.
 #[derive(Debug, Clone)]

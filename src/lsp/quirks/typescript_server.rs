@@ -14,8 +14,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::super::choose::Choice;
-use super::super::config::{LanguageConfig, ServerChoice};
+use super::super::config::{Choice, LanguageConfig, ServerChoice};
 use super::super::shown;
 
 /// The built-in names of TypeScript's two servers (`languages.toml`).
