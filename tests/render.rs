@@ -523,9 +523,7 @@ fn patch_report() {
                 ",
             ),
             (
-                // Pins today's text, which looks wrong: outside a rename the
-                // notes are not shown (edit and apply_patch make none yet).
-                "odd: an edit preview drops its notes",
+                "an edit preview with a note",
                 PatchReport {
                     notes: strings(["the file changed on disk since it was read"]),
                     ..edit(false, Some("p5"))
@@ -533,6 +531,7 @@ fn patch_report() {
                 "
                 Preview of edit to src/a.ts: 1 replacement, +1 -1 lines; nothing written yet
                 patch: p5 (pass it to apply_patch to write exactly this change)
+                Note: the file changed on disk since it was read
 
                 === next block ===
 
@@ -2286,10 +2285,7 @@ fn doctor() {
                 ",
             ),
             (
-                // Pins today's text, which looks wrong: with one server, the
-                // `why:` line is written after `rust (.rs): ` on the same
-                // line, and the command goes to a line of its own, unindented.
-                "odd: a reason with a single server",
+                "a reason with a single server",
                 DoctorReport {
                     languages: vec![LanguageCheck {
                         reason: Some("configured in sextant.toml".into()),
@@ -2306,8 +2302,8 @@ fn doctor() {
                 Tools directory: /home/me/.cache/sextant (auto_install on)
 
                 Languages:
-                  rust (.rs):     why: configured in sextant.toml
-                rust-analyzer
+                  rust (.rs): rust-analyzer
+                    why: configured in sextant.toml
                     ok: /bin/rust-analyzer (rust-analyzer 1.0)
 
                 Library roots (read-only):

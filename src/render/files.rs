@@ -212,6 +212,7 @@ pub fn patch_report(report: &PatchReport) -> Vec<String> {
                 );
             }
         }
+        notes(&mut summary, &report.notes);
         let mut blocks = vec![summary];
         if report.replacements.is_some() {
             blocks.extend(report.changes.iter().map(diff_block));
@@ -224,9 +225,16 @@ pub fn patch_report(report: &PatchReport) -> Vec<String> {
             "; nothing written yet\npatch: {id} (pass it to apply_patch to write exactly this change)"
         );
     }
+    notes(&mut summary, &report.notes);
     let mut blocks = vec![summary];
     blocks.extend(report.changes.iter().map(diff_block));
     blocks
+}
+
+fn notes(out: &mut String, notes: &[String]) {
+    for note in notes {
+        let _ = write!(out, "\nNote: {note}");
+    }
 }
 
 /// `rename ... at ...`, `Rename 'old' -> 'new': 7 changes across 3 files`,
@@ -259,9 +267,7 @@ fn rename_report(report: &PatchReport, renaming: &Renaming) -> Vec<String> {
             "\npatch: {id} (pass it to apply_patch to write exactly this change)"
         );
     }
-    for note in &report.notes {
-        let _ = write!(summary, "\nNote: {note}");
-    }
+    notes(&mut summary, &report.notes);
     let mut blocks = vec![summary];
     // A file moved unchanged has no diff to show.
     blocks.extend(

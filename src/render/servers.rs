@@ -265,8 +265,13 @@ pub fn doctor(report: &DoctorReport) -> String {
             .collect();
         let _ = write!(out, "  {} ({}): ", language.language, exts.join(" "));
         let several = language.servers.len() > 1;
-        if several {
-            let _ = writeln!(out, "{}", language.chosen);
+        match (several, language.servers.first()) {
+            (false, Some(only)) => {
+                let _ = writeln!(out, "{}", only.command);
+            }
+            _ => {
+                let _ = writeln!(out, "{}", language.chosen);
+            }
         }
         if let Some(reason) = &language.reason {
             let _ = writeln!(out, "    why: {reason}");
@@ -275,8 +280,6 @@ pub fn doctor(report: &DoctorReport) -> String {
         for server in &language.servers {
             if several {
                 let _ = writeln!(out, "    {}: {}", server.server, server.command);
-            } else {
-                let _ = writeln!(out, "{}", server.command);
             }
             match (&server.found, &server.version) {
                 (Some(found), Some(version)) => {
