@@ -578,3 +578,29 @@ Methods (3)
     );
     cases.finish();
 }
+
+/// A call from a file's top level comes from its module, which the server
+/// names by its absolute path: the caller is shown by the path the
+/// workspace shows.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_from_a_files_top_level_is_shown_by_its_path() {
+    let f = common::fixture_with(
+        "ts",
+        &[(
+            "src/boot.ts",
+            "import { makeCircle } from \"./shapes\";\n\nmakeCircle(1);\n",
+        )],
+    );
+    let calls = run(
+        &f,
+        "call_hierarchy",
+        json!({"file": "src/shapes.ts", "symbol": "makeCircle", "direction": "incoming"}),
+    )
+    .await;
+    assert_eq!(
+        calls,
+        "call_hierarchy makeCircle (Constant) at src/shapes.ts:69:14\n\
+         Incoming calls: 1 caller in 1 file\n\n=== next block ===\n\n\
+         Incoming calls in src/boot.ts\n  @1:1 Module - src/boot.ts\n    @3:1 `makeCircle(1);`"
+    );
+}

@@ -5,7 +5,7 @@
 
 use std::collections::HashSet;
 use std::future::Future;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::sync::Arc;
 
@@ -200,12 +200,21 @@ impl Walk<'_> {
                     let location = self.files.location(sites_in, site.start).await;
                     locations.push(location);
                 }
+                let path = self.files.shown(&other.path);
                 let (name, kind) = self
                     .files
                     .declared_at(&other.path, other.selection.start)
                     .await
-                    .unwrap_or_else(|| (other.name.clone(), other.kind));
-                let path = self.files.shown(&other.path);
+                    .unwrap_or_else(|| {
+                        // A call from a file's top level comes from its
+                        // module, which servers name by its absolute path.
+                        let name = if Path::new(&other.name) == other.path {
+                            path.clone()
+                        } else {
+                            other.name.clone()
+                        };
+                        (name, other.kind)
+                    });
                 let key = (other.path.clone(), other.selection.start);
                 let repeated = self.seen.contains(&key);
                 let node = CallNode {
