@@ -113,3 +113,26 @@ async fn the_time_bound_names_the_files_left_unchecked() {
     };
     assert_eq!(checked + left, 320, "{answer}");
 }
+
+/// A file no language serves (a project's tsconfig.json) gets what its
+/// server published about it, in the workspace report, and no note asking
+/// to configure a server for it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_config_file_shows_what_its_server_published_without_a_note() {
+    let tsconfig = std::fs::read_to_string(common::fixtures_dir().join("ts/tsconfig.json"))
+        .unwrap()
+        .replacen(
+            "\"compilerOptions\": {",
+            "\"compilerOptions\": {\n    \"notAnOption\": true,",
+            1,
+        );
+    let f = common::fixture_with("ts", &[("tsconfig.json", &tsconfig)]);
+    let report = f.run("diagnostics", json!({})).await;
+    assert!(
+        report.contains(
+            "tsconfig.json (1 error)\n  ✘ @3:5 [Error][5023] Unknown compiler option 'notAnOption'. (ts)"
+        ),
+        "{report}"
+    );
+    assert!(!report.contains("Note:"), "{report}");
+}

@@ -14,8 +14,12 @@ use lsp_types::{
     WorkDoneProgressParams,
 };
 
+use std::path::Path;
+
 use super::LspError;
+use super::Supervisor;
 use super::capabilities::Feature;
+use super::convert::{Encoding, LineIndex};
 use super::quirks::{check_on_save, tsserver};
 use super::session::Session;
 use crate::model::{Diagnostic, Severity};
@@ -109,6 +113,26 @@ pub async fn diagnose(
     Ok(Diagnosed { diagnostics, notes })
 }
 
+/// What the running servers published for `path`, a file no language
+/// serves (a project's `tsconfig.json`): no request can be made about it,
+/// so their publications are all there is (empty when none published).
+pub async fn published_for(supervisor: &Supervisor, path: &Path) -> Vec<Diagnostic> {
+    let Ok(uri) = lsp_types::Url::from_file_path(path) else {
+        return Vec::new();
+    };
+    let mut diagnostics = Vec::new();
+    for client in supervisor.clients() {
+        let items = match client.shared.state().diagnostics.get(&uri) {
+            Some(published) if !published.items.is_empty() => published.items.clone(),
+            _ => continue,
+        };
+        if let Some(index) = client.line_index(&uri).await {
+            diagnostics.extend(convert_with(&index, client.encoding, items));
+        }
+    }
+    diagnostics
+}
+
 /// Two reports of one error: the same code at the same place.
 fn same_finding(a: &Diagnostic, b: &Diagnostic) -> bool {
     a.code.is_some() && a.code == b.code && a.position == b.position
@@ -199,8 +223,14 @@ fn checker_published(session: &Session) -> Option<Vec<Diagnostic>> {
 }
 
 fn convert(session: &Session, items: Vec<lsp_types::Diagnostic>) -> Vec<Diagnostic> {
-    let index = &session.document().index;
-    let encoding = session.client().encoding;
+    convert_with(&session.document().index, session.client().encoding, items)
+}
+
+fn convert_with(
+    index: &LineIndex,
+    encoding: Encoding,
+    items: Vec<lsp_types::Diagnostic>,
+) -> Vec<Diagnostic> {
     items
         .into_iter()
         .map(|d| Diagnostic {

@@ -12,7 +12,7 @@ use serde::Deserialize;
 use super::Tool;
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
-use crate::lsp::diagnostics::diagnose;
+use crate::lsp::diagnostics::{diagnose, published_for};
 use crate::lsp::{LspError, Need, ServerId};
 use crate::model::{Diagnostic, DiagnosticsReport, DiagnosticsScope, FileDiagnostics, Severity};
 use crate::sync::lock;
@@ -168,9 +168,21 @@ async fn folder_report(
     // cargo check does): include those inside the folder.
     let mut published = ctx.lsp.published_under(&root);
     published.retain(|path| !paths.contains(path));
-    for (checked, note) in check(published, false).await {
+    // A file no language serves (a project's tsconfig.json) cannot be
+    // asked about: what its server published is what there is to say.
+    let (served, unserved): (Vec<PathBuf>, Vec<PathBuf>) = published
+        .into_iter()
+        .partition(|path| ctx.lsp.config().language_for(path).is_some());
+    for (checked, note) in check(served, false).await {
         results.push(checked);
         notes.extend(note);
+    }
+    for path in unserved {
+        let diagnostics = published_for(&ctx.lsp, &path).await;
+        results.push(FileOutcome::Diagnostics(
+            ctx.workspace.display(&path),
+            diagnostics,
+        ));
     }
 
     let mut checked = Vec::new();
