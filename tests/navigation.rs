@@ -580,10 +580,10 @@ Methods (3)
 }
 
 /// A call from a file's top level comes from its module, which the server
-/// names by its absolute path: the caller is shown by the path the
-/// workspace shows.
+/// names by its absolute path: the caller is shown as the file's top level,
+/// the file named once, by the block.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_call_from_a_files_top_level_is_shown_by_its_path() {
+async fn a_call_from_a_files_top_level_names_the_file_once() {
     let f = common::fixture_with(
         "ts",
         &[(
@@ -601,6 +601,6 @@ async fn a_call_from_a_files_top_level_is_shown_by_its_path() {
         calls,
         "call_hierarchy makeCircle (Constant) at src/shapes.ts:69:14\n\
          Incoming calls: 1 caller in 1 file\n\n=== next block ===\n\n\
-         Incoming calls in src/boot.ts\n  @1:1 Module - src/boot.ts\n    @3:1 `makeCircle(1);`"
+         Incoming calls in src/boot.ts\n  @1:1 Module - (top level)\n    @3:1 `makeCircle(1);`"
     );
 }

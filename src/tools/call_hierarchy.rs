@@ -29,6 +29,9 @@ use crate::model::{
 /// Functions shown in one answer, over every level and both directions.
 const MAX_NODES: usize = 200;
 
+/// The name a file's top level goes by as a caller.
+const TOP_LEVEL: &str = "(top level)";
+
 pub struct CallHierarchy;
 
 // Which calls to follow. (A `//` comment: a doc comment would land in
@@ -207,9 +210,10 @@ impl Walk<'_> {
                     .await
                     .unwrap_or_else(|| {
                         // A call from a file's top level comes from its
-                        // module, which servers name by its absolute path.
+                        // module, which servers name by its absolute path:
+                        // the block or the ` in` after it names the file.
                         let name = if Path::new(&other.name) == other.path {
-                            path.clone()
+                            TOP_LEVEL.to_string()
                         } else {
                             other.name.clone()
                         };
