@@ -77,6 +77,9 @@ pub struct LanguageConfig {
     /// reloading (rust-analyzer debounces them): a request within that
     /// moment waits it out, so the readiness wait sees the server busy.
     pub reload_delay: Duration,
+    /// The server is told every cargo project under its root
+    /// (rust-analyzer's `linkedProjects`, see `quirks::cargo_projects`).
+    pub cargo_projects: bool,
     /// The servers it can run and which one to, when it has several.
     pub choice: Option<ServerChoice>,
 }
@@ -167,6 +170,7 @@ struct LanguageFile {
     project_files: Option<Vec<String>>,
     library_query_suffix: Option<String>,
     reload_delay: Option<f64>,
+    cargo_projects: Option<bool>,
     server: Option<String>,
     servers: Option<BTreeMap<String, ServerFile>>,
 }
@@ -274,6 +278,7 @@ impl LanguageFile {
             project_files: other.project_files.or(self.project_files),
             library_query_suffix: other.library_query_suffix.or(self.library_query_suffix),
             reload_delay: other.reload_delay.or(self.reload_delay),
+            cargo_projects: other.cargo_projects.or(self.cargo_projects),
             server: other.server.or(self.server),
             servers: match (self.servers, other.servers) {
                 (Some(mut base), Some(over)) => {
@@ -512,6 +517,7 @@ fn resolve(
         tsserver_requests: language.tsserver_requests.unwrap_or(false),
         project_files: language.project_files.unwrap_or_default(),
         library_query_suffix: language.library_query_suffix,
+        cargo_projects: language.cargo_projects.unwrap_or(false),
         reload_delay: Duration::from_secs_f64(
             language.reload_delay.unwrap_or(0.0).clamp(0.0, 10.0),
         ),

@@ -22,6 +22,7 @@ use super::LspError;
 use super::capabilities::Feature;
 use super::client::LspClient;
 use super::convert::LineIndex;
+use super::quirks::cargo_projects;
 use super::session::Session;
 use super::symbols::symbol_kind;
 use crate::model::{Position, Range, SymbolKind};
@@ -154,8 +155,21 @@ pub async fn references(
 ) -> Result<Vec<Spot>, LspError> {
     let client = session.client();
     client.require(Feature::References)?;
+    let found = references_at(client, at(session, position)?, include_declaration).await?;
+    // rust-analyzer holding several cargo projects answers from one copy
+    // of a crate they share: the uses through the other copies are asked
+    // for there.
+    cargo_projects::references_across(session, position, include_declaration, found).await
+}
+
+/// `textDocument/references` at `at` (any file, open or not), as spots.
+pub(super) async fn references_at(
+    client: &LspClient,
+    at: TextDocumentPositionParams,
+    include_declaration: bool,
+) -> Result<Vec<Spot>, LspError> {
     let params = ReferenceParams {
-        text_document_position: at(session, position)?,
+        text_document_position: at,
         work_done_progress_params: WorkDoneProgressParams::default(),
         partial_result_params: PartialResultParams::default(),
         context: ReferenceContext {
@@ -174,6 +188,22 @@ pub async fn references(
         }
     }
     Ok(spots)
+}
+
+/// A position in any file as LSP has it: the file as the server sees it
+/// (open, or on disk). `None` when the file cannot be read or the position
+/// is not in it.
+pub(super) async fn position_in(
+    client: &LspClient,
+    path: &std::path::Path,
+    position: Position,
+) -> Option<TextDocumentPositionParams> {
+    let uri = Url::from_file_path(path).ok()?;
+    let index = client.line_index(&uri).await?;
+    Some(TextDocumentPositionParams {
+        text_document: TextDocumentIdentifier { uri },
+        position: index.to_lsp(position, client.encoding)?,
+    })
 }
 
 /// A function or method in a call hierarchy.

@@ -16,6 +16,7 @@ use super::LspError;
 use super::capabilities::Feature;
 use super::convert::{Encoding, LineIndex};
 use super::navigate::at;
+use super::quirks::cargo_projects;
 use super::session::Session;
 use crate::model::Position;
 
@@ -86,6 +87,9 @@ pub async fn rename(
         .request_settled::<Rename>(params)
         .await?
         .unwrap_or_default();
+    // rust-analyzer holding several cargo projects renames through one
+    // copy of a crate they share: the other copies' uses are asked for too.
+    let edit = cargo_projects::rename_across(session, position, new_name, edit).await?;
     // Reading every file the edit touches is blocking work.
     let encoding = client.encoding;
     let applied = tokio::task::spawn_blocking(move || {

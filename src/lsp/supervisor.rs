@@ -19,6 +19,7 @@ use super::client::LspClient;
 use super::config::{Config, LanguageConfig};
 use super::install;
 use super::projects::{Projects, forget_projects_if_changed};
+use super::quirks::cargo_projects;
 use super::watch::{ChangeKind, Deliver, FileChange, FileWatcher};
 use crate::logbook::LogBook;
 use crate::model::{LogLevel, WatchStatus};
@@ -247,6 +248,7 @@ impl Supervisor {
                 &server,
                 format!("starting {} in {}", program.display(), slot.root.display()),
             );
+            let language = &self.as_started(slot).await;
             match LspClient::start(
                 Arc::clone(language),
                 &program,
@@ -285,6 +287,42 @@ impl Supervisor {
             }
         }
         result
+    }
+
+    /// The slot's language as its server is started: with every cargo
+    /// project under its root linked, where that applies (see
+    /// `quirks::cargo_projects`).
+    async fn as_started(&self, slot: &Slot) -> Arc<LanguageConfig> {
+        let (language, root) = (Arc::clone(&slot.language), slot.root.clone());
+        let options = tokio::task::spawn_blocking(move || {
+            cargo_projects::initialization_options(&language, &root)
+        })
+        .await
+        .ok()
+        .flatten();
+        let Some(options) = options else {
+            return Arc::clone(&slot.language);
+        };
+        if let Some(linked) = options.get("linkedProjects").and_then(|l| l.as_array()) {
+            self.logs.record(
+                LogLevel::Info,
+                slot.language.server_name(),
+                format!(
+                    "linked {} cargo projects: {}",
+                    linked.len(),
+                    linked
+                        .iter()
+                        .filter_map(|p| p.as_str())
+                        .map(|p| self.shown(Path::new(p)))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            );
+        }
+        Arc::new(LanguageConfig {
+            initialization_options: Some(options),
+            ..(*slot.language).clone()
+        })
     }
 
     pub(super) fn locate(&self, language: &LanguageConfig) -> Option<PathBuf> {
