@@ -700,6 +700,31 @@ async fn a_server_declining_every_feature_gets_no_request_for_any() {
     );
 }
 
+/// Searches while a server is indexing: the first waits for it (up to
+/// search's bound) and leaves a task waiting for it; the nine after do
+/// not wait for it at all, each answering from tree-sitter and saying why.
+#[tokio::test]
+async fn searches_while_a_server_indexes_do_not_wait_for_it_again() {
+    let w = workspace_with("indexing-forever", 10.0, 30.0);
+    for i in 0..10 {
+        let answer = common::run(&w.ctx, "search", json!({"query": "fake"})).await;
+        assert!(
+            answer.contains("Note: fake_lsp is still starting; fake results are from tree-sitter"),
+            "search {i}: {answer}"
+        );
+    }
+    let skipped = w
+        .logs(json!({"level": "debug", "contains": "not waited for", "tail": 20}))
+        .await;
+    assert_eq!(
+        skipped
+            .matches("not waited for: a task already waits for it to be ready")
+            .count(),
+        9,
+        "{skipped}"
+    );
+}
+
 /// A server whose answers wait for the project (typescript-language-server,
 /// `tsserver_requests`) that never shows it has loaded it: after the wait,
 /// answers say they may come from the file alone, and a rename with

@@ -25,14 +25,24 @@ async fn servers_ready(f: &Fixture) {
         // Ready to search means every project loaded, which takes
         // typescript-language-server a while longer (seconds on a loaded
         // machine): a search meanwhile answers from tree-sitter.
+        // A search that could not wait left a task waiting for the
+        // server, and asking with a deadline does not wait behind it: ask
+        // until it is ready.
         let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
-        let server = f.ctx.lsp.server(&file, Need::WORKSPACE.by(deadline)).await;
-        assert!(
-            server.as_ref().is_ok_and(|s| s.index_complete()),
-            "{} never became ready with every project loaded: {:?}",
-            file.display(),
-            server.err()
-        );
+        loop {
+            let soon = tokio::time::Instant::now() + Duration::from_secs(1);
+            let server = f.ctx.lsp.server(&file, Need::WORKSPACE.by(soon)).await;
+            if server.as_ref().is_ok_and(|s| s.index_complete()) {
+                break;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "{} never became ready with every project loaded: {:?}",
+                file.display(),
+                server.err()
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
     }
 }
 

@@ -41,6 +41,10 @@ pub struct LspClient {
     /// Set once a file of each of its projects is open (see
     /// `Supervisor::open_projects`).
     pub(super) projects_opened: tokio::sync::OnceCell<OpenedProjects>,
+    /// A caller that could not wait for the server to be ready left a task
+    /// waiting for it: callers that cannot wait need not try until then
+    /// (see `Supervisor::prepare`).
+    pub(super) starting_behind: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for LspClient {
@@ -86,6 +90,7 @@ impl LspClient {
             documents: Documents::default(),
             checks: Checks::default(),
             projects_opened: tokio::sync::OnceCell::new(),
+            starting_behind: std::sync::atomic::AtomicBool::new(false),
         };
         client.initialize(root_uri, folder).await
     }

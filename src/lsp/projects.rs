@@ -43,6 +43,8 @@ pub(super) struct OpenedProjects {
     pub files: Vec<(lsp_types::Url, u64)>,
     pub opened_at: tokio::time::Instant,
     pub loaded: AtomicBool,
+    /// A task waits for them to load, left by a caller that could not.
+    pub loading_behind: AtomicBool,
 }
 
 impl Supervisor {
@@ -88,6 +90,7 @@ impl Supervisor {
                     files: sent,
                     opened_at: tokio::time::Instant::now(),
                     loaded: AtomicBool::new(false),
+                    loading_behind: AtomicBool::new(false),
                 }
             })
             .await;
@@ -151,32 +154,68 @@ pub(super) async fn document_loaded(client: &LspClient, document: &Document) -> 
 }
 
 /// Waits until the server has loaded every project
-/// `Supervisor::open_projects` opened a file of, where that is not so when
-/// it answers: until then a search or references answer covers some
-/// projects only. Once seen, it holds for good (a file edited or closed
-/// later does not make its project unloaded). False when `deadline` came
-/// first or the server is gone; true at once for other servers, and when
-/// no projects were opened. Waits end [`PROJECTS_LOAD_BUDGET`] after the
-/// projects were opened.
+/// `Supervisor::open_projects` opened a file of: until then a search or
+/// references answer covers some projects only. Once seen, it holds for
+/// good (a file edited or closed later does not make its project
+/// unloaded). False when `deadline` came first or the server is gone; true
+/// at once when no projects were opened. Waits end
+/// [`PROJECTS_LOAD_BUDGET`] after the projects were opened.
+///
+/// The sign: typescript-language-server's diagnostics published for each
+/// opened file (see `quirks::tsserver`); for other servers, the answer to
+/// a request sent after the files were opened. A server handles a
+/// document's opening before the requests sent after it, and TypeScript
+/// 7's server loads a file's project while it handles the opening, one at
+/// a time: opening the 30 projects of a monorepo takes it seconds, and a
+/// request made meanwhile waits behind them all.
 pub(super) async fn projects_loaded(client: &LspClient, deadline: tokio::time::Instant) -> bool {
     let Some(opened) = client.projects_opened.get() else {
         return true;
     };
-    if !tsserver::applies(client) || opened.loaded.load(Ordering::Relaxed) {
+    if opened.loaded.load(Ordering::Relaxed) {
         return true;
     }
     let deadline = deadline.min(opened.opened_at + PROJECTS_LOAD_BUDGET);
-    let all_published = || {
-        opened
-            .files
-            .iter()
-            .all(|(uri, sent_at)| tsserver::published_since(client, uri, *sent_at))
+    let loaded = if tsserver::applies(client) {
+        let all_published = || {
+            opened
+                .files
+                .iter()
+                .all(|(uri, sent_at)| tsserver::published_since(client, uri, *sent_at))
+        };
+        client.wait_until(deadline, all_published).await
+    } else {
+        match opened.files.last() {
+            Some((uri, _)) => tokio::time::timeout_at(deadline, handled_before(client, uri))
+                .await
+                .is_ok(),
+            None => true,
+        }
     };
-    let loaded = client.wait_until(deadline, all_published).await;
     if loaded {
         opened.loaded.store(true, Ordering::Relaxed);
     }
     loaded
+}
+
+/// Resolves once the server has handled everything sent before this call:
+/// it answers a request about `uri` (the last file opened) after handling
+/// the notifications sent before it. A failed or refused request counts:
+/// it was handled too.
+async fn handled_before(client: &LspClient, uri: &lsp_types::Url) {
+    use lsp_types::request::DocumentSymbolRequest;
+    if !client.supports(super::capabilities::Feature::DocumentSymbols) {
+        return;
+    }
+    let params = lsp_types::DocumentSymbolParams {
+        text_document: lsp_types::TextDocumentIdentifier { uri: uri.clone() },
+        work_done_progress_params: Default::default(),
+        partial_result_params: Default::default(),
+    };
+    let _ = client
+        .transport
+        .request::<DocumentSymbolRequest>(params, client.language.request_timeout)
+        .await;
 }
 
 /// The outermost folder above `path`, inside `workspace_root`, holding one

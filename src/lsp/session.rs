@@ -20,6 +20,7 @@
 
 use std::path::Path;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use lsp_types::TextDocumentPositionParams;
 
@@ -27,9 +28,9 @@ use super::LspError;
 use super::client::LspClient;
 use super::convert::LineIndex;
 use super::documents::Document;
-use super::projects::{PROJECT_LOAD_WAIT, document_loaded, projects_loaded};
+use super::projects::{PROJECT_LOAD_WAIT, PROJECTS_LOAD_BUDGET, document_loaded, projects_loaded};
 use super::supervisor::Supervisor;
-use crate::model::Position;
+use crate::model::{LogLevel, Position};
 
 /// How much of the workspace a request needs the server to have loaded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,7 +71,9 @@ impl Need {
 
     /// The same, but failing at `deadline` rather than answering late: a
     /// server never ready by then is `Starting`, one whose projects have
-    /// not loaded is `LoadingProjects` (it goes on starting meanwhile).
+    /// not loaded is `LoadingProjects` (a task goes on waiting for it, for
+    /// the next caller). While such a task waits, a caller with a deadline
+    /// fails at once: it would rather answer from elsewhere than wait.
     pub fn by(self, deadline: tokio::time::Instant) -> Need {
         Need {
             deadline: Some(deadline),
@@ -235,8 +238,24 @@ impl Supervisor {
             let deadline = need
                 .deadline
                 .unwrap_or_else(|| tokio::time::Instant::now() + PROJECT_LOAD_WAIT);
-            if !projects_loaded(&client, deadline).await {
+            let loading_behind = client
+                .projects_opened
+                .get()
+                .is_some_and(|opened| opened.loading_behind.load(Ordering::Relaxed));
+            // A task already waits for the projects to load: a caller that
+            // cannot wait need not wait for them again.
+            if need.deadline.is_some() && loading_behind {
+                client.shared.logs.record(
+                    LogLevel::Debug,
+                    client.server(),
+                    "not waited for: a task already waits for its projects to load",
+                );
+            }
+            let loaded = !(need.deadline.is_some() && loading_behind)
+                && projects_loaded(&client, deadline).await;
+            if !loaded {
                 if need.deadline.is_some() {
+                    self.load_behind(&client);
                     return Err(LspError::LoadingProjects {
                         server: client.server().to_string(),
                     });
@@ -275,6 +294,21 @@ impl Supervisor {
         let deadline = need
             .deadline
             .unwrap_or_else(|| tokio::time::Instant::now() + client.language.ready_timeout);
+        // A task already waits for the server to be ready: a caller that
+        // cannot wait need not wait for it again.
+        if need.deadline.is_some()
+            && client.starting_behind.load(Ordering::Relaxed)
+            && !client.is_ready()
+        {
+            client.shared.logs.record(
+                LogLevel::Debug,
+                client.server(),
+                "not waited for: a task already waits for it to be ready",
+            );
+            return Err(LspError::Starting {
+                server: client.server().to_string(),
+            });
+        }
         let mut ready = client.wait_ready_reporting(deadline).await;
         if !ready && need.deadline.is_some() && !client.was_ready() {
             return Err(self.still_starting(&client).await);
@@ -302,11 +336,33 @@ impl Supervisor {
 
     /// `Starting`, once the server has had its `ready_timeout` to become
     /// ready: a caller with a deadline has moved on by then (see `search`),
-    /// and the server is warm for its next call.
+    /// and the server is warm for its next call. Meanwhile callers that
+    /// cannot wait fail at once (`starting_behind`).
     async fn still_starting(&self, client: &LspClient) -> LspError {
+        client.starting_behind.store(true, Ordering::Relaxed);
         client.wait_ready(client.language.ready_timeout).await;
+        client.starting_behind.store(false, Ordering::Relaxed);
         LspError::Starting {
             server: client.server().to_string(),
         }
+    }
+
+    /// Leaves a task waiting for the server's projects to load (for the
+    /// next caller), unless one already does.
+    fn load_behind(&self, client: &Arc<LspClient>) {
+        let Some(opened) = client.projects_opened.get() else {
+            return;
+        };
+        if opened.loading_behind.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        let client = Arc::clone(client);
+        tokio::spawn(async move {
+            let budget = tokio::time::Instant::now() + PROJECTS_LOAD_BUDGET;
+            projects_loaded(&client, budget).await;
+            if let Some(opened) = client.projects_opened.get() {
+                opened.loading_behind.store(false, Ordering::Relaxed);
+            }
+        });
     }
 }

@@ -22,7 +22,7 @@ use crate::tools::blocking;
 /// How long a search waits for a language server that is not ready: past
 /// this its language is answered from the tree-sitter index (the server
 /// goes on starting for the next search).
-pub const SERVER_WAIT: Duration = Duration::from_millis(1500);
+pub const SERVER_WAIT: Duration = Duration::from_millis(750);
 
 /// The matches of every source, and what to say about them.
 #[derive(Debug, Default)]
@@ -102,9 +102,11 @@ pub(super) async fn gather(
                 .push(format!("{why}; {language} results are from tree-sitter"));
         }
     }
+    // Every language answered by its server: the index's first build (if
+    // this search started it) goes on for later searches, unwaited for.
     let index = match (early_index, noted.is_empty()) {
-        (Some(started), _) => started.await?,
-        (None, true) => IndexAnswer::default(),
+        (_, true) => IndexAnswer::default(),
+        (Some(started), false) => started.await?,
         (None, false) => query_index(ctx, &ctx.index, query).await?,
     };
     let dependencies = match dependencies {
