@@ -3,6 +3,9 @@
 //!
 //! - `cargo_nested`: a cargo workspace with a workspace of examples and a
 //!   standalone tool beside it, both using the root's crate by path.
+//! - `ts_solution`: a solution-style `tsconfig.json` (no files of its own)
+//!   referencing `tsconfig.build.json` (the sources) and
+//!   `tsconfig.spec.json` (sources and tests).
 //!
 //! The servers must be installed (scripts/test.sh does it).
 
@@ -115,6 +118,113 @@ tools/src/main.rs (1 reference)
                 if project.is_empty() { "root" } else { project }
             ),
             cargo_check(&f.root().join(project)).as_str(),
+            "",
+        );
+    }
+    cases.finish();
+}
+
+/// TypeScript 7's compiler, as the test command installs it.
+fn tsc() -> std::path::PathBuf {
+    let tools = sextant::lsp::config::Config::built_in().tools_dir;
+    let scope = tools.join("typescript-go/node_modules/@typescript");
+    std::fs::read_dir(&scope)
+        .unwrap_or_else(|err| panic!("{}: {err}", scope.display()))
+        .filter_map(Result::ok)
+        .map(|e| e.path().join("lib/tsc"))
+        .find(|p| p.is_file())
+        .expect("the native TypeScript compiler")
+}
+
+/// What `tsc -b` (every referenced project built) says is wrong.
+fn tsc_build(dir: &Path) -> String {
+    let out = Command::new(tsc())
+        .arg("-b")
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// A solution-style tsconfig.json holds no file and references the build
+/// project and the test project: references reach the tests, which only
+/// the test project holds, on both TypeScript servers; a rename applied
+/// leaves `tsc -b` clean; and after the server is killed, the restarted
+/// one answers the same.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn projects_only_a_solution_config_references_are_loaded() {
+    let expected = "\
+references parsePair (Function) at src/parse.ts:2:17
+Found 7 references to parsePair across 4 files
+
+=== next block ===
+
+src/parse.ts (1 reference)
+  @2:17: `export function parsePair(text: string): [string, string] {`
+
+=== next block ===
+
+src/config.ts (2 references)
+  @1:10: `import { parsePair } from \"./parse\";`
+  @4:28 in readConfig: `return new Map(lines.map(parsePair));`
+
+=== next block ===
+
+test/config.test.ts (2 references)
+  @1:10: `import { parsePair } from \"../src/parse\";`
+  @5:25: `if (config.get(\"a\") !== parsePair(\"a=1\")[1]) {`
+
+=== next block ===
+
+test/parse.test.ts (2 references)
+  @1:10: `import { parsePair } from \"../src/parse\";`
+  @3:22: `const [key, value] = parsePair(\"a=1\");`";
+    let mut cases = common::cases!();
+    let at = json!({"file": "src/parse.ts", "symbol": "parsePair"});
+    for server in [common::TYPESCRIPT_GO, common::TYPESCRIPT_LANGUAGE_SERVER] {
+        let f = common::fixture_on("ts_solution", server);
+        let references = f.run("references", at.clone()).await;
+        cases.check_text(&format!("{server}_references"), &references, expected);
+        if server != common::TYPESCRIPT_GO {
+            continue;
+        }
+        // The real server killed: the next calls restart it, and it gets
+        // back every project its predecessor had.
+        let pid = f
+            .ctx
+            .lsp
+            .clients()
+            .first()
+            .and_then(|client| client.pid())
+            .expect("a running server");
+        unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+        assert!(
+            common::process_gone(pid).await,
+            "the server outlived its kill"
+        );
+        let again = common::wait_for(
+            "references after the restart",
+            || f.run("references", at.clone()),
+            |answer| !answer.contains("crashed"),
+        )
+        .await;
+        cases.check_text("references_after_a_restart", &again, expected);
+
+        let renamed = f
+            .run(
+                "rename",
+                json!({"file": "src/parse.ts", "symbol": "parsePair", "new_name": "splitPair", "apply": true}),
+            )
+            .await;
+        cases.check(
+            "rename_writes_the_tests_too",
+            renamed
+                .contains("Renamed 'parsePair' -> 'splitPair': 7 changes across 4 files, written"),
+            &renamed,
+        );
+        cases.check_eq(
+            "tsc_build_after_the_rename",
+            tsc_build(f.root()).as_str(),
             "",
         );
     }

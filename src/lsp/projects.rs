@@ -14,7 +14,7 @@ use std::time::Duration;
 use super::client::LspClient;
 use super::config::{Config, LanguageConfig};
 use super::documents::Document;
-use super::quirks::tsserver;
+use super::quirks::{tsconfig, tsserver};
 use super::supervisor::Supervisor;
 use super::watch::FileChange;
 use crate::fs::walk;
@@ -271,10 +271,15 @@ pub(super) fn forget_projects_if_changed(
 pub const MAX_PROJECTS: usize = 200;
 
 /// One source file of each project under `root` (a folder holding one of
-/// the language's `project_files`), dependency folders left out.
+/// the language's `project_files`), dependency folders left out: for
+/// TypeScript's configs, one each holds (`quirks::tsconfig`); else the
+/// first source file near each.
 fn project_files(root: &Path, language: &LanguageConfig) -> Vec<PathBuf> {
     if language.project_files.is_empty() {
         return Vec::new();
+    }
+    if tsconfig::applies(language) {
+        return tsconfig::project_files(root, language, MAX_PROJECTS);
     }
     let mut projects: Vec<PathBuf> = walk::sources(root)
         .entries()

@@ -7,5 +7,6 @@
 
 pub mod cargo_projects;
 pub mod check_on_save;
+pub mod tsconfig;
 pub mod tsserver;
 pub mod typescript_server;

@@ -1,0 +1,378 @@
+//! TypeScript's projects (`project_files` naming `tsconfig.json` or
+//! `jsconfig.json`): both TypeScript servers search, find references and
+//! rename only in the projects they have a file of open, and load a
+//! file's project when the file is opened. So one file of every project is
+//! opened before a workspace-wide request, and it must be a file the
+//! project holds: the first file of a config's folder is often a lint or
+//! build script (`eslint.config.mjs`) that no project includes, which
+//! loads nothing.
+//!
+//! The projects are every config file the walk finds and every config they
+//! reference (`references`, whatever its name: a solution-style
+//! `tsconfig.json` with `"files": []` references `tsconfig.build.json` and
+//! `tsconfig.spec.json`). A project's files are its `files`, or its
+//! `include` patterns less its `exclude` ones, inherited through a
+//! relative `extends`. Each project gets a TypeScript file it holds (a
+//! JavaScript one only when it holds no TypeScript), one no earlier
+//! project was given where it can: a server loads one project per opened
+//! file, so two projects sharing their first file would leave one
+//! unloaded.
+
+use std::collections::{BTreeSet, HashSet};
+use std::path::{Path, PathBuf};
+
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use serde_json::Value;
+
+use super::super::config::LanguageConfig;
+use crate::fs::walk;
+
+/// Configs followed at most, walked and referenced together.
+const MAX_CONFIGS: usize = 200;
+
+/// How deep `extends` is followed.
+const MAX_EXTENDS: usize = 8;
+
+const TYPESCRIPT: [&str; 4] = ["ts", "tsx", "mts", "cts"];
+const JAVASCRIPT: [&str; 4] = ["js", "jsx", "mjs", "cjs"];
+
+/// Whether the quirk applies: the language's projects are TypeScript's.
+pub(in crate::lsp) fn applies(language: &LanguageConfig) -> bool {
+    language
+        .project_files
+        .iter()
+        .any(|name| name == "tsconfig.json" || name == "jsconfig.json")
+}
+
+/// One file of each project under `root` to open (see the module's
+/// header), at most `max`.
+pub(in crate::lsp) fn project_files(
+    root: &Path,
+    language: &LanguageConfig,
+    max: usize,
+) -> Vec<PathBuf> {
+    let mut configs: Vec<PathBuf> = Vec::new();
+    let mut sources: Vec<PathBuf> = Vec::new();
+    for path in walk::sources(root).sorted().files() {
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if language.project_files.iter().any(|p| p == name) {
+            configs.push(path);
+        } else if has_extension(&path, &TYPESCRIPT) || has_extension(&path, &JAVASCRIPT) {
+            sources.push(path);
+        }
+    }
+    let projects: Vec<Vec<&PathBuf>> = with_references(configs, root)
+        .iter()
+        .filter_map(|config| Project::read(config))
+        .map(|project| sources.iter().filter(|path| project.holds(path)).collect())
+        .collect();
+    // How many projects hold each file: one only its own project holds
+    // loads that project when opened.
+    let mut holders: std::collections::HashMap<&PathBuf, usize> = Default::default();
+    for held in &projects {
+        for path in held {
+            *holders.entry(path).or_default() += 1;
+        }
+    }
+    let mut chosen: Vec<PathBuf> = Vec::new();
+    let mut taken: HashSet<&PathBuf> = HashSet::new();
+    for held in &projects {
+        let pick = |typescript: bool| {
+            let kind = |path: &&&PathBuf| {
+                if typescript {
+                    has_extension(path, &TYPESCRIPT) && !is_declaration(path)
+                } else {
+                    has_extension(path, &JAVASCRIPT)
+                }
+            };
+            held.iter()
+                .filter(kind)
+                .find(|path| holders[**path] == 1)
+                .or_else(|| {
+                    held.iter()
+                        .filter(kind)
+                        .find(|path| !taken.contains(**path))
+                })
+                .or_else(|| held.iter().find(kind))
+                .copied()
+        };
+        if let Some(file) = pick(true).or_else(|| pick(false)) {
+            if taken.insert(file) {
+                chosen.push(file.clone());
+            }
+            if chosen.len() == max {
+                break;
+            }
+        }
+    }
+    chosen
+}
+
+/// `configs` and every config they reference, transitively, in the order
+/// found, each once, within `root`.
+fn with_references(configs: Vec<PathBuf>, root: &Path) -> Vec<PathBuf> {
+    let mut all: Vec<PathBuf> = Vec::new();
+    let mut seen: BTreeSet<PathBuf> = BTreeSet::new();
+    let mut queue = configs;
+    queue.reverse();
+    while let Some(config) = queue.pop() {
+        if all.len() == MAX_CONFIGS || !seen.insert(config.clone()) {
+            continue;
+        }
+        let (Some(json), Some(dir)) = (read_jsonc(&config), config.parent()) else {
+            all.push(config);
+            continue;
+        };
+        let references: Vec<PathBuf> = json
+            .get("references")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|reference| reference.get("path")?.as_str())
+            .map(|path| {
+                let path = dir.join(path);
+                if path.extension().is_some_and(|e| e == "json") {
+                    path
+                } else {
+                    path.join("tsconfig.json")
+                }
+            })
+            .filter(|path| path.starts_with(root) && path.is_file())
+            .collect();
+        all.push(config);
+        // Depth first, in the order written.
+        queue.extend(references.into_iter().rev());
+    }
+    all
+}
+
+/// Which files a config holds.
+struct Project {
+    /// Its explicit `files`, when it lists them.
+    files: Option<Vec<PathBuf>>,
+    /// Its `include` patterns, relative to the config that wrote them.
+    include: GlobSet,
+    exclude: GlobSet,
+    /// The folder its patterns are relative to.
+    base: PathBuf,
+}
+
+impl Project {
+    fn read(config: &Path) -> Option<Project> {
+        let mut files = None;
+        let mut include: Option<(Vec<String>, PathBuf)> = None;
+        let mut exclude: Option<(Vec<String>, PathBuf)> = None;
+        let mut current = config.to_path_buf();
+        for _ in 0..MAX_EXTENDS {
+            let json = read_jsonc(&current)?;
+            let dir = current.parent()?.to_path_buf();
+            let strings = |key: &str| -> Option<Vec<String>> {
+                json.get(key)?.as_array().map(|items| {
+                    items
+                        .iter()
+                        .filter_map(|item| item.as_str().map(str::to_string))
+                        .collect()
+                })
+            };
+            if files.is_none() {
+                files = strings("files")
+                    .map(|listed| listed.iter().map(|f| dir.join(f)).collect::<Vec<PathBuf>>());
+            }
+            if include.is_none() {
+                include = strings("include").map(|patterns| (patterns, dir.clone()));
+            }
+            if exclude.is_none() {
+                exclude = strings("exclude").map(|patterns| (patterns, dir.clone()));
+            }
+            // Only a config of the project's own: a package's (an npm
+            // shared config) says nothing of which files are the project's.
+            let Some(base) = json.get("extends").and_then(Value::as_str) else {
+                break;
+            };
+            if !base.starts_with('.') {
+                break;
+            }
+            let next = dir.join(base);
+            current = if next.extension().is_some_and(|e| e == "json") {
+                next
+            } else {
+                next.with_extension("json")
+            };
+        }
+        let config_dir = config.parent()?.to_path_buf();
+        // No `files` and no `include`: everything under the config.
+        let (include, base) = match (&files, include) {
+            (_, Some((patterns, base))) => (patterns, base),
+            (Some(_), None) => (Vec::new(), config_dir.clone()),
+            (None, None) => (vec!["**/*".to_string()], config_dir.clone()),
+        };
+        let exclude = exclude.map(|(patterns, _)| patterns).unwrap_or_default();
+        Some(Project {
+            files,
+            include: globs(&include),
+            exclude: globs(&exclude),
+            base,
+        })
+    }
+
+    fn holds(&self, path: &Path) -> bool {
+        if let Some(files) = &self.files
+            && files.iter().any(|f| f == path)
+        {
+            return true;
+        }
+        let Ok(relative) = path.strip_prefix(&self.base) else {
+            return false;
+        };
+        self.include.is_match(relative) && !self.exclude.is_match(relative)
+    }
+}
+
+/// TypeScript's `include`/`exclude` patterns as globs: relative to the
+/// config's folder, `*` within a folder, `**/` any depth, and a pattern
+/// with no wildcard and no extension naming a folder and all under it.
+fn globs(patterns: &[String]) -> GlobSet {
+    let mut set = GlobSetBuilder::new();
+    for pattern in patterns {
+        let pattern = pattern.trim_start_matches("./").trim_end_matches('/');
+        let wild = pattern.contains(['*', '?']);
+        let file_like = Path::new(pattern).extension().is_some();
+        let pattern = match pattern {
+            "" | "." => "**/*".to_string(),
+            _ if !wild && !file_like => format!("{pattern}/**/*"),
+            _ => pattern.to_string(),
+        };
+        let globs = [pattern.clone(), format!("{pattern}/**/*")];
+        for glob in globs.iter().take(if wild || file_like { 1 } else { 2 }) {
+            if let Ok(glob) = GlobBuilder::new(glob).literal_separator(true).build() {
+                set.add(glob);
+            }
+        }
+    }
+    set.build().unwrap_or_else(|_| GlobSet::empty())
+}
+
+fn has_extension(path: &Path, extensions: &[&str]) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| extensions.contains(&e))
+}
+
+fn is_declaration(path: &Path) -> bool {
+    let name = path.to_string_lossy();
+    name.ends_with(".d.ts") || name.ends_with(".d.mts") || name.ends_with(".d.cts")
+}
+
+/// A config file as JSON: TypeScript's configs allow comments and trailing
+/// commas. `None` when it does not read or parse.
+fn read_jsonc(path: &Path) -> Option<Value> {
+    let text = std::fs::read_to_string(path).ok()?;
+    serde_json::from_str(&strip_jsonc(&text)).ok()
+}
+
+/// `text` without its comments and trailing commas (strings untouched).
+fn strip_jsonc(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    let mut in_string = false;
+    while let Some(c) = chars.next() {
+        if in_string {
+            out.push(c);
+            match c {
+                '\\' => out.extend(chars.next()),
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match (c, chars.peek()) {
+            ('"', _) => {
+                in_string = true;
+                out.push(c);
+            }
+            ('/', Some('/')) => {
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        out.push('\n');
+                        break;
+                    }
+                }
+            }
+            ('/', Some('*')) => {
+                chars.next();
+                let mut last = ' ';
+                for c in chars.by_ref() {
+                    if last == '*' && c == '/' {
+                        break;
+                    }
+                    last = c;
+                }
+            }
+            (',', _) => {
+                // A comma followed, past white space, by a closing bracket.
+                let rest: String = chars.clone().collect();
+                let next = rest.trim_start().chars().next();
+                if !matches!(next, Some('}' | ']')) {
+                    out.push(c);
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn comments_and_trailing_commas_are_not_json() {
+        let text = "{\n  // a comment\n  \"a\": \"x // y\", /* more */\n  \"b\": [1, 2,],\n}\n";
+        let json: Value = serde_json::from_str(&strip_jsonc(text)).unwrap();
+        assert_eq!(json["a"], "x // y");
+        assert_eq!(json["b"], serde_json::json!([1, 2]));
+    }
+
+    #[test]
+    fn each_project_gets_a_file_it_holds_and_referenced_configs_are_projects() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for (file, text) in [
+            (
+                "tsconfig.json",
+                "{ \"files\": [], \"references\": [{ \"path\": \"./tsconfig.build.json\" }, { \"path\": \"./tsconfig.spec.json\" }] }",
+            ),
+            ("tsconfig.build.json", "{ \"include\": [\"src\"] }"),
+            (
+                "tsconfig.spec.json",
+                "{ \"extends\": \"./tsconfig.build.json\", \"include\": [\"src\", \"test\"] }",
+            ),
+            ("eslint.config.mjs", ""),
+            ("src/a.ts", ""),
+            ("src/b.ts", ""),
+            ("test/a.test.ts", ""),
+            (
+                "tools/tsconfig.json",
+                "{ \"include\": [\"./\"], \"exclude\": [\"gen\"] }",
+            ),
+            ("tools/eslint.config.mjs", ""),
+            ("tools/gen/x.ts", ""),
+            ("tools/run.ts", ""),
+        ] {
+            let path = root.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let mut language = crate::lsp::config::Config::built_in()
+            .language("typescript")
+            .unwrap()
+            .clone();
+        language.project_files = vec!["tsconfig.json".into(), "jsconfig.json".into()];
+        let chosen: Vec<String> = project_files(root, &language, 10)
+            .iter()
+            .map(|p| p.strip_prefix(root).unwrap().display().to_string())
+            .collect();
+        assert_eq!(chosen, ["tools/run.ts", "src/a.ts", "test/a.test.ts"]);
+    }
+}
