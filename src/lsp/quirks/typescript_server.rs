@@ -72,8 +72,13 @@ pub(in crate::lsp) fn as_run(
     Some(native_server(server, &project, workspace_root, tools_dir).0)
 }
 
-/// `auto` for TypeScript: the native server unless the project pins a
-/// JavaScript TypeScript with no native compiler beside it.
+/// `auto` for TypeScript: the server that checks the way the project
+/// checks itself. The project's scripts decide first: one that runs
+/// `tsgo` keeps the native server; one that runs `tsc` runs the project's
+/// own TypeScript, so TypeScript 6 or older gets typescript-language-server
+/// even with a native preview installed beside it (for a benchmark, say).
+/// With neither, the native server unless the project pins a JavaScript
+/// TypeScript with no native compiler beside it.
 fn typescript_auto(
     native: &LanguageConfig,
     javascript: &LanguageConfig,
@@ -81,6 +86,27 @@ fn typescript_auto(
     workspace_root: &Path,
     tools_dir: &Path,
 ) -> Choice {
+    match (&project.checks_with, &project.typescript) {
+        (Some(script), _) if script.program == "tsgo" => {
+            let (language, _) = native_server(native, project, workspace_root, tools_dir);
+            return Choice {
+                language,
+                reason: Some(format!("{} runs tsgo", script.shown(workspace_root))),
+            };
+        }
+        (Some(script), Some(typescript)) if typescript.major < 7 => {
+            return Choice {
+                language: javascript.clone(),
+                reason: Some(format!(
+                    "{} runs tsc, and the project's TypeScript is {} ({})",
+                    script.shown(workspace_root),
+                    typescript.version,
+                    shown(&typescript.dir, workspace_root)
+                )),
+            };
+        }
+        _ => {}
+    }
     match (&project.typescript, &project.native_preview) {
         (Some(typescript), None) if typescript.major < 7 => Choice {
             language: javascript.clone(),
@@ -159,11 +185,13 @@ fn native_server(
     (language, format!("{why}: sextant's own TypeScript 7"))
 }
 
-/// The TypeScript packages a project can see.
+/// The TypeScript packages a project can see, and how it checks itself.
 #[derive(Debug, Default)]
 struct TypeScriptProject {
     typescript: Option<Package>,
     native_preview: Option<Package>,
+    /// The script that type-checks the project, where one does.
+    checks_with: Option<Script>,
 }
 
 impl TypeScriptProject {
@@ -175,7 +203,100 @@ impl TypeScriptProject {
                 project_root,
                 workspace_root,
             ),
+            checks_with: checks_with(project_root, workspace_root),
         }
+    }
+}
+
+/// A package.json script that runs TypeScript's compiler.
+#[derive(Debug, Clone)]
+struct Script {
+    manifest: PathBuf,
+    name: String,
+    /// `tsgo` or `tsc`.
+    program: &'static str,
+}
+
+impl Script {
+    fn shown(&self, workspace_root: &Path) -> String {
+        format!(
+            "the `{}` script of {}",
+            self.name,
+            shown(&self.manifest, workspace_root)
+        )
+    }
+}
+
+/// Package manifests read for scripts, at most.
+const MAX_MANIFESTS: usize = 200;
+
+/// How the project checks itself: a script of its package.json, of its
+/// workspace packages' (one server serves a monorepo's packages), or of
+/// the workspace root's, that runs `tsgo` (first, wherever it is) or
+/// `tsc`.
+fn checks_with(project_root: &Path, workspace_root: &Path) -> Option<Script> {
+    let mut manifests: Vec<PathBuf> = crate::fs::walk::sources(project_root)
+        .max_depth(4)
+        .sorted()
+        .files()
+        .filter(|path| path.file_name().is_some_and(|n| n == "package.json"))
+        .take(MAX_MANIFESTS)
+        .collect();
+    let root_manifest = workspace_root.join("package.json");
+    if !manifests.contains(&root_manifest) && root_manifest.is_file() {
+        manifests.push(root_manifest);
+    }
+    let scripts: Vec<Script> = manifests
+        .iter()
+        .flat_map(|manifest| {
+            let json: serde_json::Value = std::fs::read_to_string(manifest)
+                .ok()
+                .and_then(|text| serde_json::from_str(&text).ok())
+                .unwrap_or_default();
+            let scripts = json
+                .get("scripts")
+                .and_then(serde_json::Value::as_object)
+                .cloned()
+                .unwrap_or_default();
+            scripts
+                .into_iter()
+                .filter_map(|(name, command)| {
+                    let program = runs(command.as_str()?)?;
+                    Some(Script {
+                        manifest: manifest.clone(),
+                        name,
+                        program,
+                    })
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    scripts
+        .iter()
+        .find(|script| script.program == "tsgo")
+        .or_else(|| scripts.first())
+        .cloned()
+}
+
+/// Which of TypeScript's compilers a script's command runs, if one: a
+/// command word `tsgo` or `tsc` (`tsc -p tsconfig.json`, `pnpm exec tsgo
+/// --noEmit`, `... && tsc -b`).
+fn runs(command: &str) -> Option<&'static str> {
+    let words: Vec<&str> = command
+        .split(|c: char| c.is_whitespace() || matches!(c, '&' | '|' | ';' | '(' | ')'))
+        .filter(|word| !word.is_empty())
+        .collect();
+    let mentions = |program: &str| {
+        words
+            .iter()
+            .any(|word| *word == program || word.ends_with(&format!("/{program}")))
+    };
+    if mentions("tsgo") {
+        Some("tsgo")
+    } else if mentions("tsc") {
+        Some("tsc")
+    } else {
+        None
     }
 }
 
@@ -422,6 +543,55 @@ mod tests {
             reason,
             "the project has the native preview 7.0.0-dev.20260707.2 (node_modules/@typescript/native-preview) beside TypeScript 5.9.3"
         );
+    }
+
+    /// The project's own check decides: a script running `tsc` with
+    /// TypeScript 5 gets typescript-language-server though a native preview
+    /// is installed beside it; one running `tsgo`, in any package of a
+    /// monorepo, keeps the native server.
+    #[test]
+    fn the_script_that_checks_the_project_decides() {
+        let w = Layout::new();
+        w.package("node_modules", "typescript", "5.9.3").package(
+            "node_modules",
+            "@typescript/native-preview",
+            "7.0.0-dev.20260707.2",
+        );
+        let binary = w.binary("node_modules", "native-preview", "tsgo");
+        std::fs::write(
+            w.root().join("package.json"),
+            r#"{"scripts": {"bench": "node bench.js", "test": "tsc -p tsconfig.test.json && vitest"}}"#,
+        )
+        .unwrap();
+        let (server, _, reason) = w.choose(AUTO);
+        assert_eq!(server, "typescript-language-server");
+        assert_eq!(
+            reason,
+            "the `test` script of package.json runs tsc, and the project's TypeScript is 5.9.3 (node_modules/typescript)"
+        );
+        let package = w.root().join("packages/core");
+        std::fs::create_dir_all(&package).unwrap();
+        std::fs::write(
+            package.join("package.json"),
+            r#"{"scripts": {"typecheck": "tsgo -p tsconfig.json --noEmit"}}"#,
+        )
+        .unwrap();
+        let (server, command, reason) = w.choose(AUTO);
+        assert_eq!(server, "typescript-go");
+        assert_eq!(command, shown(&binary, w.root()));
+        assert_eq!(
+            reason,
+            "the `typecheck` script of packages/core/package.json runs tsgo"
+        );
+    }
+
+    #[test]
+    fn a_script_runs_a_compiler_when_it_is_a_command_word() {
+        assert_eq!(runs("tsc -p ."), Some("tsc"));
+        assert_eq!(runs("pnpm exec tsgo --noEmit"), Some("tsgo"));
+        assert_eq!(runs("eslint . && ./node_modules/.bin/tsc -b"), Some("tsc"));
+        assert_eq!(runs("tsc-alias && echo tsconfig"), None);
+        assert_eq!(runs("node scripts/tsc.js"), None);
     }
 
     #[test]
