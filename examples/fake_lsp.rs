@@ -7,6 +7,9 @@
 //! `exit` like a real server, except:
 //! - `crash-once`: exits with code 3 on its first documentSymbol.
 //! - `crash-on-open-once`: exits with code 5 on its first didOpen.
+//! - `crash-on-open-of:NAME`: exits with code 6 on the first didOpen of a
+//!   file named NAME (as TypeScript's native preview crashed opening some
+//!   files during a sweep).
 //! - `crash-always`: exits with code 4 on every documentSymbol.
 //! - `hang`: never answers documentSymbol; logs each `$/cancelRequest` id.
 //! - `garbage-once`: answers its first documentSymbol with bytes that are
@@ -187,6 +190,17 @@ fn main() {
                 if mode == "crash-on-open-once" && first_time(&state, "crashed-on-open") {
                     eprintln!("fake: crashing on open");
                     std::process::exit(5);
+                }
+                let opened = message
+                    .pointer("/params/textDocument/uri")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                if let Some(name) = mode.strip_prefix("crash-on-open-of:")
+                    && opened.ends_with(&format!("/{name}"))
+                    && first_time(&state, &format!("crashed-on-{name}"))
+                {
+                    eprintln!("fake: crashing on opening {name}");
+                    std::process::exit(6);
                 }
                 if mode == "unpublished" {
                     continue;

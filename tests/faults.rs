@@ -725,6 +725,21 @@ async fn searches_while_a_server_indexes_do_not_wait_for_it_again() {
     );
 }
 
+/// A server that crashes opening one file of a workspace sweep: the files
+/// whose answers the crash lost are asked again after the restart, so the
+/// report covers every file, and the crash is in the logs.
+#[tokio::test]
+async fn a_crash_during_a_workspace_sweep_leaves_no_file_unchecked() {
+    let w = workspace("crash-on-open-of:c.fake", 10.0);
+    for name in ["a", "b", "c", "d"] {
+        std::fs::write(w.dir.path().join(format!("{name}.fake")), "fn x() {}\n").unwrap();
+    }
+    let report = common::run(&w.ctx, "diagnostics", json!({})).await;
+    assert_eq!(report, "No errors or warnings in 5 files", "{report}");
+    let logs = w.logs(json!({"level": "error"})).await;
+    assert!(logs.contains("crashed (exit code 6)"), "{logs}");
+}
+
 /// A server whose answers wait for the project (typescript-language-server,
 /// `tsserver_requests`) that never shows it has loaded it: after the wait,
 /// answers say they may come from the file alone, and a rename with

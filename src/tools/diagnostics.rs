@@ -27,6 +27,9 @@ const FILES_IN_FLIGHT: usize = 8;
 /// only publishes them.
 const PER_FILE_WAIT: Duration = Duration::from_secs(10);
 
+/// How often a file whose answer a server's crash lost is asked again.
+const CRASH_RETRIES: usize = 2;
+
 /// Folders named when a workspace report runs out of time.
 const UNCHECKED_FOLDERS_SHOWN: usize = 5;
 
@@ -258,19 +261,31 @@ async fn check_file(
     if let Err(err) = ctx.lsp.server_of(path).await {
         return (FileOutcome::NoServer(err), Vec::new());
     }
-    let session = match ctx.lsp.open(path, Need::DOCUMENT).await {
-        Ok(session) => session,
-        Err(err) => return (FileOutcome::Failed(format!("{shown}: {err}")), Vec::new()),
-    };
-    let wait = PER_FILE_WAIT.min(deadline.saturating_duration_since(tokio::time::Instant::now()));
-    let outcome = diagnose(&session, Some(wait), first).await;
-    session.release().await;
-    match outcome {
-        Ok(diagnosed) => (
-            FileOutcome::Diagnostics(shown, diagnosed.diagnostics),
-            diagnosed.notes,
-        ),
-        Err(err) => (FileOutcome::Failed(format!("{shown}: {err}")), Vec::new()),
+    let mut attempt = 0;
+    loop {
+        let outcome = match ctx.lsp.open(path, Need::DOCUMENT).await {
+            Ok(session) => {
+                let wait = PER_FILE_WAIT
+                    .min(deadline.saturating_duration_since(tokio::time::Instant::now()));
+                let outcome = diagnose(&session, Some(wait), first).await;
+                session.release().await;
+                outcome
+            }
+            Err(err) => Err(err),
+        };
+        match outcome {
+            Ok(diagnosed) => {
+                return (
+                    FileOutcome::Diagnostics(shown, diagnosed.diagnostics),
+                    diagnosed.notes,
+                );
+            }
+            // The server crashed with this file's answer in flight (maybe on
+            // this very file): it restarts on the next request, which asks
+            // again, a few times.
+            Err(LspError::Crashed { .. }) if attempt < CRASH_RETRIES => attempt += 1,
+            Err(err) => return (FileOutcome::Failed(format!("{shown}: {err}")), Vec::new()),
+        }
     }
 }
 
