@@ -257,3 +257,81 @@ async fn bad_addresses_say_what_to_pass() {
     )
     .await;
 }
+
+/// Addresses as an agent writes them: an impl block's member by the
+/// type's name alone (an inherent impl's, generics and all, or a trait
+/// impl's when only one has it), and a private member with its `#`.
+#[tokio::test]
+async fn members_as_an_agent_names_them() {
+    let rust = common::fixture_with(
+        "rust",
+        &[(
+            "src/store.rs",
+            "pub struct Store<S> {\n    items: Vec<S>,\n}\n\nimpl<S: Clone> Store<S> {\n    pub fn first(&self) -> Option<S> {\n        self.items.first().cloned()\n    }\n}\n\nimpl<S> Default for Store<S> {\n    fn default() -> Self {\n        Store { items: Vec::new() }\n    }\n}\n",
+        )],
+    );
+    check_all(
+        &rust,
+        vec![
+            (
+                "inherent_by_type_with_colons",
+                json!({"file": "src/store.rs", "symbol": "Store::first"}),
+                "inspect impl Store<S>/first (Method) at src/store.rs:6:12",
+            ),
+            (
+                "inherent_by_type_with_a_dot",
+                json!({"file": "src/store.rs", "symbol": "Store.first"}),
+                "inspect impl Store<S>/first (Method) at src/store.rs:6:12",
+            ),
+            (
+                "inherent_by_type_with_a_slash",
+                json!({"file": "src/store.rs", "symbol": "Store/first"}),
+                "inspect impl Store<S>/first (Method) at src/store.rs:6:12",
+            ),
+            (
+                "a_trait_impls_only_member",
+                json!({"file": "src/store.rs", "symbol": "Store::default"}),
+                "inspect impl Default for Store<S>/default (Function) at src/store.rs:12:8",
+            ),
+            (
+                "the_type_itself_is_the_struct",
+                json!({"file": "src/store.rs", "symbol": "Store"}),
+                "inspect Store (Struct) at src/store.rs:1:12",
+            ),
+            (
+                "a_trait_impl_member_only_one_impl_has",
+                json!({"file": "src/lib.rs", "symbol": "Ledger::balance"}),
+                "inspect impl Account for Ledger/balance (Method) at src/lib.rs:43:8",
+            ),
+        ],
+    )
+    .await;
+    let ts = common::fixture_with(
+        "ts",
+        &[(
+            "src/counter.ts",
+            "export class Counter {\n  #count = 0;\n  bump(): number {\n    return ++this.#count;\n  }\n}\n",
+        )],
+    );
+    check_all(
+        &ts,
+        vec![
+            (
+                "a_private_member_on_its_line",
+                json!({"file": "src/counter.ts", "line": 2, "symbol": "#count"}),
+                "inspect Counter.#count (Property) at src/counter.ts:2:3",
+            ),
+            (
+                "a_private_member_used",
+                json!({"file": "src/counter.ts", "line": 4, "symbol": "#count"}),
+                "inspect #count at src/counter.ts:4:19",
+            ),
+            (
+                "a_private_member_by_its_path",
+                json!({"file": "src/counter.ts", "symbol": "Counter.#count"}),
+                "inspect Counter.#count (Property) at src/counter.ts:2:3",
+            ),
+        ],
+    )
+    .await;
+}

@@ -338,3 +338,37 @@ async fn rust_answers_from_rust_analyzer_once_ready() {
         .await
     );
 }
+
+/// rust-analyzer lists a `pub use` re-export as a symbol of its own: it
+/// ranks after the declaration it re-exports, whatever the paths' order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_re_export_ranks_after_its_declaration() {
+    let lib = std::fs::read_to_string(common::fixtures_dir().join("rust/src/lib.rs")).unwrap()
+        + "\npub mod shelf;\npub use shelf::Shelf;\n";
+    let f = common::fixture_with(
+        "rust",
+        &[
+            ("src/lib.rs", lib.as_str()),
+            (
+                "src/shelf.rs",
+                "/// Where ledgers are kept.\npub struct Shelf;\n",
+            ),
+        ],
+    );
+    search(&f, json!({"query": "x"})).await;
+    servers_ready(&f).await;
+    let answer = search(&f, json!({"query": "Shelf", "preview": "none"})).await;
+    let blocks: Vec<&str> = answer.split("\n\n=== next block ===\n\n").collect();
+    assert!(
+        blocks
+            .first()
+            .is_some_and(|b| b.ends_with("from rust-analyzer")),
+        "{answer}"
+    );
+    assert!(
+        blocks
+            .get(1)
+            .is_some_and(|b| b.starts_with("src/shelf.rs (1 result)\n  @2:12 Struct - Shelf")),
+        "the declaration first: {answer}"
+    );
+}

@@ -149,11 +149,25 @@ fn at_line(
     let column = character.map(|c| c as usize - 1);
     let (word, note) = match name {
         Some(name) => {
+            // A private member (`#count`) as written: the `#` is part of
+            // its name, not of the identifier.
+            let (wanted, private) = match name.strip_prefix('#') {
+                Some(bare) => (bare, true),
+                None => (name, false),
+            };
             let found = words
                 .iter()
-                .filter(|w| w.text(&text) == name)
+                .filter(|w| w.text(&text) == wanted)
+                .filter(|w| !private || (w.start > 0 && text[w.start - 1] == '#'))
                 .min_by_key(|w| column.map_or(0, |c| w.distance(c)));
             match found {
+                Some(word) if private => (
+                    Word {
+                        start: word.start - 1,
+                        end: word.end,
+                    },
+                    None,
+                ),
                 Some(word) => (*word, None),
                 None => {
                     return Err(ToolError::new(

@@ -88,7 +88,15 @@ pub fn resolve_name_path<'a>(
     let path = path.trim();
     let mut matches: Vec<Match<'a>> = Vec::new();
     let mut chain = Vec::new();
-    collect_matches(outline, path, &mut chain, &mut matches);
+    collect_matches(outline, path, false, &mut chain, &mut matches);
+    if matches.is_empty() {
+        // As an agent writes a member of an impl block: `Type::method`,
+        // `Type.method`, `Type/method` (see `impl_alias`).
+        collect_matches(outline, path, true, &mut chain, &mut matches);
+        if matches.iter().any(|m| m.via == Via::Inherent) {
+            matches.retain(|m| m.via == Via::Inherent);
+        }
+    }
     if matches.iter().any(|m| m.from_root) {
         matches.retain(|m| m.from_root);
     }
@@ -132,6 +140,8 @@ pub fn resolve_name_path<'a>(
 
 struct Match<'a> {
     symbol: &'a OutlineSymbol,
+    /// How the path reached it.
+    via: Via,
     /// The names from the root down to the symbol.
     path: Vec<&'a str>,
     /// The symbol's parent in the outline (compared by identity: two
@@ -140,17 +150,45 @@ struct Match<'a> {
     from_root: bool,
 }
 
-/// Tries the path from every symbol of the tree.
+/// How a path reached a symbol: by its names, or through an impl block
+/// named by its type alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Via {
+    Names,
+    /// `Type` for `impl Type` (or `impl<S> Type<S>`).
+    Inherent,
+    /// `Type` for `impl Trait for Type`: accepted when it is the only
+    /// match.
+    TraitImpl,
+}
+
+/// An impl block's name (`impl Type<S>`, `impl fmt::Display for
+/// Ledger`) as an agent writes it: its type's name alone, without
+/// generics or path (`Type`, `Ledger`), and whether it implements a
+/// trait.
+fn impl_alias(name: &str) -> Option<(&str, Via)> {
+    let rest = name.strip_prefix("impl ")?;
+    let (type_, via) = match rest.rsplit_once(" for ") {
+        Some((_, type_)) => (type_, Via::TraitImpl),
+        None => (rest, Via::Inherent),
+    };
+    let bare = type_.split('<').next()?.rsplit("::").next()?.trim();
+    (!bare.is_empty()).then_some((bare, via))
+}
+
+/// Tries the path from every symbol of the tree (with `aliases`, an impl
+/// block also by its type's name).
 fn collect_matches<'a>(
     symbols: &'a [OutlineSymbol],
     path: &str,
+    aliases: bool,
     chain: &mut Vec<&'a OutlineSymbol>,
     out: &mut Vec<Match<'a>>,
 ) {
     for symbol in symbols {
         let mut ends = Vec::new();
-        match_from(symbol, path, &mut vec![symbol], &mut ends);
-        for end in ends {
+        match_from(symbol, path, aliases, &mut vec![symbol], &mut ends);
+        for (end, via) in ends {
             let parent = if end.len() > 1 {
                 Some(end[end.len() - 2])
             } else {
@@ -163,29 +201,38 @@ fn collect_matches<'a>(
                 .collect();
             out.push(Match {
                 symbol: end[end.len() - 1],
+                via,
                 path: names,
                 parent,
                 from_root: chain.is_empty(),
             });
         }
         chain.push(symbol);
-        collect_matches(&symbol.children, path, chain, out);
+        collect_matches(&symbol.children, path, aliases, chain, out);
         chain.pop();
     }
 }
 
-/// The chains below `symbol` (itself first) that spell `rest`.
+/// The chains below `symbol` (itself first) that spell `rest`, each with
+/// how it was reached.
 fn match_from<'a>(
     symbol: &'a OutlineSymbol,
     rest: &str,
+    aliases: bool,
     chain: &mut Vec<&'a OutlineSymbol>,
-    out: &mut Vec<Vec<&'a OutlineSymbol>>,
+    out: &mut Vec<(Vec<&'a OutlineSymbol>, Via)>,
 ) {
-    let Some(after) = rest.strip_prefix(symbol.name.as_str()) else {
-        return;
+    let alias = impl_alias(&symbol.name).filter(|_| aliases);
+    let (after, via) = match rest.strip_prefix(symbol.name.as_str()) {
+        Some(after) => (after, Via::Names),
+        None => match alias.and_then(|(alias, via)| Some((rest.strip_prefix(alias)?, via))) {
+            // An alias names a block, never a member.
+            Some((after, via)) if !after.is_empty() => (after, via),
+            _ => return,
+        },
     };
     if after.is_empty() {
-        out.push(chain.clone());
+        out.push((chain.clone(), via));
         return;
     }
     let Some(after) = ["::", ".", "/"]
@@ -194,11 +241,18 @@ fn match_from<'a>(
     else {
         return;
     };
+    let mut below = Vec::new();
     for child in &symbol.children {
         chain.push(child);
-        match_from(child, after, chain, out);
+        match_from(child, after, aliases, chain, &mut below);
         chain.pop();
     }
+    // A chain reached through an alias here is reached that way.
+    out.extend(
+        below
+            .into_iter()
+            .map(|(end, below_via)| (end, if via == Via::Names { below_via } else { via })),
+    );
 }
 
 /// `@97:3 Method - Store.lookup`, as a candidate is listed.

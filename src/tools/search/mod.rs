@@ -123,6 +123,7 @@ async fn search(ctx: Arc<Context>, params: Params) -> ToolResult<SearchResult> {
     // Two projects of one server answer the same symbol: keep one.
     let mut seen = HashSet::new();
     found.retain(|f| seen.insert((f.path.clone(), f.position)));
+    let found = blocking(move || Ok(page::declarations_first(found))).await?;
     let ordered = order(found);
     let total = ordered.iter().map(|(_, matches)| matches.len()).sum();
     let total_files = ordered.len();

@@ -117,6 +117,34 @@ impl Source {
     }
 }
 
+/// A server's exact-name hit where the file's outline declares nothing (a
+/// `pub use` re-export rust-analyzer lists as a symbol of its own) ranks
+/// after the declarations: the declaration is what an agent looks for.
+/// Only exact-name hits are looked at, to parse few files.
+pub(super) fn declarations_first(mut found: Vec<Found>) -> Vec<Found> {
+    let mut parsed: HashMap<PathBuf, Option<Arc<syntax::SourceFile>>> = HashMap::new();
+    for f in found.iter_mut().filter(|f| f.from_server && f.rank <= 1) {
+        let file = parsed.entry(f.path.clone()).or_insert_with(|| {
+            let language = Language::from_path(&f.path)?;
+            let bytes = std::fs::read(&f.path).ok()?;
+            Some(syntax::parse(
+                language,
+                String::from_utf8_lossy(&bytes).into_owned(),
+            ))
+        });
+        if let Some(file) = file
+            && declared_at(file.outline(), f.position, file.language().name_separator()).is_none()
+        {
+            f.rank = RANK_NOT_DECLARED;
+        }
+    }
+    found
+}
+
+/// The rank of a match that declares nothing (see `declarations_first`):
+/// after every match that does.
+const RANK_NOT_DECLARED: u8 = 5;
+
 /// Servers' hits as the file's outline shows them, where sextant has a
 /// grammar: the outline's kind and name path (`impl Account for
 /// Ledger/balance (Method)` rather than rust-analyzer's `Ledger::balance
