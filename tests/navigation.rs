@@ -604,3 +604,51 @@ async fn a_call_from_a_files_top_level_names_the_file_once() {
          Incoming calls in src/boot.ts\n  @1:1 Module - (top level)\n    @3:1 `makeCircle(1);`"
     );
 }
+
+/// Completing inside a member access that is called (`c.|json(c.env)`):
+/// every property keeps its own type on both TypeScript servers (TypeScript
+/// 7's server, asked in the file itself, gives each the call's type), and
+/// the copy sextant completes in leaves no trace in diagnostics.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn completion_inside_a_called_member_gives_each_member_its_own_type() {
+    const CONTEXT: &str = "\
+export interface Context {
+  env: Record<string, string>;
+  json(object: unknown): string;
+}
+
+export function handle(c: Context): string {
+  return c.json(c.env);
+}
+";
+    const EXPECTED: &str = "\
+completion at src/context.ts:7:{character}: 2 items
+
+Fields (1)
+  env - (property) Context.env: Record<string, string>
+
+Methods (1)
+  json - (method) Context.json(object: unknown): string";
+    let mut cases = common::cases!();
+    for server in [common::TYPESCRIPT_GO, common::TYPESCRIPT_LANGUAGE_SERVER] {
+        let f = common::fixture_on_with("ts", server, &[("src/context.ts", CONTEXT)]);
+        // Before the name, within it, after it.
+        for character in [12, 14, 16] {
+            let answer = run(
+                &f,
+                "completion",
+                json!({"file": "src/context.ts", "line": 7, "character": character}),
+            )
+            .await;
+            let expected = EXPECTED.replace("{character}", &character.to_string());
+            cases.check_text(&format!("{server}_at_{character}"), &answer, &expected);
+        }
+        let diagnostics = run(&f, "diagnostics", json!({})).await;
+        cases.check(
+            &format!("{server}_no_copy_in_diagnostics"),
+            !diagnostics.contains("sextant-completion"),
+            &diagnostics,
+        );
+    }
+    cases.finish();
+}

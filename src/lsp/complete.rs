@@ -13,7 +13,9 @@ use lsp_types::{
 
 use super::LspError;
 use super::capabilities::Feature;
+use super::client::LspClient;
 use super::navigate::at;
+use super::quirks::member_completion;
 use super::session::Session;
 use crate::model::{CompletionKind, Position};
 
@@ -56,13 +58,32 @@ pub async fn completion(
 ) -> Result<Completions, LspError> {
     let client = session.client();
     client.require(Feature::Completion)?;
-    let can_resolve = client.supports(Feature::CompletionResolve);
-    let params = CompletionParams {
+    let mut params = CompletionParams {
         text_document_position: at(session, position)?,
         work_done_progress_params: WorkDoneProgressParams::default(),
         partial_result_params: PartialResultParams::default(),
         context: None,
     };
+    // Where the server resolves items wrongly in this document, they are
+    // asked of a copy in which it does not (see the quirk).
+    let scratch = member_completion::open(client, session.document(), position)?;
+    if let Some(scratch) = &scratch {
+        params.text_document_position.text_document.uri = scratch.uri.clone();
+        params.text_document_position.position = scratch.at;
+    }
+    let completions = complete_and_resolve(client, params, resolve_first).await;
+    if let Some(scratch) = scratch {
+        scratch.close(client)?;
+    }
+    completions
+}
+
+async fn complete_and_resolve(
+    client: &LspClient,
+    params: CompletionParams,
+    resolve_first: usize,
+) -> Result<Completions, LspError> {
+    let can_resolve = client.supports(Feature::CompletionResolve);
     let (mut items, incomplete) = match client.request_settled::<Completion>(params).await? {
         None => (Vec::new(), false),
         Some(CompletionResponse::Array(items)) => (items, false),

@@ -8,7 +8,7 @@
 //! unknown notification (`window/logMessage`, `experimental/serverStatus`,
 //! `telemetry/event` would all do that).
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::ops::ControlFlow;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
@@ -76,6 +76,9 @@ pub struct State {
     /// Every capability it registered since it started and has not
     /// unregistered (`client/registerCapability`).
     pub registrations: Vec<Registered>,
+    /// Documents sextant opened that exist in the server only (a copy to
+    /// complete in): what the server publishes about them is not kept.
+    pub scratch: HashSet<Url>,
 }
 
 /// One capability a server registered dynamically.
@@ -286,6 +289,9 @@ impl Shared {
                                 published.version
                             ),
                         );
+                        if state.scratch.contains(&published.uri) {
+                            return;
+                        }
                         state.publish_count += 1;
                         let sequence = state.publish_count;
                         state.diagnostics.insert(

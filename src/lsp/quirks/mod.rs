@@ -7,6 +7,7 @@
 
 pub mod cargo_projects;
 pub mod check_on_save;
+pub mod member_completion;
 pub mod tsconfig;
 pub mod tsserver;
 pub mod typescript_server;
