@@ -1,17 +1,28 @@
 #!/usr/bin/env python3
 """Tries sextant on a real project the way an agent would, over MCP (stdio).
 
-    python3 scripts/trial.py BINARY PROJECT_DIR [QUERY ...]
+    python3 scripts/trial.py BINARY PROJECT_DIR [--check DIR::COMMAND ...] [QUERY ...]
 
 For each language the project has a file of (by extension), it calls
 search (each QUERY, else a name taken from the project), read on the files
-the search found, inspect, references and call_hierarchy on the first
-symbol, and diagnostics of the whole workspace, and prints one row per
-call: tool, arguments, milliseconds, bytes, and the answer's first line.
+the search found, inspect, references, call_hierarchy and a rename preview
+on the first symbol found, completion after the first `name.` of that
+file, and diagnostics of that file; then diagnostics of the whole
+workspace. It prints one row per call: tool, arguments, milliseconds,
+bytes, and the answer's first line.
 
 Every `@line:char Kind - name` an answer shows is checked against the file:
 the name's last segment must stand at that position. A position that does
-not is printed as a MISMATCH row, and the exit status is 1.
+not is printed as a MISMATCH row.
+
+Each `--check DIR::COMMAND` is one of the project's own checks (`tsc -p
+tsconfig.json --noEmit`, `cargo check --message-format short`), run in DIR
+(relative to PROJECT_DIR). Its errors and warnings (tsc's `file(l,c): error
+TS…`, rustc's short `file:l:c: error…`) are compared by file and line with
+the workspace diagnostics: the table counts those both report, and lists
+those only one side reports.
+
+The exit status is 1 when a position does not hold its name.
 """
 
 import json
@@ -96,7 +107,10 @@ def check_positions(root, answer, default_file):
             continue
         name, _, elsewhere = name.partition(" in ")
         name = name.split(" (")[0]
-        last = re.split(r"\.|::|/", name)[-1].strip()
+        # `impl Trait for Type<T>` stands at its type's name.
+        if name.startswith("impl ") and "/" not in name:
+            name = re.sub(r"<.*", "", name.split(" for ")[-1].removeprefix("impl "))
+        last = re.split(r"\.|::|/", name.split("/")[-1])[-1].strip()
         shown = elsewhere.split(" (")[0] or current
         path = shown if os.path.isabs(shown) else os.path.join(root, shown)
         try:
@@ -111,12 +125,74 @@ def check_positions(root, answer, default_file):
     return mismatches
 
 
+MEMBER_ACCESS = re.compile(r"\b[A-Za-z_$][\w$]*\.(?=[A-Za-z_$])")
+# tsc/tsgo: `src/a.ts(3,5): error TS2322: ...`; rustc short: `src/a.rs:3:5: error[E0382]: ...`.
+TSC_LINE = re.compile(r"^(.+?)\((\d+),(\d+)\): (error|warning) (TS\d+)")
+RUSTC_LINE = re.compile(r"^(.+?):(\d+):(\d+): (error|warning)(\[\w+\])?:")
+DIAGNOSTIC_FILE = re.compile(r"^(\S.*?) \(\d+ (?:error|warning|info|hint)")
+DIAGNOSTIC_ITEM = re.compile(r"^\s+\S @(\d+):(\d+) \[(\w+)\]")
+
+
+def first_member_access(root, path):
+    """The position just after the first `name.` followed by a name."""
+    with open(os.path.join(root, path), encoding="utf-8", errors="replace") as f:
+        for number, text in enumerate(f, 1):
+            stripped = text.lstrip()
+            if stripped.startswith(("//", "*", "/*", "import", "use ")):
+                continue
+            for match in MEMBER_ACCESS.finditer(text):
+                # Not in a string.
+                if text[:match.start()].count('"') % 2 == 0:
+                    return {"file": path, "line": number, "character": len(text[:match.end()]) + 1}
+    return None
+
+
+def own_check(root, spec):
+    """The errors and warnings a project's own check reports, as
+    {(path, line, severity)}, paths relative to the root."""
+    folder, _, command = spec.partition("::")
+    cwd = os.path.join(root, folder)
+    run = subprocess.run(command, shell=True, cwd=cwd, capture_output=True, text=True)
+    found = set()
+    for line in (run.stdout + run.stderr).splitlines():
+        match = TSC_LINE.match(line) or RUSTC_LINE.match(line)
+        if not match:
+            continue
+        path, row, severity = match.group(1), int(match.group(2)), match.group(4)
+        absolute = os.path.normpath(os.path.join(cwd, path))
+        if not os.path.exists(absolute):
+            absolute = os.path.normpath(os.path.join(root, path))
+        found.add((os.path.relpath(absolute, root), row, severity))
+    return found
+
+
+def reported(answer):
+    """The errors and warnings of a diagnostics answer, as own_check's."""
+    found, current = set(), None
+    for line in answer.splitlines():
+        header = DIAGNOSTIC_FILE.match(line)
+        if header:
+            current = header.group(1)
+            continue
+        item = DIAGNOSTIC_ITEM.match(line)
+        if item and current and item.group(3).lower() in ("error", "warning"):
+            found.add((current, int(item.group(1)), item.group(3).lower()))
+    return found
+
+
 def main():
-    if len(sys.argv) < 3:
+    args = sys.argv[1:]
+    if len(args) < 2:
         print(__doc__)
         return 2
-    binary, root = sys.argv[1], os.path.abspath(sys.argv[2])
-    queries = sys.argv[3:]
+    binary, root = args[0], os.path.abspath(args[1])
+    checks, queries, rest = [], [], args[2:]
+    while rest:
+        word = rest.pop(0)
+        if word == "--check" and rest:
+            checks.append(rest.pop(0))
+        else:
+            queries.append(word)
     client = Client(binary, root)
     rows, failures = [], 0
 
@@ -139,13 +215,19 @@ def main():
             hit = next((line for line in found.splitlines() if SYMBOL_LINE.match(line)), None)
             path = next((line.split(" (")[0] for line in found.split("\n\n")[1:2]), None)
             if hit and path:
-                row, column = SYMBOL_LINE.match(hit).groups()[:2]
+                row, column, _, name = SYMBOL_LINE.match(hit).groups()
                 at = {"file": path, "line": int(row), "character": int(column)}
                 call("read", {"file": path}, path)
                 call("inspect", at, path)
                 call("references", {**at, "limit": 20})
                 call("call_hierarchy", at, path)
-    call("diagnostics", {"severity": "error"})
+                last = re.split(r"\.|::|/", name)[-1].split(" ")[0]
+                call("rename", {**at, "new_name": last + "Renamed"}, path)
+                member = first_member_access(root, path)
+                if member:
+                    call("completion", {**member, "limit": 10}, path)
+                call("diagnostics", {"file": path}, path)
+    workspace = call("diagnostics", {})
     call("logs", {"tail": 5})
     client.close()
 
@@ -153,6 +235,19 @@ def main():
     for row in rows:
         print("  ".join(cell.ljust(widths[i]) if i < 4 else cell for i, cell in enumerate(row)))
     print(f"\n{len(rows) - failures} calls, {failures} positions that do not hold their name")
+
+    if checks:
+        theirs = set().union(*(own_check(root, spec) for spec in checks))
+        ours = reported(workspace)
+        print("\nWorkspace diagnostics against the project's own check")
+        print("severity  both  sextant only  check only")
+        for severity in ("error", "warning"):
+            a = {d for d in ours if d[2] == severity}
+            b = {d for d in theirs if d[2] == severity}
+            print(f"{severity:8}  {len(a & b):4}  {len(a - b):12}  {len(b - a):10}")
+        for label, only in (("sextant only", ours - theirs), ("check only", theirs - ours)):
+            for path, row, severity in sorted(only):
+                print(f"  {label}: {path}:{row} {severity}")
     return 1 if failures else 0
 
 

@@ -261,9 +261,18 @@ async fn check_file(
     if let Err(err) = ctx.lsp.server_of(path).await {
         return (FileOutcome::NoServer(err), Vec::new());
     }
+    // The first file of a server opens every project of it, and they stay
+    // open: a project whose last file closes takes its config's
+    // diagnostics with it (TypeScript's servers clear them), so a sweep
+    // that opened and closed each file would lose them.
+    let need = if first {
+        Need::WORKSPACE
+    } else {
+        Need::DOCUMENT
+    };
     let mut attempt = 0;
     loop {
-        let outcome = match ctx.lsp.open(path, Need::DOCUMENT).await {
+        let outcome = match ctx.lsp.open(path, need).await {
             Ok(session) => {
                 let wait = PER_FILE_WAIT
                     .min(deadline.saturating_duration_since(tokio::time::Instant::now()));
