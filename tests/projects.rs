@@ -6,6 +6,7 @@
 //! - `ts_solution`: a solution-style `tsconfig.json` (no files of its own)
 //!   referencing `tsconfig.build.json` (the sources) and
 //!   `tsconfig.spec.json` (sources and tests).
+//! - a Rust module no `mod` declares, and a file no cargo project holds.
 //!
 //! The servers must be installed (scripts/test.sh does it).
 
@@ -228,5 +229,68 @@ test/parse.test.ts (2 references)
             "",
         );
     }
+    cases.finish();
+}
+
+/// A module no `mod` declares, and a file under no Cargo.toml: rust-analyzer
+/// knows their text only, so every answer there is empty; each says why,
+/// with what to do, and rename refuses.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_file_outside_every_cargo_project_says_so() {
+    const CODE: &str = "pub fn lonely() -> u32 {\n    1\n}\n\npub fn caller() -> u32 {\n    lonely().count_ones()\n}\n";
+    let f = common::fixture_with("rust", &[("src/orphan.rs", CODE), ("loose/alone.rs", CODE)]);
+    let mut cases = common::cases!();
+    for (file, module, why) in [
+        (
+            "src/orphan.rs",
+            "orphan",
+            "This file is not included anywhere in the module tree",
+        ),
+        (
+            "loose/alone.rs",
+            "alone",
+            "This file is not included in any crates",
+        ),
+    ] {
+        let note = format!(
+            "{file} is in none of rust-analyzer's projects ({why}, so rust-analyzer can't offer IDE services.); \
+             declare it as a module of its crate (`mod {module};` in the module above it), \
+             or put it in a cargo project under the workspace"
+        );
+        let at = json!({"file": file, "symbol": "lonely", "line": 6});
+        let answers = [
+            ("references", f.run("references", at.clone()).await),
+            ("inspect", f.run("inspect", at.clone()).await),
+            ("call_hierarchy", f.run("call_hierarchy", at.clone()).await),
+            (
+                "rename",
+                f.run("rename", json!({"file": file, "symbol": "lonely", "line": 6, "new_name": "solo", "apply": true}))
+                    .await,
+            ),
+            (
+                "completion",
+                f.run("completion", json!({"file": file, "line": 6, "character": 14})).await,
+            ),
+            ("diagnostics", f.run("diagnostics", json!({"file": file})).await),
+        ];
+        for (tool, answer) in answers {
+            cases.check(&format!("{module}_{tool}"), answer.contains(&note), &answer);
+        }
+        // Nothing was written.
+        let text = std::fs::read_to_string(f.root().join(file)).unwrap();
+        cases.check(&format!("{module}_unchanged"), text == CODE, &text);
+    }
+    // A file of the crate is answered as before, with no such note.
+    let linked = f
+        .run(
+            "references",
+            json!({"file": "src/lib.rs", "symbol": "Ledger"}),
+        )
+        .await;
+    cases.check(
+        "linked_has_no_note",
+        linked.contains("references to Ledger") && !linked.contains("none of"),
+        &linked,
+    );
     cases.finish();
 }

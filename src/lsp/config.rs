@@ -80,6 +80,8 @@ pub struct LanguageConfig {
     /// The server is told every cargo project under its root
     /// (rust-analyzer's `linkedProjects`, see `quirks::cargo_projects`).
     pub cargo_projects: bool,
+    /// How the server says a file is in none of its projects.
+    pub unlinked: Option<Unlinked>,
     /// The servers it can run and which one to, when it has several.
     pub choice: Option<ServerChoice>,
 }
@@ -124,6 +126,18 @@ impl LanguageConfig {
             .and_then(|ext| self.language_ids.get(ext))
             .unwrap_or(&self.language_id)
     }
+}
+
+/// How a server says a file is in none of its projects (rust-analyzer's
+/// `unlinked-file`: a module no `mod` declares, a file no cargo project
+/// holds), where it answers from the file's text alone.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Unlinked {
+    /// The code of the diagnostic it gives such a file.
+    pub code: String,
+    /// What to do about it, told with the answer.
+    pub advice: String,
 }
 
 /// How sextant installs a server into its tools directory.
@@ -171,6 +185,7 @@ struct LanguageFile {
     library_query_suffix: Option<String>,
     reload_delay: Option<f64>,
     cargo_projects: Option<bool>,
+    unlinked: Option<Unlinked>,
     server: Option<String>,
     servers: Option<BTreeMap<String, ServerFile>>,
 }
@@ -279,6 +294,7 @@ impl LanguageFile {
             library_query_suffix: other.library_query_suffix.or(self.library_query_suffix),
             reload_delay: other.reload_delay.or(self.reload_delay),
             cargo_projects: other.cargo_projects.or(self.cargo_projects),
+            unlinked: other.unlinked.or(self.unlinked),
             server: other.server.or(self.server),
             servers: match (self.servers, other.servers) {
                 (Some(mut base), Some(over)) => {
@@ -518,6 +534,7 @@ fn resolve(
         project_files: language.project_files.unwrap_or_default(),
         library_query_suffix: language.library_query_suffix,
         cargo_projects: language.cargo_projects.unwrap_or(false),
+        unlinked: language.unlinked,
         reload_delay: Duration::from_secs_f64(
             language.reload_delay.unwrap_or(0.0).clamp(0.0, 10.0),
         ),

@@ -222,7 +222,7 @@ fn checker_published(session: &Session) -> Option<Vec<Diagnostic>> {
     Some(convert(session, items))
 }
 
-fn convert(session: &Session, items: Vec<lsp_types::Diagnostic>) -> Vec<Diagnostic> {
+pub(super) fn convert(session: &Session, items: Vec<lsp_types::Diagnostic>) -> Vec<Diagnostic> {
     convert_with(&session.document().index, session.client().encoding, items)
 }
 

@@ -84,10 +84,15 @@ async fn call_hierarchy(ctx: &Context, params: Params) -> ToolResult<CallHierarc
     let unloaded = session.unloaded_note("calls");
     let items = prepare_call_hierarchy(&session, resolved.target.position).await?;
     let Some(item) = items.into_iter().next() else {
+        let why = match session.unlinked_note().await {
+            Some(note) => note,
+            None => "it is not a function, method or constructor it knows; pass the name of one"
+                .to_string(),
+        };
         return Err(ToolError::new(
             ErrorCode::NotFound,
             format!(
-                "{} has no call hierarchy for `{}` at {}:{}: it is not a function, method or constructor it knows; pass the name of one",
+                "{} has no call hierarchy for `{}` at {}:{}: {why}",
                 session.server(),
                 resolved.target.name,
                 resolved.target.path,

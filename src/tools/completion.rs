@@ -117,6 +117,11 @@ async fn completion(ctx: &Context, params: Params) -> ToolResult<CompletionResul
         }
     }
     let mut notes: Vec<String> = unloaded.into_iter().collect();
+    if total == 0
+        && let Some(note) = session.unlinked_note().await
+    {
+        notes.push(note);
+    }
     if found.unresolved > 0 {
         let items = crate::render::count(found.unresolved, "item", "items");
         notes.push(match &found.resolve_error {

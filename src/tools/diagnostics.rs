@@ -82,6 +82,12 @@ async fn file_report(
         push_once(&mut notes, note);
     }
     let files = shown_files(vec![(shown.clone(), diagnosed.diagnostics)], min_severity);
+    // No errors in a file the server does not check is no news.
+    if files.is_empty()
+        && let Some(note) = session.unlinked_note().await
+    {
+        notes.push(note);
+    }
     Ok(DiagnosticsReport {
         scope: DiagnosticsScope::File(shown),
         min_severity,

@@ -133,8 +133,12 @@ async fn inspect(ctx: &Context, params: Params) -> ToolResult<InspectResult> {
         ));
     }
     if nothing {
+        let why = match session.unlinked_note().await {
+            Some(note) => note,
+            None => "not a name it resolves (a keyword, a literal, or code it cannot type)".into(),
+        };
         notes.push(format!(
-            "{} knows nothing about `{}` here: not a name it resolves (a keyword, a literal, or code it cannot type)",
+            "{} knows nothing about `{}` here: {why}",
             session.server(),
             resolved.target.name
         ));

@@ -106,6 +106,13 @@ async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResul
             ));
         }
     }
+    // None at all, not even the declaration: maybe the server knows the
+    // file's text only.
+    if spots.is_empty()
+        && let Some(note) = session.unlinked_note().await
+    {
+        notes.push(note);
+    }
     // The declaration's file first, then by path; by position in a file.
     let declared_in = definition
         .and_then(|d| d.into_iter().next())

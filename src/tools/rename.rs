@@ -109,28 +109,33 @@ async fn rename(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
         ));
     }
     let server = session.server().to_string();
-    let refused = |why: String| {
-        refuse(format!(
-            "{server} will not rename `{}` at {at}: {why}",
-            target.name
-        ))
-    };
-    match prepare_rename(&session, target.position).await {
-        Ok(Preparation::Renames(_)) => {}
-        Ok(Preparation::Refuses) => {
-            return Err(refused("it is not a symbol it can rename".into()));
-        }
-        Err(LspError::Rpc { message, .. }) => return Err(refused(message)),
+    let refusal = match prepare_rename(&session, target.position).await {
+        Ok(Preparation::Renames(_)) => None,
+        Ok(Preparation::Refuses) => Some("it is not a symbol it can rename".to_string()),
+        Err(LspError::Rpc { message, .. }) => Some(message),
         Err(err) => return Err(err.into()),
-    }
-    let rewrites = match server_rename(&session, target.position, new_name).await {
+    };
+    let rewrites = match refusal {
+        Some(why) => Err(why),
+        None => match server_rename(&session, target.position, new_name).await {
+            Ok(rewrites) if rewrites.is_empty() => Err("it gave no edits".to_string()),
+            Ok(rewrites) => Ok(rewrites),
+            Err(LspError::Rpc { message, .. }) => Err(message),
+            Err(err) => return Err(err.into()),
+        },
+    };
+    let rewrites = match rewrites {
         Ok(rewrites) => rewrites,
-        Err(LspError::Rpc { message, .. }) => return Err(refused(message)),
-        Err(err) => return Err(err.into()),
+        Err(why) => {
+            // A server that knows the file's text only refuses everything
+            // there: the reason is that, not the symbol.
+            let why = session.unlinked_note().await.unwrap_or(why);
+            return Err(refuse(format!(
+                "{server} will not rename `{}` at {at}: {why}",
+                target.name
+            )));
+        }
     };
-    if rewrites.is_empty() {
-        return Err(refused("it gave no edits".into()));
-    }
     // Every file must be the workspace's own: a rename that would reach
     // into a library is refused whole.
     let mut files = Vec::with_capacity(rewrites.len());
