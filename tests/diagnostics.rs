@@ -147,3 +147,64 @@ async fn a_config_file_shows_what_its_server_published_without_a_note() {
     );
     assert!(!report.contains("Note:"), "{report}");
 }
+
+/// Files no config includes (a project's tests, checked by no `tsc -p`):
+/// the server checks them with its default settings, so their errors may
+/// be none of the project's, and the answer says which files those are. A
+/// file only a config of another name includes (`tsconfig.spec.json`,
+/// which a test script passes to `tsc -p`) is in a project.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn files_no_config_includes_are_named_as_checked_with_defaults() {
+    const LOOSE: &str = "export const count: number = \"three\";\n";
+    let f = common::fixture_with(
+        "ts",
+        &[
+            ("test/loose.test.ts", LOOSE),
+            ("spec/held.ts", LOOSE),
+            (
+                "tsconfig.spec.json",
+                "{ \"extends\": \"./tsconfig.json\", \"include\": [\"spec\"] }",
+            ),
+        ],
+    );
+    let mut cases = common::cases!();
+    let note = "test/loose.test.ts is in no project (no tsconfig*.json or jsconfig*.json includes it): \
+                it was checked with the server's default settings, which the project's own check does not use";
+    let workspace = f.run("diagnostics", json!({"severity": "error"})).await;
+    cases.check(
+        "workspace",
+        workspace.contains(&format!("Note: {note}"))
+            && workspace.contains("test/loose.test.ts (1 error)")
+            && workspace.contains("spec/held.ts (1 error)")
+            && workspace.contains("src/broken.ts (3 errors)")
+            && !workspace.contains("spec/held.ts is")
+            && !workspace.contains("broken.ts is"),
+        &workspace,
+    );
+    let file = f
+        .run("diagnostics", json!({"file": "test/loose.test.ts"}))
+        .await;
+    cases.check("file", file.contains(&format!("Note: {note}")), &file);
+    let held = f.run("diagnostics", json!({"file": "spec/held.ts"})).await;
+    cases.check("held", !held.contains("Note:"), &held);
+    cases.finish();
+}
+
+/// A workspace with no config at all checks every file the same way: no
+/// file is singled out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_configs_no_file_is_singled_out() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("package.json"), "{}").unwrap();
+    std::fs::write(
+        dir.path().join("a.ts"),
+        "export const count: number = \"three\";\n",
+    )
+    .unwrap();
+    let ctx = common::context(dir.path(), false);
+    let answer = common::run(&ctx, "diagnostics", json!({})).await;
+    assert!(
+        answer.starts_with("1 error in 1 file") && !answer.contains("Note:"),
+        "{answer}"
+    );
+}

@@ -20,6 +20,15 @@ use super::watch::FileChange;
 use crate::fs::walk;
 use crate::sync::lock;
 
+/// Files in no project of their server ([`Supervisor::outside_projects`]).
+#[derive(Debug, Default)]
+pub struct Outside {
+    pub files: Vec<PathBuf>,
+    /// The configs that would make them part of one, as the user writes
+    /// them (`tsconfig*.json`).
+    pub configs: &'static str,
+}
+
 /// One file per (language, project root): the language's name and the file.
 pub(super) type Projects = Vec<(String, PathBuf)>;
 
@@ -95,6 +104,36 @@ impl Supervisor {
             })
             .await;
         opened
+    }
+
+    /// Of `paths`, the files in no project of their language's server:
+    /// those it checks with its default settings, which the project's own
+    /// check never sees (TypeScript files no `tsconfig*.json` includes).
+    /// Empty for languages that cannot tell, and for a workspace with no
+    /// project configs at all.
+    pub async fn outside_projects(&self, paths: &[PathBuf]) -> Outside {
+        let typescript: Vec<PathBuf> = paths
+            .iter()
+            .filter(|path| {
+                self.config
+                    .language_for(path)
+                    .is_some_and(tsconfig::applies)
+            })
+            .cloned()
+            .collect();
+        if typescript.is_empty() {
+            return Outside::default();
+        }
+        let root = self.workspace_root.clone();
+        let files = tokio::task::spawn_blocking(move || {
+            tsconfig::outside_every_project(&root, &typescript)
+        })
+        .await
+        .unwrap_or_default();
+        Outside {
+            files,
+            configs: tsconfig::CONFIGS,
+        }
     }
 
     /// One file of each (language, project root) the workspace holds, in

@@ -88,6 +88,10 @@ async fn file_report(
     {
         notes.push(note);
     }
+    let outside = ctx.lsp.outside_projects(&[path.to_path_buf()]).await;
+    if !outside.files.is_empty() && !files.is_empty() {
+        notes.push(outside_note(std::slice::from_ref(&shown), outside.configs));
+    }
     Ok(DiagnosticsReport {
         scope: DiagnosticsScope::File(shown),
         min_severity,
@@ -95,6 +99,24 @@ async fn file_report(
         files_checked: 1,
         notes,
     })
+}
+
+/// Files whose diagnostics came from a server checking them outside every
+/// project, with its default settings: the project's own check (`tsc -p`)
+/// does not check them, so their errors may be none of the project's.
+fn outside_note(shown: &[String], configs: &str) -> String {
+    const LISTED: usize = 10;
+    let mut listed = shown[..shown.len().min(LISTED)].join(", ");
+    if shown.len() > LISTED {
+        listed.push_str(&format!(" and {} more", shown.len() - LISTED));
+    }
+    let (files, are, them, they) = match shown.len() {
+        1 => (listed, "is", "it", "it was"),
+        n => (format!("{n} files ({listed})"), "are", "them", "they were"),
+    };
+    format!(
+        "{files} {are} in no project (no {configs} includes {them}): {they} checked with the server's default settings, which the project's own check does not use"
+    )
 }
 
 /// One file of a folder report, as it ended.
@@ -226,10 +248,23 @@ async fn folder_report(
         notes.push(unchecked_note(ctx, &unchecked, paths.len()));
     }
     let files_checked = checked.len();
+    let files = shown_files(checked, min_severity);
+    // Files whose findings the project's own check would not have: their
+    // server checked them outside every project, with its defaults.
+    let outside = ctx.lsp.outside_projects(&paths).await;
+    let shown_outside: Vec<String> = outside
+        .files
+        .iter()
+        .map(|path| ctx.workspace.display(path))
+        .filter(|shown| files.iter().any(|file| file.path == *shown))
+        .collect();
+    if !shown_outside.is_empty() {
+        notes.push(outside_note(&shown_outside, outside.configs));
+    }
     Ok(DiagnosticsReport {
         scope,
         min_severity,
-        files: shown_files(checked, min_severity),
+        files,
         files_checked,
         notes,
     })

@@ -30,6 +30,9 @@ use crate::fs::walk;
 /// Configs followed at most, walked and referenced together.
 const MAX_CONFIGS: usize = 200;
 
+/// The configs a file may be held by, as the user writes them.
+pub(in crate::lsp) const CONFIGS: &str = "tsconfig*.json or jsconfig*.json";
+
 /// How deep `extends` is followed.
 const MAX_EXTENDS: usize = 8;
 
@@ -106,6 +109,45 @@ pub(in crate::lsp) fn project_files(
         }
     }
     chosen
+}
+
+/// Of `paths`, the TypeScript and JavaScript sources that no project under
+/// `root` holds: the server checks those with its default settings, and
+/// the project's own check (`tsc -p`) not at all. Every config counts here,
+/// whatever its name (`tsconfig.spec.json` that a test script passes to
+/// `tsc -p`), so a file is called outside only when no config names it.
+/// Empty when the workspace has no config: then files without one are the
+/// project's way. A file a project reaches only through an import is
+/// counted outside: the note it gets says "no config includes it".
+pub(in crate::lsp) fn outside_every_project(root: &Path, paths: &[PathBuf]) -> Vec<PathBuf> {
+    let is_config = |name: &str| {
+        (name.starts_with("tsconfig") || name.starts_with("jsconfig")) && name.ends_with(".json")
+    };
+    let configs: Vec<PathBuf> = walk::sources(root)
+        .sorted()
+        .files()
+        .filter(|path| {
+            path.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(is_config)
+        })
+        .collect();
+    if configs.is_empty() {
+        return Vec::new();
+    }
+    let projects: Vec<Project> = with_references(configs, root)
+        .iter()
+        .filter_map(|config| Project::read(config))
+        .collect();
+    paths
+        .iter()
+        .filter(|path| {
+            (has_extension(path, &TYPESCRIPT) || has_extension(path, &JAVASCRIPT))
+                && !is_declaration(path)
+                && !projects.iter().any(|project| project.holds(path))
+        })
+        .cloned()
+        .collect()
 }
 
 /// `configs` and every config they reference, transitively, in the order
