@@ -19,8 +19,9 @@ Each `--check DIR::COMMAND` is one of the project's own checks (`tsc -p
 tsconfig.json --noEmit`, `cargo check --message-format short`), run in DIR
 (relative to PROJECT_DIR). Its errors and warnings (tsc's `file(l,c): error
 TS…`, rustc's short `file:l:c: error…`) are compared by file and line with
-the workspace diagnostics: the table counts those both report, and lists
-those only one side reports.
+the workspace diagnostics: the table counts those both report and those
+only one side reports, and lists the latter, except those in a file whose
+own diagnostics answer says it is in no project (counted as noted).
 
 The exit status is 1 when a position does not hold its name.
 """
@@ -212,8 +213,19 @@ def main():
         asked = queries or [re.split(r"\.|::|/", n)[-1] for n in names[:1]]
         for query in asked:
             found = call("search", {"query": query, "limit": 10})
-            hit = next((line for line in found.splitlines() if SYMBOL_LINE.match(line)), None)
-            path = next((line.split(" (")[0] for line in found.split("\n\n")[1:2]), None)
+            # The declaration named exactly so, else the first match.
+            hit, path, current = None, None, None
+            for line in found.splitlines():
+                header = re.match(r"^(\S+\.\w+) \(\d+", line)
+                if header:
+                    current = header.group(1)
+                match = SYMBOL_LINE.match(line)
+                if match and current:
+                    exact = re.split(r"\.|::|/", match.group(4))[-1] == query
+                    if hit is None or exact:
+                        hit, path = line, current
+                    if exact:
+                        break
             if hit and path:
                 row, column, _, name = SYMBOL_LINE.match(hit).groups()
                 at = {"file": path, "line": int(row), "character": int(column)}
@@ -228,6 +240,14 @@ def main():
                     call("completion", {**member, "limit": 10}, path)
                 call("diagnostics", {"file": path}, path)
     workspace = call("diagnostics", {})
+    theirs = set().union(*(own_check(root, spec) for spec in checks)) if checks else set()
+    # A file whose findings only sextant has: does its answer say why (a
+    # file outside every project, checked with the server's defaults)?
+    outside = set()
+    for path in sorted({d[0] for d in reported(workspace) - theirs} if checks else ()):
+        answer = call("diagnostics", {"file": path})
+        if " is in no project " in answer or " is in none of " in answer:
+            outside.add(path)
     call("logs", {"tail": 5})
     client.close()
 
@@ -237,17 +257,19 @@ def main():
     print(f"\n{len(rows) - failures} calls, {failures} positions that do not hold their name")
 
     if checks:
-        theirs = set().union(*(own_check(root, spec) for spec in checks))
         ours = reported(workspace)
         print("\nWorkspace diagnostics against the project's own check")
-        print("severity  both  sextant only  check only")
+        print("(noted: sextant only, in a file its answer says is in no project)")
+        print("severity  both  sextant only  of them noted  check only")
         for severity in ("error", "warning"):
             a = {d for d in ours if d[2] == severity}
             b = {d for d in theirs if d[2] == severity}
-            print(f"{severity:8}  {len(a & b):4}  {len(a - b):12}  {len(b - a):10}")
+            noted = {d for d in a - b if d[0] in outside}
+            print(f"{severity:8}  {len(a & b):4}  {len(a - b):12}  {len(noted):13}  {len(b - a):10}")
         for label, only in (("sextant only", ours - theirs), ("check only", theirs - ours)):
             for path, row, severity in sorted(only):
-                print(f"  {label}: {path}:{row} {severity}")
+                if path not in outside:
+                    print(f"  {label}: {path}:{row} {severity}")
     return 1 if failures else 0
 
 
