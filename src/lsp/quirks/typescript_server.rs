@@ -197,7 +197,12 @@ struct TypeScriptProject {
 impl TypeScriptProject {
     fn find(project_root: &Path, workspace_root: &Path) -> TypeScriptProject {
         TypeScriptProject {
-            typescript: find_package("typescript", project_root, workspace_root),
+            // The TypeScript whose `tsc` the scripts run: the package that
+            // owns `node_modules/.bin/tsc` (an alias such as
+            // `"typescript70": "npm:typescript@7…"` may own it while
+            // `node_modules/typescript` is older), else `typescript`.
+            typescript: bin_tsc_package(project_root, workspace_root)
+                .or_else(|| find_package("typescript", project_root, workspace_root)),
             native_preview: find_package(
                 "@typescript/native-preview",
                 project_root,
@@ -308,6 +313,8 @@ struct Package {
     dir: PathBuf,
     version: String,
     major: u32,
+    /// The `name` its package.json gives (an alias's folder has its own).
+    manifest_name: Option<String>,
 }
 
 impl Package {
@@ -316,11 +323,16 @@ impl Package {
         let manifest: serde_json::Value = serde_json::from_str(&manifest).ok()?;
         let version = manifest.get("version")?.as_str()?.to_string();
         let major = version.split('.').next()?.parse().ok()?;
+        let manifest_name = manifest
+            .get("name")
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_string);
         Some(Package {
             name: name.to_string(),
             dir: dir.to_path_buf(),
             version,
             major,
+            manifest_name,
         })
     }
 
@@ -393,6 +405,59 @@ fn find_package(name: &str, project_root: &Path, workspace_root: &Path) -> Optio
             .filter_map(|entry| Package::read(&entry.path().join("node_modules").join(name), name))
             .max_by(|a, b| version_key(&a.version).cmp(&version_key(&b.version)))
     })
+}
+
+/// The TypeScript package whose compiler `node_modules/.bin/tsc` runs, in
+/// the project's folder or the nearest folder above it within the
+/// workspace that has one: npm links it to the package's `bin/tsc`, pnpm
+/// and Windows write a shim script that names that path.
+fn bin_tsc_package(project_root: &Path, workspace_root: &Path) -> Option<Package> {
+    let bin = project_root
+        .ancestors()
+        .take_while(|dir| dir.starts_with(workspace_root))
+        .map(|dir| dir.join("node_modules/.bin/tsc"))
+        .find(|bin| bin.symlink_metadata().is_ok())?;
+    let bin_dir = bin.parent()?;
+    let targets: Vec<PathBuf> = match std::fs::read_link(&bin) {
+        Ok(target) => vec![bin_dir.join(target)],
+        // A shim: the quoted paths it runs, `$basedir` being its folder.
+        Err(_) => std::fs::read_to_string(&bin)
+            .ok()?
+            .split('"')
+            .skip(1)
+            .step_by(2)
+            .filter(|quoted| quoted.ends_with("/bin/tsc"))
+            .map(|quoted| match quoted.strip_prefix("$basedir/") {
+                Some(relative) => bin_dir.join(relative),
+                None => PathBuf::from(quoted),
+            })
+            .collect(),
+    };
+    targets.iter().find_map(|target| {
+        let target = lexically_normal(target);
+        target
+            .ancestors()
+            .skip(1)
+            .find(|dir| dir.join("package.json").is_file())
+            .and_then(|dir| Package::read(dir, "typescript"))
+            .filter(|package| package.manifest_name.as_deref() == Some("typescript"))
+    })
+}
+
+/// `path` with its `.` and `..` parts folded away, without asking the disk.
+fn lexically_normal(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut normal = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                normal.pop();
+            }
+            other => normal.push(other),
+        }
+    }
+    normal
 }
 
 /// A version's numeric parts, for ordering (`7.0.2` > `6.0.3`).
@@ -582,6 +647,68 @@ mod tests {
         assert_eq!(
             reason,
             "the `typecheck` script of packages/core/package.json runs tsgo"
+        );
+    }
+
+    /// `node_modules/.bin/tsc` decides which TypeScript a `tsc` script
+    /// runs: an alias package may own it while `node_modules/typescript`
+    /// is older.
+    #[test]
+    fn the_typescript_that_owns_bin_tsc_is_the_one_scripts_run() {
+        let w = Layout::new();
+        w.package("node_modules", "typescript", "6.0.3");
+        let alias = w.root().join("node_modules/typescript70");
+        std::fs::create_dir_all(&alias).unwrap();
+        std::fs::write(
+            alias.join("package.json"),
+            r#"{"name": "typescript", "version": "7.0.2"}"#,
+        )
+        .unwrap();
+        let binary = w.binary(
+            "node_modules/typescript70/node_modules",
+            "typescript",
+            "tsc",
+        );
+        std::fs::create_dir_all(w.root().join("node_modules/.bin")).unwrap();
+        std::fs::write(
+            w.root().join("package.json"),
+            r#"{"scripts": {"build": "tsc --build"}}"#,
+        )
+        .unwrap();
+        // npm links it.
+        let bin = w.root().join("node_modules/.bin/tsc");
+        std::os::unix::fs::symlink("../typescript70/bin/tsc", &bin).unwrap();
+        let (server, command, reason) = w.choose(AUTO);
+        assert_eq!(server, "typescript-go");
+        assert_eq!(command, shown(&binary, w.root()));
+        assert_eq!(
+            reason,
+            "the project uses TypeScript 7.0.2 (node_modules/typescript70)"
+        );
+        // pnpm writes a shim that names it.
+        std::fs::remove_file(&bin).unwrap();
+        std::fs::write(
+            &bin,
+            "#!/bin/sh\nbasedir=$(dirname \"$0\")\nexec node  \"$basedir/../typescript70/bin/tsc\" \"$@\"\n",
+        )
+        .unwrap();
+        let (server, _, reason) = w.choose(AUTO);
+        assert_eq!(server, "typescript-go");
+        assert!(
+            reason.contains("7.0.2 (node_modules/typescript70)"),
+            "{reason}"
+        );
+        // Owned by the older one: its server.
+        std::fs::write(
+            &bin,
+            "exec node  \"$basedir/../typescript/bin/tsc\" \"$@\"\n",
+        )
+        .unwrap();
+        let (server, _, reason) = w.choose(AUTO);
+        assert_eq!(server, "typescript-language-server");
+        assert!(
+            reason.contains("runs tsc, and the project's TypeScript is 6.0.3"),
+            "{reason}"
         );
     }
 
