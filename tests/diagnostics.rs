@@ -208,3 +208,38 @@ async fn without_configs_no_file_is_singled_out() {
         "{answer}"
     );
 }
+
+/// The checks a tsconfig turns on (`noUnusedLocals`, `noUnusedParameters`)
+/// fail `tsc`, so they are errors on both TypeScript servers (the native
+/// one reports them as warnings unless told not to), and the ones it
+/// leaves off are not reported.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn checks_the_tsconfig_turns_on_are_errors_as_tsc_reports_them() {
+    const CONFIG: &str = r#"{ "compilerOptions": { "strict": true, "noEmit": true,
+        "noUnusedLocals": true, "target": "ES2022", "module": "ES2022",
+        "moduleResolution": "bundler" }, "include": ["src/**/*.ts"] }"#;
+    const UNUSED: &str = "export function f(x: number, unusedParameter: string): number {\n  \
+                          const unusedLocal = 1;\n  return x;\n}\n";
+    let mut cases = common::cases!();
+    for server in ["typescript-go", "typescript-language-server"] {
+        let f = common::fixture_on_with(
+            "ts",
+            server,
+            &[("tsconfig.json", CONFIG), ("src/unused.ts", UNUSED)],
+        );
+        let errors = f
+            .run(
+                "diagnostics",
+                json!({"file": "src/unused.ts", "severity": "error"}),
+            )
+            .await;
+        cases.check(
+            server,
+            errors.starts_with("1 error in 1 file")
+                && errors.contains("@2:9 [Error][6133] 'unusedLocal' is declared")
+                && !errors.contains("unusedParameter"),
+            &errors,
+        );
+    }
+    cases.finish();
+}

@@ -180,6 +180,11 @@ impl LspClient {
 
     /// `didSave` for a document whose text is what the disk holds.
     pub(super) fn notify_saved(&self, uri: &Url) -> Result<(), LspError> {
+        {
+            let mut state = self.shared.state();
+            state.saves += 1;
+            state.last_save = Some((state.progress_begun, std::time::Instant::now()));
+        }
         self.notify::<DidSaveTextDocument>(DidSaveTextDocumentParams {
             text_document: TextDocumentIdentifier { uri: uri.clone() },
             text: None,

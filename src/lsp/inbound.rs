@@ -64,6 +64,11 @@ pub struct State {
     pub publish_count: u64,
     /// Counts every work-done progress begun.
     pub progress_begun: u64,
+    /// Counts every didSave sent.
+    pub saves: u64,
+    /// The last didSave sent: `progress_begun` then, and when. A check on
+    /// save that began before it does not hold what that save changed.
+    pub last_save: Option<(u64, Instant)>,
     /// The last progress that ended, newest last (at most [`ENDED_KEPT`]).
     pub ended: VecDeque<ProgressState>,
     pub stderr_tail: VecDeque<String>,

@@ -1,8 +1,9 @@
 //! Servers that run a checker when a file is saved and publish its results
 //! later (`checks_on_save`: rust-analyzer's `cargo check`, its "flycheck").
 //! `diagnostics` asks for a check by saying a document was saved (it is
-//! what the disk holds, so that is true), waits for the check to start and
-//! end (bounded), then for its publications to settle, and records what
+//! what the disk holds, so that is true), waits for a check that began
+//! after the last save anyone sent to end (bounded), then for its
+//! publications to settle, and records what
 //! the project looked like when it completed, so an unchanged project is
 //! not checked again. One check at a time per server: a second didSave
 //! restarts a running check.
@@ -96,26 +97,41 @@ pub(in crate::lsp) async fn check(
     if fingerprint.is_some() && *lock(&client.checks.checked) == fingerprint {
         return Ok(None);
     }
-    // The check our save starts is the one whose results count: one
-    // already running (started by a save of an edited file) is restarted
-    // by it, ending before its results are all in.
-    let since = client.shared.state().progress_begun;
+    // The check that counts is one that began after the last save anyone
+    // sent (ours, or a sync's of an edited file): a save restarts a running
+    // check, which then ends before its results are all in, and the
+    // restarted one may begin a while later (a busy server, or its own
+    // debounce), so "no check running" alone is not "checked".
     client.notify_saved(&document.uri)?;
-    let started = tokio::time::Instant::now() + CHECK_START;
-    client
-        .wait_until(started, || check_began_after(client, since))
-        .await;
     let deadline = tokio::time::Instant::now() + client.language.request_timeout;
-    client
-        .wait_until(deadline, || check_running(client).is_none())
-        .await;
-    // The publications that follow the end of the check: it may publish a
-    // file's results in parts, so until the server has been quiet for a
-    // moment (bounded), not just the first one.
-    let limit = tokio::time::Instant::now() + CHECK_SETTLE_LIMIT;
     loop {
-        let quiet = (tokio::time::Instant::now() + CHECK_QUIET).min(limit);
-        if !client.changed_before(quiet).await || tokio::time::Instant::now() >= limit {
+        let (saves, last_save) = {
+            let state = client.shared.state();
+            (state.saves, state.last_save)
+        };
+        let Some((saved, at)) = last_save else {
+            break;
+        };
+        let started = tokio::time::Instant::from_std(at) + CHECK_START;
+        client
+            .wait_until(started.min(deadline), || check_began_after(client, saved))
+            .await;
+        client
+            .wait_until(deadline, || check_running(client).is_none())
+            .await;
+        // The publications that follow the end of the check: it may publish
+        // a file's results in parts, so until the server has been quiet
+        // for a moment (bounded), not just the first one.
+        let limit = tokio::time::Instant::now() + CHECK_SETTLE_LIMIT;
+        loop {
+            let quiet = (tokio::time::Instant::now() + CHECK_QUIET).min(limit);
+            if !client.changed_before(quiet).await || tokio::time::Instant::now() >= limit {
+                break;
+            }
+        }
+        // Done unless a check runs again or another save came meanwhile.
+        let settled = check_running(client).is_none() && client.shared.state().saves == saves;
+        if settled || tokio::time::Instant::now() >= deadline {
             break;
         }
     }
