@@ -4,7 +4,11 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use super::LspError;
 use super::config::{Install, LanguageConfig};
+use super::supervisor::{Slot, Supervisor};
+use crate::model::LogLevel;
+use crate::progress;
 
 /// Where a server's program is: its `command` as a path (relative to the
 /// workspace root) when it has a `/`, else the first of PATH, the
@@ -137,4 +141,49 @@ pub async fn version(program: &Path, args: &[String]) -> Option<String> {
         .next()
         .map(|l| l.trim().to_string())
         .filter(|l| !l.is_empty())
+}
+
+/// Installing a missing server on first use, as the supervisor does it.
+impl Supervisor {
+    pub(super) fn can_install(&self, slot: &Slot) -> bool {
+        self.config.auto_install && slot.language.install.is_some() && !slot.info().install_tried
+    }
+
+    pub(super) fn missing(&self, slot: &Slot) -> LspError {
+        LspError::Missing {
+            server: slot.language.server_name().to_string(),
+            hint: install_hint(&slot.language, &self.config.tools_dir),
+        }
+    }
+
+    /// Installs the server if its configuration says how and auto-install
+    /// is on; otherwise answers what to install.
+    pub(super) async fn try_install(&self, slot: &Slot) -> Result<(), LspError> {
+        if !self.can_install(slot) {
+            return Err(self.missing(slot));
+        }
+        slot.info().install_tried = true;
+        let server = slot.language.server_name().to_string();
+        progress::report(&format!("installing {server}"), None);
+        self.logs
+            .record(LogLevel::Info, &server, "not found: installing it");
+        match install(&slot.language, &self.config.tools_dir).await {
+            Ok(ran) => {
+                self.logs
+                    .record(LogLevel::Info, &server, format!("installed with {ran}"));
+                Ok(())
+            }
+            Err(err) => {
+                self.logs
+                    .record(LogLevel::Error, &server, format!("install failed: {err}"));
+                Err(LspError::Missing {
+                    server,
+                    hint: format!(
+                        "installing it failed ({err}); {}",
+                        install_hint(&slot.language, &self.config.tools_dir)
+                    ),
+                })
+            }
+        }
+    }
 }

@@ -33,7 +33,7 @@ const RESTART_WINDOW: Duration = Duration::from_secs(600);
 pub struct Supervisor {
     pub(super) config: Config,
     pub(super) workspace_root: PathBuf,
-    logs: Arc<LogBook>,
+    pub(super) logs: Arc<LogBook>,
     pub(super) slots: Arc<Mutex<Vec<Arc<Slot>>>>,
     /// Tells the servers of files changed on disk; started with the first
     /// server (the reason inside if it could not start).
@@ -81,7 +81,7 @@ pub(super) struct SlotInfo {
     pub last_crash: Option<(String, Vec<String>)>,
     pub failed: Option<String>,
     pub missing: Option<String>,
-    install_tried: bool,
+    pub install_tried: bool,
     /// It crashed too often: not restarted until the oldest of those
     /// crashes leaves the restart window.
     pub gave_up: bool,
@@ -327,48 +327,6 @@ impl Supervisor {
 
     pub(super) fn locate(&self, language: &LanguageConfig) -> Option<PathBuf> {
         install::locate(language, &self.workspace_root, &self.config.tools_dir)
-    }
-
-    fn can_install(&self, slot: &Slot) -> bool {
-        self.config.auto_install && slot.language.install.is_some() && !slot.info().install_tried
-    }
-
-    fn missing(&self, slot: &Slot) -> LspError {
-        LspError::Missing {
-            server: slot.language.server_name().to_string(),
-            hint: install::install_hint(&slot.language, &self.config.tools_dir),
-        }
-    }
-
-    /// Installs the server if its configuration says how and auto-install
-    /// is on; otherwise answers what to install.
-    async fn try_install(&self, slot: &Slot) -> Result<(), LspError> {
-        if !self.can_install(slot) {
-            return Err(self.missing(slot));
-        }
-        slot.info().install_tried = true;
-        let server = slot.language.server_name().to_string();
-        progress::report(&format!("installing {server}"), None);
-        self.logs
-            .record(LogLevel::Info, &server, "not found: installing it");
-        match install::install(&slot.language, &self.config.tools_dir).await {
-            Ok(ran) => {
-                self.logs
-                    .record(LogLevel::Info, &server, format!("installed with {ran}"));
-                Ok(())
-            }
-            Err(err) => {
-                self.logs
-                    .record(LogLevel::Error, &server, format!("install failed: {err}"));
-                Err(LspError::Missing {
-                    server,
-                    hint: format!(
-                        "installing it failed ({err}); {}",
-                        install::install_hint(&slot.language, &self.config.tools_dir)
-                    ),
-                })
-            }
-        }
     }
 
     /// The slot for `language` at `root`, made on first use with the
