@@ -243,3 +243,94 @@ async fn checks_the_tsconfig_turns_on_are_errors_as_tsc_reports_them() {
     }
     cases.finish();
 }
+
+/// A workspace report pages within the answer's budget (32,000
+/// characters): `offset`/`limit` walk the rest, and the pages together
+/// hold every diagnostic once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_large_report_pages_within_the_budget() {
+    let many: String = (0..400)
+        .map(|i| format!("export const value{i}: number = \"not a number {i}\";\n"))
+        .collect();
+    let f = common::fixture_with("ts", &[("src/many.ts", many.as_str())]);
+    let mut cases = common::cases!();
+    let first = f.run("diagnostics", json!({})).await;
+    let summary = first.split("\n\n").next().unwrap_or_default();
+    // The answer's blocks, without the separators the test joins them with.
+    let size: usize = first
+        .split("\n\n=== next block ===\n\n")
+        .map(str::len)
+        .sum();
+    cases.check(
+        "within the budget, saying what it shows",
+        size <= 32_000
+            && summary.contains("\nShowing diagnostics 1-")
+            && summary.contains("; pass offset="),
+        format!("{size} bytes: {summary}"),
+    );
+    // Small pages, walked to the end: every diagnostic once.
+    let lines = |answer: &str| -> Vec<String> {
+        answer
+            .lines()
+            .filter(|line| line.starts_with("  ✘") || line.starts_with("  ⚠"))
+            .map(str::to_string)
+            .collect()
+    };
+    let (mut walked, mut offset, mut pages) = (Vec::new(), 0, 0);
+    loop {
+        let page = f
+            .run("diagnostics", json!({"limit": 150, "offset": offset}))
+            .await;
+        walked.extend(lines(&page));
+        pages += 1;
+        match page.split("pass offset=").nth(1) {
+            Some(rest) if pages < 10 => {
+                offset = rest
+                    .split(|c: char| !c.is_ascii_digit())
+                    .next()
+                    .unwrap()
+                    .parse()
+                    .unwrap()
+            }
+            _ => break,
+        }
+    }
+    let total: usize = summary
+        .split(" of ")
+        .nth(1)
+        .and_then(|rest| rest.split(';').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    let unique: std::collections::HashSet<&String> = walked.iter().collect();
+    cases.check(
+        "pages hold every diagnostic once",
+        total > 400
+            && walked.len() == total
+            && unique.len() == total
+            && pages == total.div_ceil(150),
+        format!("{} walked of {total} in {pages} pages", walked.len()),
+    );
+    cases.finish();
+}
+
+/// Files with errors lead the report, before files with warnings only,
+/// whatever their names.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn files_with_errors_come_first() {
+    let lib = std::fs::read_to_string(common::fixtures_dir().join("rust/src/lib.rs")).unwrap();
+    let lib = format!("{lib}pub mod aa_warned;\n");
+    let f = common::fixture_with(
+        "rust",
+        &[
+            ("src/lib.rs", lib.as_str()),
+            ("src/aa_warned.rs", "pub fn f() {\n    let unused = 1;\n}\n"),
+        ],
+    );
+    let answer = f.run("diagnostics", json!({})).await;
+    let order: Vec<&str> = answer
+        .split("\n\n=== next block ===\n\n")
+        .skip(1)
+        .map(|block| block.split(" (").next().unwrap())
+        .collect();
+    assert_eq!(order, ["src/broken.rs", "src/aa_warned.rs"], "{answer}");
+}

@@ -1954,17 +1954,31 @@ fn search() {
 
 #[test]
 fn diagnostics() {
-    let report = |scope, min_severity, files, files_checked, notes| DiagnosticsReport {
-        scope,
-        min_severity,
-        files,
-        files_checked,
-        notes,
+    let report = |scope, min_severity, files: Vec<FileDiagnostics>, files_checked, notes| {
+        let mut counts = [0; 4];
+        for file in &files {
+            for (total, n) in counts.iter_mut().zip(file.counts) {
+                *total += n;
+            }
+        }
+        let total = counts.iter().sum();
+        DiagnosticsReport {
+            scope,
+            min_severity,
+            files_with: files.len(),
+            files,
+            files_checked,
+            notes,
+            counts,
+            page: Page {
+                offset: 0,
+                shown: total,
+                total,
+                next_offset: None,
+            },
+        }
     };
-    let in_file = |path: &str, diagnostics| FileDiagnostics {
-        path: path.into(),
-        diagnostics,
-    };
+    let in_file = |path: &str, diagnostics| FileDiagnostics::whole(path.into(), diagnostics);
     let cannot_find = diagnostic(
         Severity::Error,
         (7, 31),
@@ -2137,6 +2151,33 @@ fn diagnostics() {
                 src/broken.rs (1 warning)
                   ⚠ @6:9 [Warning] unused variable: `unused`
                       `#[warn(unused_variables)]` on by default (rustc)
+                ",
+            ),
+            (
+                "a page that holds part of a file: its header counts the whole file",
+                DiagnosticsReport {
+                    counts: [40, 2, 0, 0],
+                    files_with: 3,
+                    page: Page {
+                        offset: 20,
+                        shown: 1,
+                        total: 42,
+                        next_offset: Some(21),
+                    },
+                    files: vec![FileDiagnostics {
+                        counts: [30, 0, 0, 0],
+                        ..in_file("src/big.ts", vec![cannot_find.clone()])
+                    }],
+                    ..report(workspace.clone(), Severity::Warning, vec![], 9, vec![])
+                },
+                "
+                40 errors, 2 warnings in 3 files (9 checked)
+                Showing diagnostics 21-21 of 42; pass offset=21 for more
+
+                === next block ===
+
+                src/big.ts (30 errors)
+                  ✘ @7:31 [Error][2304] Cannot find name 'x'. (ts)
                 ",
             ),
         ],

@@ -2,7 +2,7 @@
 
 /// A page of a list: where it starts, how much of it is shown, how long
 /// the list is, and where the next page starts (`None` on the last).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Page {
     pub offset: usize,
     pub shown: usize,

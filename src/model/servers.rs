@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::Position;
+use super::{Page, Position};
 
 /// How bad a diagnostic is; ordered most severe first.
 #[derive(
@@ -42,11 +42,37 @@ pub struct Diagnostic {
     pub message: String,
 }
 
-/// One file's diagnostics, sorted by severity then position.
+/// How many diagnostics of each severity: errors, warnings, infos, hints.
+pub type SeverityCounts = [usize; 4];
+
+/// One file's diagnostics on the page, sorted by severity then position.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct FileDiagnostics {
     pub path: String,
     pub diagnostics: Vec<Diagnostic>,
+    /// The whole file's counts (a page may hold part of it).
+    pub counts: SeverityCounts,
+}
+
+impl FileDiagnostics {
+    /// A file's diagnostics, all of them on the page.
+    pub fn whole(path: String, diagnostics: Vec<Diagnostic>) -> FileDiagnostics {
+        let counts = severity_counts(&diagnostics);
+        FileDiagnostics {
+            path,
+            diagnostics,
+            counts,
+        }
+    }
+}
+
+/// Counts `diagnostics` by severity.
+pub fn severity_counts(diagnostics: &[Diagnostic]) -> SeverityCounts {
+    let mut counts = [0; 4];
+    for diagnostic in diagnostics {
+        counts[diagnostic.severity as usize] += 1;
+    }
+    counts
 }
 
 /// What `diagnostics` looked at.
@@ -65,8 +91,13 @@ pub struct DiagnosticsReport {
     pub scope: DiagnosticsScope,
     /// The least severe level shown.
     pub min_severity: Severity,
-    /// Files with something to show, in path order.
+    /// The page's files: those with errors first, each part in path order.
     pub files: Vec<FileDiagnostics>,
+    /// Every file's counts together, and how many files have any.
+    pub counts: SeverityCounts,
+    pub files_with: usize,
+    /// Which diagnostics the page holds, of all (counted across files).
+    pub page: Page,
     /// Files checked (with nothing to show, or something).
     pub files_checked: usize,
     /// Things the reader must know: a server still indexing, `cargo check`

@@ -21,7 +21,7 @@ pub use navigation::{
 pub use outline::{outline_entry, read};
 pub use pipe::pipe;
 pub use search::{search, search_symbol};
-pub use servers::{diagnostics, doctor, logs};
+pub use servers::{diagnostic_line, diagnostics, diagnostics_header, doctor, logs};
 pub use symbols::target_header;
 
 /// Formats `n` with the singular or plural of `noun`: `1 file`, `3 files`.

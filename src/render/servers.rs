@@ -5,31 +5,14 @@ use std::fmt::Write;
 
 use super::count;
 use crate::model::{
-    DiagnosticsReport, DiagnosticsScope, DoctorReport, LogLine, LogsReport, ServerState,
-    ServerStatus, Severity, WatchStatus,
+    Diagnostic, DiagnosticsReport, DiagnosticsScope, DoctorReport, FileDiagnostics, LogLine,
+    LogsReport, ServerState, ServerStatus, Severity, SeverityCounts, WatchStatus,
 };
 
-/// A summary block, then one block per file:
-/// `✘ @12:5 [Error][2304] Cannot find name 'x' (typescript)`.
+/// A summary block (with which part of the list the page shows), then one
+/// block per file: `✘ @12:5 [Error][2304] Cannot find name 'x' (typescript)`.
 pub fn diagnostics(report: &DiagnosticsReport) -> Vec<String> {
-    let mut by_severity = [0usize; 4];
-    for file in &report.files {
-        for diagnostic in &file.diagnostics {
-            by_severity[diagnostic.severity as usize] += 1;
-        }
-    }
-    let names = [
-        ("error", "errors"),
-        ("warning", "warnings"),
-        ("info", "infos"),
-        ("hint", "hints"),
-    ];
-    let parts: Vec<String> = by_severity
-        .iter()
-        .zip(names)
-        .filter(|(n, _)| **n > 0)
-        .map(|(n, (one, many))| count(*n, one, many))
-        .collect();
+    let parts = severity_parts(&report.counts);
     let mut summary = if parts.is_empty() {
         let what = match report.min_severity {
             Severity::Error => "No errors",
@@ -46,7 +29,7 @@ pub fn diagnostics(report: &DiagnosticsReport) -> Vec<String> {
         format!(
             "{} in {}",
             parts.join(", "),
-            count(report.files.len(), "file", "files")
+            count(report.files_with, "file", "files")
         )
     };
     if !parts.is_empty() {
@@ -64,43 +47,73 @@ pub fn diagnostics(report: &DiagnosticsReport) -> Vec<String> {
             }
         }
     }
+    if let Some(showing) = super::page::showing("diagnostics", &report.page) {
+        let _ = write!(summary, "\n{showing}");
+    }
     for note in &report.notes {
         let _ = write!(summary, "\nNote: {note}");
     }
     let mut blocks = vec![summary];
     for file in &report.files {
-        let mut counts = [0usize; 4];
-        for d in &file.diagnostics {
-            counts[d.severity as usize] += 1;
-        }
-        let parts: Vec<String> = counts
-            .iter()
-            .zip(names)
-            .filter(|(n, _)| **n > 0)
-            .map(|(n, (one, many))| count(*n, one, many))
-            .collect();
-        let mut block = format!("{} ({})", file.path, parts.join(", "));
-        for d in &file.diagnostics {
-            let icon = match d.severity {
-                Severity::Error => '✘',
-                Severity::Warning => '⚠',
-                Severity::Information => 'ℹ',
-                Severity::Hint => '·',
-            };
-            let _ = write!(block, "\n  {icon} @{} [{}]", d.position, d.severity.name());
-            if let Some(code) = &d.code {
-                let _ = write!(block, "[{code}]");
-            }
-            // Multi-line messages (rustc's notes) stay readable, indented.
-            let message = d.message.trim_end().replace('\n', "\n      ");
-            let _ = write!(block, " {message}");
-            if let Some(source) = &d.source {
-                let _ = write!(block, " ({source})");
-            }
+        let mut block = diagnostics_header(file);
+        for diagnostic in &file.diagnostics {
+            block.push_str(&diagnostic_line(diagnostic));
         }
         blocks.push(block);
     }
     blocks
+}
+
+/// A file's block header: `src/a.ts (2 errors, 1 warning)`, the whole
+/// file's counts.
+pub fn diagnostics_header(file: &FileDiagnostics) -> String {
+    format!(
+        "{} ({})",
+        file.path,
+        severity_parts(&file.counts).join(", ")
+    )
+}
+
+/// One diagnostic as its file's block holds it, with the line break that
+/// starts it.
+pub fn diagnostic_line(diagnostic: &Diagnostic) -> String {
+    let icon = match diagnostic.severity {
+        Severity::Error => '✘',
+        Severity::Warning => '⚠',
+        Severity::Information => 'ℹ',
+        Severity::Hint => '·',
+    };
+    let mut line = format!(
+        "\n  {icon} @{} [{}]",
+        diagnostic.position,
+        diagnostic.severity.name()
+    );
+    if let Some(code) = &diagnostic.code {
+        let _ = write!(line, "[{code}]");
+    }
+    // Multi-line messages (rustc's notes) stay readable, indented.
+    let message = diagnostic.message.trim_end().replace('\n', "\n      ");
+    let _ = write!(line, " {message}");
+    if let Some(source) = &diagnostic.source {
+        let _ = write!(line, " ({source})");
+    }
+    line
+}
+
+/// `2 errors`, `1 warning`, ... for the severities counted.
+fn severity_parts(counts: &SeverityCounts) -> Vec<String> {
+    const NAMES: [(&str, &str); 4] = [
+        ("error", "errors"),
+        ("warning", "warnings"),
+        ("info", "infos"),
+        ("hint", "hints"),
+    ];
+    counts
+        .iter()
+        .zip(NAMES)
+        .filter(|(n, _)| **n > 0)
+        .map(|(n, (one, many))| count(*n, one, many))
+        .collect()
 }
 
 /// Server statuses first, then log lines, newest last.

@@ -10,11 +10,14 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::Tool;
+use super::page::Pager;
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::lsp::diagnostics::{diagnose, published_for};
 use crate::lsp::{LspError, Need, ServerId};
-use crate::model::{Diagnostic, DiagnosticsReport, DiagnosticsScope, FileDiagnostics, Severity};
+use crate::model::{
+    Diagnostic, DiagnosticsReport, DiagnosticsScope, FileDiagnostics, Page, Severity,
+};
 use crate::sync::lock;
 use crate::{progress, render};
 
@@ -42,6 +45,9 @@ pub struct Params {
     pub file: Option<String>,
     /// Least severe shown (default warning)
     pub severity: Option<Severity>,
+    /// Default: all that fit
+    pub limit: Option<usize>,
+    pub offset: Option<usize>,
 }
 
 impl Tool for Diagnostics {
@@ -54,14 +60,19 @@ impl Tool for Diagnostics {
 
     async fn run(ctx: Arc<Context>, params: Params) -> ToolResult<DiagnosticsReport> {
         let min_severity = params.severity.unwrap_or(Severity::Warning);
-        let Some(file) = &params.file else {
-            return folder_report(&ctx, None, min_severity).await;
+        let pager = Pager::new(params.offset.unwrap_or(0), params.limit);
+        let report = match &params.file {
+            None => folder_report(&ctx, None, min_severity).await?,
+            Some(file) => {
+                let path = ctx.workspace.resolve_read(file)?;
+                if path.is_dir() {
+                    folder_report(&ctx, Some(path), min_severity).await?
+                } else {
+                    file_report(&ctx, &path, min_severity).await?
+                }
+            }
         };
-        let path = ctx.workspace.resolve_read(file)?;
-        if path.is_dir() {
-            return folder_report(&ctx, Some(path), min_severity).await;
-        }
-        file_report(&ctx, &path, min_severity).await
+        Ok(paged(report, pager))
     }
 
     fn render(output: &DiagnosticsReport) -> Vec<String> {
@@ -98,6 +109,9 @@ async fn file_report(
         files,
         files_checked: 1,
         notes,
+        counts: [0; 4],
+        files_with: 0,
+        page: Page::default(),
     })
 }
 
@@ -267,6 +281,9 @@ async fn folder_report(
         files,
         files_checked,
         notes,
+        counts: [0; 4],
+        files_with: 0,
+        page: Page::default(),
     })
 }
 
@@ -424,12 +441,58 @@ fn shown_files(
                 (a.severity, a.position, &a.message).cmp(&(b.severity, b.position, &b.message))
             });
             diagnostics.dedup();
-            FileDiagnostics { path, diagnostics }
+            FileDiagnostics::whole(path, diagnostics)
         })
         .filter(|f| !f.diagnostics.is_empty())
         .collect();
-    files.sort_by(|a, b| a.path.cmp(&b.path));
+    // Files with errors first: what breaks the build leads every page.
+    files.sort_by(|a, b| (a.counts[0] == 0, &a.path).cmp(&(b.counts[0] == 0, &b.path)));
     files
+}
+
+/// `report` with its files cut to the page `pager` admits, counted whole
+/// first: a file split across pages keeps its whole counts in its header.
+fn paged(mut report: DiagnosticsReport, mut pager: Pager) -> DiagnosticsReport {
+    let all = std::mem::take(&mut report.files);
+    report.files_with = all.len();
+    report.counts = [0; 4];
+    for file in &all {
+        for (total, n) in report.counts.iter_mut().zip(file.counts) {
+            *total += n;
+        }
+    }
+    let total: usize = report.counts.iter().sum();
+    // The summary and notes go in every page.
+    let header: usize = report.notes.iter().map(|note| note.len() + 7).sum();
+    pager.add(header + 120);
+    'files: for file in all {
+        if pager.skip_many(file.diagnostics.len()) {
+            continue;
+        }
+        let mut page = FileDiagnostics {
+            diagnostics: Vec::new(),
+            ..file.clone()
+        };
+        for diagnostic in file.diagnostics {
+            if pager.skip() {
+                continue;
+            }
+            let mut size = render::diagnostic_line(&diagnostic).len();
+            if page.diagnostics.is_empty() {
+                size += render::diagnostics_header(&page).len() + 2;
+            }
+            if !pager.admit(size) {
+                if !page.diagnostics.is_empty() {
+                    report.files.push(page);
+                }
+                break 'files;
+            }
+            page.diagnostics.push(diagnostic);
+        }
+        report.files.push(page);
+    }
+    report.page = pager.page(total);
+    report
 }
 
 /// Files under `root` that a language server serves, .gitignore respected,
