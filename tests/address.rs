@@ -335,3 +335,37 @@ async fn members_as_an_agent_names_them() {
     )
     .await;
 }
+
+/// CommonJS members, as an agent names them: by the object they are
+/// assigned to (`res.send`, `exports.normalizeType`), or by their own name
+/// (which may be shared: a `var send = require(…)` beside `res.send`).
+#[tokio::test]
+async fn commonjs_members_by_their_object() {
+    let f = fixture("commonjs");
+    check_all(
+        &f,
+        vec![
+            (
+                "a_member_of_an_object",
+                json!({"file": "lib/response.js", "symbol": "res.send"}),
+                "inspect send (Function) at lib/response.js:12:5",
+            ),
+            (
+                "a_member_of_exports",
+                json!({"file": "lib/utils.js", "symbol": "exports.normalizeType"}),
+                "inspect normalizeType (Function) at lib/utils.js:12:9",
+            ),
+            (
+                "a_member_by_its_name",
+                json!({"file": "lib/response.js", "symbol": "json"}),
+                "inspect json (Function) at lib/response.js:17:5",
+            ),
+            (
+                "a_member_of_module_exports",
+                json!({"file": "lib/send.js", "symbol": "stream"}),
+                "inspect stream (Method) at lib/send.js:7:3",
+            ),
+        ],
+    )
+    .await;
+}

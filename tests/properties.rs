@@ -145,6 +145,7 @@ fn symbol(name: String, children: Vec<OutlineSymbol>) -> OutlineSymbol {
         detail: None,
         range: at,
         selection_range: at,
+        qualifier: None,
         children,
     }
 }

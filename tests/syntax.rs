@@ -57,6 +57,7 @@ fn symbol(name: &str, kind: SymbolKind, start: (u32, u32), end: (u32, u32)) -> O
         detail: None,
         range: Range::new(start, end),
         selection_range: Range::new(start, start),
+        qualifier: None,
         children: Vec::new(),
     }
 }
@@ -130,6 +131,25 @@ fn typescript_ambient_declarations() {
 fn tsx_and_javascript() {
     assert_snapshot!("tsx", outline_text("syntax/view.tsx"));
     assert_snapshot!("javascript", outline_text("syntax/legacy.js"));
+}
+
+/// CommonJS modules build their API by assignment: `exports.x = …`,
+/// `module.exports = { … }`, `obj.x = function x() {}`. Each member is a
+/// symbol (a Function for a function value, else a Variable for what is
+/// assigned to `exports`); a plain property assignment is not.
+#[test]
+fn commonjs_members_are_symbols() {
+    let files = ["utils", "send", "response", "app"];
+    let outlines: Vec<String> = files
+        .iter()
+        .map(|name| {
+            format!(
+                "--- {name}.js\n{}",
+                outline_text(&format!("commonjs/lib/{name}.js"))
+            )
+        })
+        .collect();
+    assert_snapshot!(outlines.join("\n"));
 }
 
 #[test]

@@ -6,6 +6,8 @@
 ;                   (a pattern without @name names the symbol with
 ;                   `(#set! name "...")` and points at the declaration)
 ;   @opaque         a function body: nothing inside it is outlined
+;   @qualifier      the object a member is assigned to (`res` of
+;                   `res.send = function …`): `res.send` names the member
 ; When several patterns match one declaration, the first pattern wins.
 ;
 ; A pattern is rooted at a node that can hold declarations (the file,
@@ -93,3 +95,46 @@
 (variable_declaration (variable_declarator name: (array_pattern (identifier) @name @symbol.variable)))
 (variable_declaration (variable_declarator name: (object_pattern (shorthand_property_identifier_pattern) @name @symbol.variable)))
 (variable_declaration (variable_declarator name: (object_pattern (pair_pattern value: (identifier) @name @symbol.variable))))
+
+; ---- CommonJS: members assigned at the top level ----
+; `exports.x = function`, `module.exports.x = …`, `res.x = function x() {}`,
+; `Foo.prototype.x = function`: a function value is a Function named by the
+; member, beside the object rather than under it (the assignment is not
+; inside the object's declaration), its range the assignment without its
+; `;`. Any other value assigned to `exports` or `module.exports` is a
+; Constant, as typescript-language-server has it. The symbol sits at the
+; member's name, where both servers answer references and renames of the
+; member (the servers' outlines put it at the function's own name).
+(expression_statement
+  (assignment_expression
+    left: (member_expression object: (_) @qualifier property: (property_identifier) @name)
+    right: [(function_expression) (arrow_function) (generator_function)]) @symbol.function)
+((expression_statement
+  (assignment_expression
+    left: (member_expression object: (identifier) @_exports property: (property_identifier) @name)) @symbol.constant)
+  (#eq? @_exports "exports"))
+((expression_statement
+  (assignment_expression
+    left: (member_expression
+      object: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
+      property: (property_identifier) @name)) @symbol.constant)
+  (#eq? @_module "module") (#eq? @_exports "exports"))
+; `module.exports = { a: function () {}, b() {}, c: 1 }`: each member, a
+; Method for a function value, else a Property
+((expression_statement
+  (assignment_expression
+    left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
+    right: (object
+      (pair key: (property_identifier) @name
+        value: [(function_expression) (arrow_function) (generator_function)]) @symbol.method)))
+  (#eq? @_module "module") (#eq? @_exports "exports"))
+((expression_statement
+  (assignment_expression
+    left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
+    right: (object (method_definition name: (property_identifier) @name) @symbol.method)))
+  (#eq? @_module "module") (#eq? @_exports "exports"))
+((expression_statement
+  (assignment_expression
+    left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
+    right: (object (pair key: (property_identifier) @name) @symbol.property)))
+  (#eq? @_module "module") (#eq? @_exports "exports"))

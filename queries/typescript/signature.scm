@@ -96,3 +96,25 @@
 (variable_declaration (variable_declarator name: (array_pattern (identifier) @name))) @declaration
 (variable_declaration (variable_declarator name: (object_pattern (shorthand_property_identifier_pattern) @name))) @declaration
 (variable_declaration (variable_declarator name: (object_pattern (pair_pattern value: (identifier) @name)))) @declaration
+
+; ---- CommonJS members (see outline.scm): a function value's body is cut ----
+(expression_statement
+  (assignment_expression
+    left: (member_expression property: (property_identifier) @name)
+    right: [(function_expression body: (_) @body)
+            (arrow_function body: (_) @body)
+            (generator_function body: (_) @body)]) @declaration)
+(expression_statement
+  (assignment_expression left: (member_expression property: (property_identifier) @name)) @declaration)
+(expression_statement
+  (assignment_expression
+    right: (object
+      (pair key: (property_identifier) @name
+        value: [(function_expression body: (_) @body)
+                (arrow_function body: (_) @body)
+                (generator_function body: (_) @body)]) @declaration)))
+(expression_statement
+  (assignment_expression
+    right: (object (method_definition name: (property_identifier) @name body: (_) @body) @declaration)))
+(expression_statement
+  (assignment_expression right: (object (pair key: (property_identifier) @name) @declaration)))

@@ -54,6 +54,7 @@ pub async fn document_symbols(session: &Session) -> Result<Vec<OutlineSymbol>, L
                         kind: symbol_kind(info.kind),
                         detail: None,
                         range,
+                        qualifier: None,
                         children: Vec::new(),
                     }
                 })
@@ -97,6 +98,7 @@ fn convert_nested(
         detail: symbol.detail.filter(|d| !d.is_empty()),
         range: index.range_to_model(symbol.range, encoding),
         selection_range: index.range_to_model(symbol.selection_range, encoding),
+        qualifier: None,
         children: symbol
             .children
             .unwrap_or_default()

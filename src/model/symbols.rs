@@ -156,6 +156,9 @@ pub struct OutlineSymbol {
     pub range: Range,
     /// Where the name is: the position shown as `@line:char`.
     pub selection_range: Range,
+    /// For a member declared by assignment (`res.send = function …`), the
+    /// object it is assigned to (`res`): `res.send` names it.
+    pub qualifier: Option<String>,
     pub children: Vec<OutlineSymbol>,
 }
 

@@ -46,6 +46,9 @@ pub(crate) enum Role {
     Trait,
     /// `@negative`: the `!` of a negative impl.
     Negative,
+    /// `@qualifier`: the object a member is assigned to (`res` of
+    /// `res.send = function …`).
+    Qualifier,
     /// `@declaration`: a declaration node for signature previews.
     Declaration,
     /// `@body`: where a signature preview stops.
@@ -300,6 +303,7 @@ fn role(capture: &str) -> Option<Role> {
         "opaque" => Role::Opaque,
         "trait" => Role::Trait,
         "negative" => Role::Negative,
+        "qualifier" => Role::Qualifier,
         "declaration" => Role::Declaration,
         "body" => Role::Body,
         "prefix" => Role::Prefix,

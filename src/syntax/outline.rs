@@ -138,6 +138,7 @@ struct Match {
     name: Option<(usize, usize)>,
     trait_: Option<(usize, usize)>,
     negative: bool,
+    qualifier: Option<(usize, usize)>,
 }
 
 /// The tree-sitter outline of a file (nested and filtered) and its
@@ -228,6 +229,7 @@ fn build_with(file: &SourceFile, walk: Walk) -> (Vec<OutlineSymbol>, Declaration
                 detail: None,
                 range: Range::new(start, end),
                 selection_range: selection,
+                qualifier: m.qualifier.map(|(s, e)| one_line(&text[s..e])),
                 children: Vec::new(),
             }
         })
@@ -298,6 +300,7 @@ fn take_outline_match(
     let mut name = None;
     let mut trait_ = None;
     let mut negative = false;
+    let mut qualifier = None;
     for capture in m.captures() {
         let node = capture.node;
         let span = (node.start_byte(), node.end_byte());
@@ -309,6 +312,7 @@ fn take_outline_match(
             Role::Name => name = Some(span),
             Role::Trait => trait_ = Some(span),
             Role::Negative => negative = true,
+            Role::Qualifier => qualifier = Some(span),
             Role::Opaque => opaque.push(span),
             _ => {}
         }
@@ -322,6 +326,7 @@ fn take_outline_match(
             name,
             trait_,
             negative,
+            qualifier,
         });
     }
 }

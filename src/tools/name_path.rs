@@ -223,7 +223,10 @@ fn match_from<'a>(
     out: &mut Vec<(Vec<&'a OutlineSymbol>, Via)>,
 ) {
     let alias = impl_alias(&symbol.name).filter(|_| aliases);
-    let (after, via) = match rest.strip_prefix(symbol.name.as_str()) {
+    let own = rest
+        .strip_prefix(symbol.name.as_str())
+        .or_else(|| qualified(symbol, rest));
+    let (after, via) = match own {
         Some(after) => (after, Via::Names),
         None => match alias.and_then(|(alias, via)| Some((rest.strip_prefix(alias)?, via))) {
             // An alias names a block, never a member.
@@ -253,6 +256,16 @@ fn match_from<'a>(
             .into_iter()
             .map(|(end, below_via)| (end, if via == Via::Names { below_via } else { via })),
     );
+}
+
+/// What follows `res.send` in `rest` when `symbol` is the member `send`
+/// assigned to `res` (`res.send = function …`).
+fn qualified<'a>(symbol: &OutlineSymbol, rest: &'a str) -> Option<&'a str> {
+    let after = rest.strip_prefix(symbol.qualifier.as_deref()?)?;
+    ["::", ".", "/"]
+        .iter()
+        .find_map(|sep| after.strip_prefix(sep))?
+        .strip_prefix(symbol.name.as_str())
 }
 
 /// `@97:3 Method - Store.lookup`, as a candidate is listed.

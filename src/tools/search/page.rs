@@ -189,6 +189,7 @@ fn at(position: Position, kind: SymbolKind) -> OutlineSymbol {
         detail: None,
         range: Range::new(position, position),
         selection_range: Range::new(position, position),
+        qualifier: None,
         children: Vec::new(),
     }
 }
