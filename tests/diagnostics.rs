@@ -334,3 +334,56 @@ async fn files_with_errors_come_first() {
         .collect();
     assert_eq!(order, ["src/broken.rs", "src/aa_warned.rs"], "{answer}");
 }
+
+/// JavaScript that its project does not type-check is checked for syntax
+/// only: "no errors" there says so, with how to have it type-checked; with
+/// `checkJs` or `// @ts-check` its type errors come and the note goes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn javascript_checked_for_syntax_only_says_so() {
+    let unchecked =
+        std::fs::read_to_string(common::fixtures_dir().join("commonjs/lib/unchecked.js")).unwrap();
+    let ts_check = format!("// @ts-check\n{unchecked}");
+    let note = "Note: lib/unchecked.js was checked for syntax only, not type-checked: \
+                add `// @ts-check` at a file's top, or `\"checkJs\": true` to the compilerOptions \
+                of a jsconfig.json or tsconfig.json that includes it";
+    let mut cases = common::cases!();
+    for server in [common::TYPESCRIPT_GO, common::TYPESCRIPT_LANGUAGE_SERVER] {
+        let plain = common::fixture_on("commonjs", server);
+        let answer = plain
+            .run("diagnostics", json!({"file": "lib/unchecked.js"}))
+            .await;
+        cases.check_text(
+            &format!("{server}: syntax only"),
+            &answer,
+            &format!("No errors or warnings in lib/unchecked.js\n{note}"),
+        );
+        let workspace = plain.run("diagnostics", json!({})).await;
+        cases.check(
+            &format!("{server}: the workspace"),
+            workspace.contains("\nNote: 7 files (index.js, lib/app.js,")
+                && workspace.contains(") were checked for syntax only, not type-checked: "),
+            &workspace,
+        );
+        for (how, extra) in [
+            (
+                "checkJs",
+                ("jsconfig.json", r#"{"compilerOptions": {"checkJs": true}}"#),
+            ),
+            ("@ts-check", ("lib/unchecked.js", ts_check.as_str())),
+        ] {
+            let checked = common::fixture_on_with("commonjs", server, &[extra]);
+            let answer = checked
+                .run("diagnostics", json!({"file": "lib/unchecked.js"}))
+                .await;
+            cases.check(
+                &format!("{server}: {how}"),
+                answer.starts_with("2 errors in 1 file")
+                    && answer.contains("[2588]")
+                    && answer.contains("[2304]")
+                    && !answer.contains("Note:"),
+                &answer,
+            );
+        }
+    }
+    cases.finish();
+}

@@ -37,7 +37,7 @@ pub mod watch;
 mod wire;
 
 pub use client::LspClient;
-pub use projects::Outside;
+pub use projects::Coverage;
 pub use session::{Need, Server, Session};
 pub use supervisor::{ServerId, Supervisor};
 

@@ -20,13 +20,20 @@ use super::watch::FileChange;
 use crate::fs::walk;
 use crate::sync::lock;
 
-/// Files in no project of their server ([`Supervisor::outside_projects`]).
+/// What a server's checks of some files leave out
+/// ([`Supervisor::coverage`]).
 #[derive(Debug, Default)]
-pub struct Outside {
-    pub files: Vec<PathBuf>,
+pub struct Coverage {
+    /// Files in no project of their server.
+    pub outside: Vec<PathBuf>,
     /// The configs that would make them part of one, as the user writes
     /// them (`tsconfig*.json`).
     pub configs: &'static str,
+    /// Files their server checks for syntax only (JavaScript its project
+    /// does not type-check), whether in a project or not.
+    pub syntax_only: Vec<PathBuf>,
+    /// How to have those checked fully.
+    pub full_checking: &'static str,
 }
 
 /// One file per (language, project root): the language's name and the file.
@@ -108,10 +115,11 @@ impl Supervisor {
 
     /// Of `paths`, the files in no project of their language's server:
     /// those it checks with its default settings, which the project's own
-    /// check never sees (TypeScript files no `tsconfig*.json` includes).
-    /// Empty for languages that cannot tell, and for a workspace with no
-    /// project configs at all.
-    pub async fn outside_projects(&self, paths: &[PathBuf]) -> Outside {
+    /// check never sees (TypeScript files no `tsconfig*.json` includes);
+    /// empty for languages that cannot tell, and for a workspace with no
+    /// project configs at all. And the files it checks for syntax only
+    /// (JavaScript without `checkJs` or `// @ts-check`).
+    pub async fn coverage(&self, paths: &[PathBuf]) -> Coverage {
         let typescript: Vec<PathBuf> = paths
             .iter()
             .filter(|path| {
@@ -122,17 +130,18 @@ impl Supervisor {
             .cloned()
             .collect();
         if typescript.is_empty() {
-            return Outside::default();
+            return Coverage::default();
         }
         let root = self.workspace_root.clone();
-        let files = tokio::task::spawn_blocking(move || {
-            tsconfig::outside_every_project(&root, &typescript)
-        })
-        .await
-        .unwrap_or_default();
-        Outside {
-            files,
+        let (outside, syntax_only) =
+            tokio::task::spawn_blocking(move || tsconfig::coverage(&root, &typescript))
+                .await
+                .unwrap_or_default();
+        Coverage {
+            outside,
             configs: tsconfig::CONFIGS,
+            syntax_only,
+            full_checking: tsconfig::TYPE_CHECKING,
         }
     }
 

@@ -99,9 +99,16 @@ async fn file_report(
     {
         notes.push(note);
     }
-    let outside = ctx.lsp.outside_projects(&[path.to_path_buf()]).await;
-    if !outside.files.is_empty() && !files.is_empty() {
-        notes.push(outside_note(std::slice::from_ref(&shown), outside.configs));
+    let coverage = ctx.lsp.coverage(&[path.to_path_buf()]).await;
+    if !coverage.outside.is_empty() && !files.is_empty() {
+        notes.push(outside_note(std::slice::from_ref(&shown), coverage.configs));
+    }
+    // No errors in a file checked for syntax only says little.
+    if !coverage.syntax_only.is_empty() {
+        notes.push(syntax_only_note(
+            std::slice::from_ref(&shown),
+            coverage.full_checking,
+        ));
     }
     Ok(DiagnosticsReport {
         scope: DiagnosticsScope::File(shown),
@@ -119,18 +126,39 @@ async fn file_report(
 /// project, with its default settings: the project's own check (`tsc -p`)
 /// does not check them, so their errors may be none of the project's.
 fn outside_note(shown: &[String], configs: &str) -> String {
+    let (files, are, them, they) = match shown.len() {
+        1 => (listed(shown), "is", "it", "it was"),
+        n => (
+            format!("{n} files ({})", listed(shown)),
+            "are",
+            "them",
+            "they were",
+        ),
+    };
+    format!(
+        "{files} {are} in no project (no {configs} includes {them}): {they} checked with the server's default settings, which the project's own check does not use"
+    )
+}
+
+/// Files their server checked for syntax only: no errors there does not
+/// mean the code is right (an undefined call, an assignment to a
+/// constant go unreported).
+fn syntax_only_note(shown: &[String], full_checking: &str) -> String {
+    let files = match shown.len() {
+        1 => format!("{} was", listed(shown)),
+        n => format!("{n} files ({}) were", listed(shown)),
+    };
+    format!("{files} checked for syntax only, not type-checked: {full_checking}")
+}
+
+/// The first few of `shown`, and how many more.
+fn listed(shown: &[String]) -> String {
     const LISTED: usize = 10;
     let mut listed = shown[..shown.len().min(LISTED)].join(", ");
     if shown.len() > LISTED {
         listed.push_str(&format!(" and {} more", shown.len() - LISTED));
     }
-    let (files, are, them, they) = match shown.len() {
-        1 => (listed, "is", "it", "it was"),
-        n => (format!("{n} files ({listed})"), "are", "them", "they were"),
-    };
-    format!(
-        "{files} {are} in no project (no {configs} includes {them}): {they} checked with the server's default settings, which the project's own check does not use"
-    )
+    listed
 }
 
 /// One file of a folder report, as it ended.
@@ -265,15 +293,23 @@ async fn folder_report(
     let files = shown_files(checked, min_severity);
     // Files whose findings the project's own check would not have: their
     // server checked them outside every project, with its defaults.
-    let outside = ctx.lsp.outside_projects(&paths).await;
-    let shown_outside: Vec<String> = outside
-        .files
+    let coverage = ctx.lsp.coverage(&paths).await;
+    let shown_outside: Vec<String> = coverage
+        .outside
         .iter()
         .map(|path| ctx.workspace.display(path))
         .filter(|shown| files.iter().any(|file| file.path == *shown))
         .collect();
     if !shown_outside.is_empty() {
-        notes.push(outside_note(&shown_outside, outside.configs));
+        notes.push(outside_note(&shown_outside, coverage.configs));
+    }
+    let syntax_only: Vec<String> = coverage
+        .syntax_only
+        .iter()
+        .map(|path| ctx.workspace.display(path))
+        .collect();
+    if !syntax_only.is_empty() {
+        notes.push(syntax_only_note(&syntax_only, coverage.full_checking));
     }
     Ok(DiagnosticsReport {
         scope,

@@ -33,6 +33,9 @@ const MAX_CONFIGS: usize = 200;
 /// The configs a file may be held by, as the user writes them.
 pub(in crate::lsp) const CONFIGS: &str = "tsconfig*.json or jsconfig*.json";
 
+/// How to have a JavaScript file type-checked.
+pub(in crate::lsp) const TYPE_CHECKING: &str = "add `// @ts-check` at a file's top, or `\"checkJs\": true` to the compilerOptions of a jsconfig.json or tsconfig.json that includes it";
+
 /// How deep `extends` is followed.
 const MAX_EXTENDS: usize = 8;
 
@@ -119,7 +122,11 @@ pub(in crate::lsp) fn project_files(
 /// Empty when the workspace has no config: then files without one are the
 /// project's way. A file a project reaches only through an import is
 /// counted outside: the note it gets says "no config includes it".
-pub(in crate::lsp) fn outside_every_project(root: &Path, paths: &[PathBuf]) -> Vec<PathBuf> {
+///
+/// The second list: the JavaScript files of `paths` that are checked for
+/// syntax only, with no `// @ts-check` of their own and no project holding
+/// them with `checkJs` on (whether or not any config exists).
+pub(in crate::lsp) fn coverage(root: &Path, paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>) {
     let is_config = |name: &str| {
         (name.starts_with("tsconfig") || name.starts_with("jsconfig")) && name.ends_with(".json")
     };
@@ -132,22 +139,67 @@ pub(in crate::lsp) fn outside_every_project(root: &Path, paths: &[PathBuf]) -> V
                 .is_some_and(is_config)
         })
         .collect();
-    if configs.is_empty() {
-        return Vec::new();
-    }
+    let any_config = !configs.is_empty();
     let projects: Vec<Project> = with_references(configs, root)
         .iter()
         .filter_map(|config| Project::read(config))
         .collect();
-    paths
+    let outside = paths
         .iter()
         .filter(|path| {
-            (has_extension(path, &TYPESCRIPT) || has_extension(path, &JAVASCRIPT))
+            any_config
+                && (has_extension(path, &TYPESCRIPT) || has_extension(path, &JAVASCRIPT))
                 && !is_declaration(path)
                 && !projects.iter().any(|project| project.holds(path))
         })
         .cloned()
-        .collect()
+        .collect();
+    let syntax_only = paths
+        .iter()
+        .filter(|path| {
+            has_extension(path, &JAVASCRIPT)
+                && !projects
+                    .iter()
+                    .any(|project| project.check_js && project.holds(path))
+                && !asks_for_checking(path)
+        })
+        .cloned()
+        .collect();
+    (outside, syntax_only)
+}
+
+/// Whether a JavaScript file turns type checking on for itself: `@ts-check`
+/// in the comments that open it.
+fn asks_for_checking(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = String::new();
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    // The directive sits in the first comments: a few kilobytes hold them.
+    let _ = file.take(4096).read_to_string(&mut head);
+    let mut in_block = false;
+    for line in head.lines() {
+        let line = line.trim();
+        let opening = in_block
+            || line.is_empty()
+            || line.starts_with("//")
+            || line.starts_with("/*")
+            || line.starts_with("#!");
+        if !opening {
+            return false;
+        }
+        if line.contains("@ts-check") {
+            return true;
+        }
+        if line.starts_with("/*") {
+            in_block = true;
+        }
+        if in_block && line.contains("*/") {
+            in_block = false;
+        }
+    }
+    false
 }
 
 /// `configs` and every config they reference, transitively, in the order
@@ -197,6 +249,9 @@ struct Project {
     exclude: GlobSet,
     /// The folder its patterns are relative to.
     base: PathBuf,
+    /// `compilerOptions.checkJs`, as inherited: its JavaScript is
+    /// type-checked.
+    check_js: bool,
 }
 
 impl Project {
@@ -204,6 +259,7 @@ impl Project {
         let mut files = None;
         let mut include: Option<(Vec<String>, PathBuf)> = None;
         let mut exclude: Option<(Vec<String>, PathBuf)> = None;
+        let mut check_js: Option<bool> = None;
         let mut current = config.to_path_buf();
         for _ in 0..MAX_EXTENDS {
             let json = read_jsonc(&current)?;
@@ -225,6 +281,11 @@ impl Project {
             }
             if exclude.is_none() {
                 exclude = strings("exclude").map(|patterns| (patterns, dir.clone()));
+            }
+            if check_js.is_none() {
+                check_js = json
+                    .pointer("/compilerOptions/checkJs")
+                    .and_then(Value::as_bool);
             }
             // Only a config of the project's own: a package's (an npm
             // shared config) says nothing of which files are the project's.
@@ -254,6 +315,7 @@ impl Project {
             include: globs(&include),
             exclude: globs(&exclude),
             base,
+            check_js: check_js.unwrap_or(false),
         })
     }
 
