@@ -496,3 +496,65 @@ async fn renames_raced_against_another_writer_apply_whole_or_not_at_all() {
     assert!(left.is_empty(), "staged files left behind: {left:?}");
     println!("{applied} applied, {stale} refused as stale, {both} of both files, {reads} reads");
 }
+
+/// In JavaScript neither server finds every use of a member (its object
+/// often has no type): references name the places the text holds that the
+/// answer left out, a rename preview says which uses it would leave, and
+/// a rename that would leave them is not written. The commonjs fixture
+/// uses `normalizeType` through `require('./utils').normalizeType` and
+/// `utils.normalizeType(...)`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn javascript_answers_name_the_uses_the_server_left_out() {
+    let places = "lib/app.js:13:25, lib/response.js:4:5, lib/response.js:4:40, \
+                  lib/response.js:22:22, test/app.test.js:8:26";
+    let why = "in JavaScript the server cannot tell every use of a name (a member's object \
+               often has no type it can follow); check them";
+    let mut cases = common::cases!();
+    for server in [common::TYPESCRIPT_GO, common::TYPESCRIPT_LANGUAGE_SERVER] {
+        let f = common::fixture_on("commonjs", server);
+        let at = json!({"file": "lib/utils.js", "symbol": "exports.normalizeType"});
+        let references = f.run("references", at.clone()).await;
+        cases.check(
+            &format!("{server}: references"),
+            references.contains(&format!(
+                "Note: `normalizeType` also appears as code in 5 places in 3 files that the server did not count as references ({places}): {why}"
+            )),
+            &references,
+        );
+        let mut rename = at.clone();
+        rename["new_name"] = json!("normalizeMime");
+        let preview = f.run("rename", rename.clone()).await;
+        cases.check(
+            &format!("{server}: preview"),
+            preview.contains("patch: p")
+                && preview.contains(
+                    "that the server did not rename (lib/app.js:13, lib/response.js:4, lib/response.js:22, test/app.test.js:8)",
+                ),
+            &preview,
+        );
+        let before = f.read("lib/utils.js");
+        rename["apply"] = json!(true);
+        let applied = f.run("rename", rename).await;
+        cases.check(
+            &format!("{server}: apply"),
+            applied.starts_with(
+                "error[cannot-rename]: nothing was written: `normalizeType` also appears",
+            ) && f.read("lib/utils.js") == before,
+            &applied,
+        );
+    }
+    // TypeScript's types make its answers whole: nothing is audited there.
+    let f = common::fixture("ts");
+    let references = f
+        .run(
+            "references",
+            json!({"file": "src/shapes.ts", "symbol": "Registry.add"}),
+        )
+        .await;
+    cases.check(
+        "typescript",
+        !references.contains("also appears"),
+        &references,
+    );
+    cases.finish();
+}

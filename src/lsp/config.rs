@@ -82,6 +82,9 @@ pub struct LanguageConfig {
     pub cargo_projects: bool,
     /// How the server says a file is in none of its projects.
     pub unlinked: Option<Unlinked>,
+    /// Files whose names' uses the server cannot always tell, so answers
+    /// about them are audited against the text.
+    pub text_audit: Option<TextAudit>,
     /// The servers it can run and which one to, when it has several.
     pub choice: Option<ServerChoice>,
 }
@@ -140,6 +143,20 @@ pub struct Unlinked {
     pub advice: String,
 }
 
+/// Files whose names' uses a server cannot always tell from the code
+/// (JavaScript: a member's receiver often has no type it can follow):
+/// `references` and `rename` of a name declared in one also look for the
+/// name as code in the language's files, and name the places the server's
+/// answer left out.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TextAudit {
+    /// The extensions of those files.
+    pub extensions: Vec<String>,
+    /// Why the server's answer may be short there, told with the places.
+    pub why: String,
+}
+
 /// How sextant installs a server into its tools directory.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "snake_case")]
@@ -186,6 +203,7 @@ struct LanguageFile {
     reload_delay: Option<f64>,
     cargo_projects: Option<bool>,
     unlinked: Option<Unlinked>,
+    text_audit: Option<TextAudit>,
     server: Option<String>,
     servers: Option<BTreeMap<String, ServerFile>>,
 }
@@ -295,6 +313,7 @@ impl LanguageFile {
             reload_delay: other.reload_delay.or(self.reload_delay),
             cargo_projects: other.cargo_projects.or(self.cargo_projects),
             unlinked: other.unlinked.or(self.unlinked),
+            text_audit: other.text_audit.or(self.text_audit),
             server: other.server.or(self.server),
             servers: match (self.servers, other.servers) {
                 (Some(mut base), Some(over)) => {
@@ -535,6 +554,7 @@ fn resolve(
         library_query_suffix: language.library_query_suffix,
         cargo_projects: language.cargo_projects.unwrap_or(false),
         unlinked: language.unlinked,
+        text_audit: language.text_audit,
         reload_delay: Duration::from_secs_f64(
             language.reload_delay.unwrap_or(0.0).clamp(0.0, 10.0),
         ),

@@ -3,7 +3,7 @@
 //! reference, from the file's outline. References on one line share it;
 //! library files are left out unless asked for.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -12,6 +12,7 @@ use serde::Deserialize;
 
 use super::Tool;
 use super::address::{Address, resolve};
+use super::audit::TextAudit;
 use super::locations::{SourceFiles, place};
 use super::page::Pager;
 use crate::context::Context;
@@ -117,6 +118,25 @@ async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResul
     let declared_in = definition
         .and_then(|d| d.into_iter().next())
         .map_or_else(|| resolved.path.clone(), |d| d.path);
+    // Where the server cannot always tell a name's uses: the places it
+    // left out of those the text holds.
+    if let Some(audit) = TextAudit::for_file(ctx, &declared_in) {
+        let name = &resolved.target.name;
+        let places = audit.places(ctx, name, HashMap::new()).await?;
+        let mut counted: Vec<(PathBuf, Position)> = spots
+            .iter()
+            .map(|spot| (spot.path.clone(), spot.range.start))
+            .collect();
+        counted.push((resolved.path.clone(), position));
+        notes.extend(audit.note(
+            ctx,
+            name,
+            &places,
+            &counted,
+            "did not count as references",
+            false,
+        ));
+    }
     let mut by_file: BTreeMap<(bool, String), (PathBuf, Vec<Position>)> = BTreeMap::new();
     for Spot { path, range } in spots {
         let key = (path != declared_in, ctx.workspace.display(&path));

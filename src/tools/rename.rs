@@ -11,6 +11,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::address::{Address, resolve};
+use super::audit::TextAudit;
 use super::locations::place;
 use super::{BUDGET_CHARS, Tool};
 use crate::context::Context;
@@ -158,6 +159,24 @@ async fn rename(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
             after: rewrite.after,
         });
     }
+    // Where the server cannot always tell a name's uses: the old name left
+    // as code once the rename is done, which a write must not leave broken.
+    let audit_note = match TextAudit::for_file(ctx, &resolved.path) {
+        Some(audit) => {
+            let texts = files
+                .iter()
+                .map(|f| (f.path.clone(), f.after.clone().unwrap_or_default()))
+                .collect();
+            let places = audit.places(ctx, &target.name, texts).await?;
+            audit.note(ctx, &target.name, &places, &[], "did not rename", true)
+        }
+        None => None,
+    };
+    if let (true, Some(note)) = (write, &audit_note) {
+        return Err(refuse(format!(
+            "nothing was written: {note}, then preview the rename (leave apply out) and apply its patch with apply_patch"
+        )));
+    }
     let patch = Patch { files };
     let changes = describe_within_budget(&patch);
     let renaming = Renaming {
@@ -166,7 +185,7 @@ async fn rename(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
         new: new_name.to_string(),
         edits,
     };
-    let mut notes: Vec<String> = unloaded.into_iter().collect();
+    let mut notes: Vec<String> = unloaded.into_iter().chain(audit_note).collect();
     let patch_id = if write {
         let (patch, written) = tokio::task::spawn_blocking(move || {
             let result = apply(&patch);

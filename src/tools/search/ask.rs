@@ -62,6 +62,9 @@ pub(super) async fn gather(
     // Languages whose servers answered; the others are the index's.
     let mut answered: HashSet<String> = HashSet::new();
     let mut fallen_back: Vec<(String, String)> = Vec::new();
+    // Languages whose servers answered with no match at all: what the
+    // index has for them is added, and said.
+    let mut found_none: Vec<(String, String)> = Vec::new();
     for asking in asks {
         let language = asking.language.clone();
         match asking.outcome(deadline).await {
@@ -75,11 +78,10 @@ pub(super) async fn gather(
                         ),
                     );
                 }
-                push_once(&mut gathered.sources, asked.server.clone());
-                answered.insert(language);
-                gathered
-                    .found
-                    .extend(asked.hits.into_iter().filter_map(|hit| {
+                let hits: Vec<Found> = asked
+                    .hits
+                    .into_iter()
+                    .filter_map(|hit| {
                         Some(Found {
                             rank: rank(&hit.name, query)?,
                             container: hit.container,
@@ -89,7 +91,19 @@ pub(super) async fn gather(
                             name: hit.name,
                             from_server: true,
                         })
-                    }));
+                    })
+                    .collect();
+                // No match at all from a server is not "none in the
+                // workspace": a server searches only what it has loaded
+                // (TypeScript's, JavaScript without a config: the files
+                // opened), and matches more strictly than search ranks.
+                push_once(&mut gathered.sources, asked.server.clone());
+                if hits.is_empty() {
+                    found_none.push((language, asked.server));
+                    continue;
+                }
+                answered.insert(language);
+                gathered.found.extend(hits);
             }
             Err(why) => fallen_back.push((language, why)),
         }
@@ -104,7 +118,7 @@ pub(super) async fn gather(
     }
     // Every language answered by its server: the index's first build (if
     // this search started it) goes on for later searches, unwaited for.
-    let index = match (early_index, noted.is_empty()) {
+    let index = match (early_index, noted.is_empty() && found_none.is_empty()) {
         (_, true) => IndexAnswer::default(),
         (Some(started), false) => started.await?,
         (None, false) => query_index(ctx, &ctx.index, query).await?,
@@ -114,6 +128,7 @@ pub(super) async fn gather(
         None => None,
     };
     let mut from_index = false;
+    let mut supplemented: HashSet<String> = HashSet::new();
     for hit in index.hits {
         let language = ctx
             .lsp
@@ -126,6 +141,14 @@ pub(super) async fn gather(
         if let Some(hit) = from_tree_sitter(hit, query) {
             from_index = true;
             gathered.found.push(hit);
+            supplemented.extend(language);
+        }
+    }
+    for (language, server) in found_none {
+        if supplemented.contains(&language) && !noted.contains(&language) {
+            gathered.notes.push(format!(
+                "{server} found no symbol matching \"{query}\" (it searches only what it has loaded, and matches more strictly); these {language} results are from tree-sitter"
+            ));
         }
     }
     // TypeScript's servers do not search the declarations of npm packages.

@@ -1,0 +1,204 @@
+//! The text audit of a server's answer about a name, where the server
+//! cannot always tell a name's uses (the language's `text_audit` files:
+//! JavaScript, whose members' objects often have no type): every place the
+//! name appears as code in the workspace's files of that language, found by
+//! a word search and told from comments and strings by tree-sitter. What
+//! the answer left out of those is named, so an answer that may be short
+//! says where, and a rename that leaves such places is not written.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use super::blocking;
+use crate::context::Context;
+use crate::error::ToolResult;
+use crate::fs::walk;
+use crate::model::Position;
+use crate::syntax::{self, Language, Token};
+
+/// Files read at most, and the largest read: past these the audit says
+/// how many it did not read.
+const MAX_FILES: usize = 5_000;
+const MAX_FILE_BYTES: u64 = 2 * 1024 * 1024;
+
+/// Places named in a note, at most.
+const SHOWN: usize = 8;
+
+/// The audit for answers about a name declared in one file.
+pub struct TextAudit {
+    /// The language whose files are searched (its name in `sextant.toml`).
+    language: String,
+    /// Why the server's answer may be short, as the note says it.
+    why: String,
+}
+
+/// Where a name appears as code.
+#[derive(Debug, Default)]
+pub struct Places {
+    /// By file, in position order.
+    pub by_file: BTreeMap<PathBuf, Vec<Position>>,
+    /// Files of the language not read (the bounds).
+    pub unread: usize,
+}
+
+impl TextAudit {
+    /// The audit for answers about names declared in `path`, when its
+    /// language asks for one there.
+    pub fn for_file(ctx: &Context, path: &Path) -> Option<TextAudit> {
+        let language = ctx.lsp.config().language_for(path)?;
+        let audit = language.text_audit.as_ref()?;
+        let extension = path.extension()?.to_str()?;
+        audit
+            .extensions
+            .iter()
+            .any(|e| e == extension)
+            .then(|| TextAudit {
+                language: language.name.clone(),
+                why: audit.why.clone(),
+            })
+    }
+
+    /// Every place `name` appears as code in the workspace's files of the
+    /// language, .gitignore respected; a file in `texts` is read from
+    /// there instead of the disk (a rename's result).
+    pub async fn places(
+        &self,
+        ctx: &Context,
+        name: &str,
+        texts: HashMap<PathBuf, String>,
+    ) -> ToolResult<Places> {
+        let config = ctx.lsp.config().clone();
+        let root = ctx.workspace.root().to_path_buf();
+        let (language, name) = (self.language.clone(), name.to_string());
+        blocking(move || {
+            let mut places = Places::default();
+            let mut read = 0;
+            let files = walk::sources(&root)
+                .sorted()
+                .file_entries()
+                .filter(|entry| {
+                    config
+                        .language_for(entry.path())
+                        .is_some_and(|l| l.name == language)
+                });
+            for entry in files {
+                let path = entry.path();
+                let text = match texts.get(path) {
+                    Some(text) => Some(text.clone()),
+                    None if read == MAX_FILES
+                        || entry.metadata().map_or(true, |m| m.len() > MAX_FILE_BYTES) =>
+                    {
+                        None
+                    }
+                    None => std::fs::read_to_string(path).ok(),
+                };
+                let Some(text) = text else {
+                    places.unread += 1;
+                    continue;
+                };
+                read += 1;
+                let found = code_places(path, text, &name);
+                if !found.is_empty() {
+                    places.by_file.insert(path.to_path_buf(), found);
+                }
+            }
+            Ok(places)
+        })
+        .await
+    }
+
+    /// The note for the places of `places` that `counted` does not hold,
+    /// `left_out` saying what the server did with them (`did not count as
+    /// references`, `did not rename`); `None` when it holds them all. Places are shown as
+    /// `file:line:char`, or `file:line` with `lines_only`.
+    pub fn note(
+        &self,
+        ctx: &Context,
+        name: &str,
+        places: &Places,
+        counted: &[(PathBuf, Position)],
+        left_out: &str,
+        lines_only: bool,
+    ) -> Option<String> {
+        let left: Vec<(&PathBuf, &Position)> = places
+            .by_file
+            .iter()
+            .flat_map(|(path, positions)| positions.iter().map(move |p| (path, p)))
+            .filter(|(path, position)| {
+                !counted.iter().any(|(p, at)| {
+                    p == *path && at.line == position.line && at.character == position.character
+                })
+            })
+            .collect();
+        let unread = match places.unread {
+            0 => String::new(),
+            n => format!(
+                " ({} of the language not read: too many or too large)",
+                crate::render::count(n, "file", "files")
+            ),
+        };
+        if left.is_empty() {
+            return (places.unread > 0).then(|| {
+                format!("`{name}` was looked for as code in the workspace's files beside the server's answer{unread}")
+            });
+        }
+        let files = left
+            .iter()
+            .map(|(path, _)| *path)
+            .collect::<std::collections::BTreeSet<_>>()
+            .len();
+        let mut shown: Vec<String> = left
+            .iter()
+            .take(SHOWN)
+            .map(|(path, at)| {
+                let file = ctx.workspace.display(path);
+                if lines_only {
+                    format!("{file}:{}", at.line)
+                } else {
+                    format!("{file}:{}:{}", at.line, at.character)
+                }
+            })
+            .collect();
+        shown.dedup();
+        if left.len() > SHOWN {
+            shown.push(format!("and {} more", left.len() - SHOWN));
+        }
+        Some(format!(
+            "`{name}` also appears as code in {} in {} that the server {left_out} ({}){unread}: {}; check them",
+            crate::render::count(left.len(), "place", "places"),
+            crate::render::count(files, "file", "files"),
+            shown.join(", "),
+            self.why
+        ))
+    }
+}
+
+/// Where `name` appears as a whole word in `text` and tree-sitter reads a
+/// name there (not a comment, a string or a keyword).
+fn code_places(path: &Path, text: String, name: &str) -> Vec<Position> {
+    if name.is_empty() || !text.contains(name) {
+        return Vec::new();
+    }
+    let is_word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    let offsets: Vec<usize> = text
+        .match_indices(name)
+        .map(|(at, _)| at)
+        .filter(|&at| {
+            let before = text[..at].chars().next_back();
+            let after = text[at + name.len()..].chars().next();
+            !before.is_some_and(is_word) && !after.is_some_and(is_word)
+        })
+        .collect();
+    if offsets.is_empty() {
+        return Vec::new();
+    }
+    let Some(language) = Language::from_path(path) else {
+        return Vec::new();
+    };
+    let file = syntax::parse(language, text);
+    offsets
+        .into_iter()
+        .map(|at| file.lines().position(file.text(), at))
+        .filter(|&position| file.token_at(position) == Token::Name)
+        .collect()
+}
