@@ -420,16 +420,25 @@ fn bin_tsc_package(project_root: &Path, workspace_root: &Path) -> Option<Package
     let bin_dir = bin.parent()?;
     let targets: Vec<PathBuf> = match std::fs::read_link(&bin) {
         Ok(target) => vec![bin_dir.join(target)],
-        // A shim: the quoted paths it runs, `$basedir` being its folder.
+        // A shim: the paths it runs (`"$basedir/../typescript/bin/tsc"`,
+        // pnpm's `"$basedir_abs"/'../.pnpm/…/bin/tsc'` and its
+        // `# cmd-shim-target=/…/bin/tsc`), `$basedir` being its folder.
         Err(_) => std::fs::read_to_string(&bin)
             .ok()?
-            .split('"')
-            .skip(1)
-            .step_by(2)
-            .filter(|quoted| quoted.ends_with("/bin/tsc"))
-            .map(|quoted| match quoted.strip_prefix("$basedir/") {
-                Some(relative) => bin_dir.join(relative),
-                None => PathBuf::from(quoted),
+            .replace(['"', '\''], "")
+            .split_whitespace()
+            .filter_map(|word| {
+                let word = word.strip_prefix("cmd-shim-target=").unwrap_or(word);
+                if !word.ends_with("/bin/tsc") {
+                    return None;
+                }
+                let relative = ["$basedir_abs/", "$basedir_win/", "$basedir/"]
+                    .iter()
+                    .find_map(|prefix| word.strip_prefix(prefix));
+                Some(match relative {
+                    Some(relative) => bin_dir.join(relative),
+                    None => PathBuf::from(word),
+                })
             })
             .collect(),
     };
@@ -690,6 +699,18 @@ mod tests {
         std::fs::write(
             &bin,
             "#!/bin/sh\nbasedir=$(dirname \"$0\")\nexec node  \"$basedir/../typescript70/bin/tsc\" \"$@\"\n",
+        )
+        .unwrap();
+        let (server, _, reason) = w.choose(AUTO);
+        assert_eq!(server, "typescript-go");
+        assert!(
+            reason.contains("7.0.2 (node_modules/typescript70)"),
+            "{reason}"
+        );
+        // pnpm 11's shim: single-quoted paths after `$basedir_abs`.
+        std::fs::write(
+            &bin,
+            "exec node  \"$basedir_abs\"/'../typescript70/bin/tsc' \"$@\"\n# cmd-shim-target=/elsewhere/bin/tsc\n",
         )
         .unwrap();
         let (server, _, reason) = w.choose(AUTO);
