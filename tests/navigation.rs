@@ -652,3 +652,36 @@ Methods (1)
     }
     cases.finish();
 }
+
+/// Implementations are the places that declare one: TypeScript 7's server
+/// also lists an annotation that names the class (`Array<Registry>`) and a
+/// function expression typed by it; those are left out, and the answer
+/// says how many.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn implementations_are_declarations_only() {
+    const MORE: &str = "import { Registry } from \"./shapes\";\n\nexport class BigRegistry extends Registry {}\n\n\
+                        export const registries: Array<Registry> = [];\n\nexport function makeRegistry(): () => Registry {\n  \
+                        return () => {\n    return new Registry();\n  };\n}\n";
+    let mut cases = common::cases!();
+    for server in [common::TYPESCRIPT_GO, common::TYPESCRIPT_LANGUAGE_SERVER] {
+        let f = common::fixture_on_with("ts", server, &[("src/more.ts", MORE)]);
+        let answer = f
+            .run(
+                "inspect",
+                json!({"file": "src/shapes.ts", "symbol": "Registry"}),
+            )
+            .await;
+        let listed: Vec<&str> = answer
+            .lines()
+            .filter(|line| line.contains("src/more.ts:") && !line.starts_with("Note:"))
+            .collect();
+        cases.check(
+            server,
+            answer.contains(
+                "Implementation: src/more.ts:3:14 `export class BigRegistry extends Registry {}`",
+            ) && listed.len() == 1,
+            &answer,
+        );
+    }
+    cases.finish();
+}

@@ -160,6 +160,26 @@ async fn inspect(ctx: &Context, params: Params) -> ToolResult<InspectResult> {
         .into_iter()
         .filter(|i| !definition_spots.contains(i))
         .collect();
+    // Only places that declare one: a server also lists the imports of the
+    // type, annotations that name it, a function expression typed by it.
+    let listed = implementations.len();
+    let mut declared = Vec::with_capacity(listed);
+    for spot in implementations {
+        if files.declares(&spot.path, spot.range.start).await != Some(false) {
+            declared.push(spot);
+        }
+    }
+    let implementations = declared;
+    let server = session.server();
+    match listed - implementations.len() {
+        0 => {}
+        1 => notes.push(format!(
+            "1 place {server} listed as an implementation is not a declaration (an import, a type annotation, an expression) and is left out"
+        )),
+        n => notes.push(format!(
+            "{n} places {server} listed as implementations are not declarations (imports, type annotations, expressions) and are left out"
+        )),
+    }
     let implementations_total = implementations.len();
     let offset = params.offset.unwrap_or(0).min(implementations_total);
     let around = hover.as_ref().map_or(0, String::len)

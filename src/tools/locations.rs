@@ -113,6 +113,14 @@ impl<'a> SourceFiles<'a> {
         super::name_path::declared_at(file.symbols(), position, file.path_separator())
     }
 
+    /// Whether a declaration's name stands at `position`; `None` when the
+    /// file has no outline to tell.
+    pub async fn declares(&mut self, path: &Path, position: Position) -> Option<bool> {
+        let file = self.file(path).await?;
+        let separator = file.path_separator();
+        Some(super::name_path::declared_at(file.symbols(), position, separator).is_some())
+    }
+
     /// A location with its line.
     pub async fn location(&mut self, path: &Path, position: Position) -> SourceLocation {
         SourceLocation {
