@@ -5,45 +5,11 @@
 
 mod common;
 
-use std::collections::HashMap;
 use std::time::Duration;
 
+use common::descendants;
 use common::mcp::{call, start_with_pid, texts};
 use serde_json::json;
-
-/// Every live descendant of `root`: (pid, command name).
-fn descendants(root: u32) -> Vec<(u32, String)> {
-    let mut children: HashMap<u32, Vec<(u32, String)>> = HashMap::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse().ok()) else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
-            continue;
-        };
-        let name = stat[open + 1..close].to_string();
-        let Some(parent) = stat[close + 1..]
-            .split_whitespace()
-            .nth(1)
-            .and_then(|p| p.parse().ok())
-        else {
-            continue;
-        };
-        children.entry(parent).or_default().push((pid, name));
-    }
-    let mut found = Vec::new();
-    let mut stack = vec![root];
-    while let Some(pid) = stack.pop() {
-        for child in children.get(&pid).into_iter().flatten() {
-            stack.push(child.0);
-            found.push(child.clone());
-        }
-    }
-    found
-}
 
 /// A TypeScript project and a Rust crate whose build script sleeps for two
 /// minutes, so `cargo check` is still running when sextant is ended.

@@ -232,6 +232,75 @@ test/parse.test.ts (2 references)
     cases.finish();
 }
 
+/// tsserver dying behind typescript-language-server (node's heap limit
+/// aborts it) leaves typescript-language-server running and answering
+/// from nothing. Its "[tsserver] Exited" line makes it a crash like any
+/// other: no answer after it states a semantic fact ("No references"), the
+/// server is restarted with every project back, and `logs` says why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tsserver_dying_behind_its_server_is_a_crash() {
+    let f = common::fixture_on("ts_solution", common::TYPESCRIPT_LANGUAGE_SERVER);
+    let at = json!({"file": "src/parse.ts", "symbol": "parsePair"});
+    let before = f.run("references", at.clone()).await;
+    assert!(
+        before.starts_with(
+            "references parsePair (Function) at src/parse.ts:2:17\nFound 7 references"
+        ),
+        "{before}"
+    );
+    let server = f
+        .ctx
+        .lsp
+        .clients()
+        .first()
+        .and_then(|client| client.pid())
+        .expect("a running server");
+    let tsservers: Vec<u32> = common::descendants(server)
+        .into_iter()
+        .map(|(pid, _)| pid)
+        .collect();
+    assert!(!tsservers.is_empty(), "no tsserver under {server}");
+    for pid in &tsservers {
+        unsafe { libc::kill(*pid as i32, libc::SIGKILL) };
+    }
+    common::wait_for(
+        "the death logged",
+        || f.run("logs", json!({"tail": 1})),
+        |logs| {
+            logs.contains("crashed (the process that answers for it died (")
+                && logs.contains("[tsserver] Exited.")
+        },
+    )
+    .await;
+    // Every answer from then on is the whole one or says the server
+    // crashed; never an empty finding.
+    let mut answers = Vec::new();
+    for _ in 0..20 {
+        let answer = f.run("references", at.clone()).await;
+        let whole = answer == before;
+        answers.push(answer);
+        if whole {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    }
+    assert!(
+        answers.last() == Some(&before)
+            && answers[..answers.len() - 1]
+                .iter()
+                .all(|answer| answer.contains("crashed")),
+        "{answers:#?}"
+    );
+    let logs = f.run("logs", json!({"tail": 10, "level": "error"})).await;
+    assert!(
+        logs.contains("crashed (the process that answers for it died (")
+            && logs.contains("[tsserver] Exited.")
+            && logs.contains("restarting")
+            && !common::process_exists(server),
+        "{logs}"
+    );
+}
+
 /// A module no `mod` declares, and a file under no Cargo.toml: rust-analyzer
 /// knows their text only, so every answer there is empty; each says why,
 /// with what to do, and rename refuses.

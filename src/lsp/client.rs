@@ -77,7 +77,13 @@ impl LspClient {
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_else(|| "root".into()),
         };
-        let shared = Shared::new(&server, logs, language.settings.clone(), folder.clone());
+        let shared = Shared::new(
+            &server,
+            logs,
+            language.settings.clone(),
+            folder.clone(),
+            language.fatal_log.clone(),
+        );
         let transport = Transport::spawn(&language, program, root, Arc::clone(&shared))?;
         let client = LspClient {
             language,
@@ -203,6 +209,20 @@ impl LspClient {
 
     pub fn exit_info(&self) -> Option<ExitInfo> {
         self.transport.exit_info()
+    }
+
+    /// How it ended: its exit, or the death of the process that answers
+    /// for it (`fatal_log`), which leaves it running until killed.
+    pub fn end(&self) -> Option<String> {
+        self.shared
+            .fatal()
+            .map(|fatal| format!("the process that answers for it died ({fatal})"))
+            .or_else(|| self.exit_info().map(|e| e.description))
+    }
+
+    /// Ends the process now.
+    pub(super) fn kill(&self) {
+        self.transport.kill();
     }
 
     /// Waits (at most `timeout`) for the process to be gone and says how it

@@ -85,6 +85,10 @@ pub struct LanguageConfig {
     /// Files whose names' uses the server cannot always tell, so answers
     /// about them are audited against the text.
     pub text_audit: Option<TextAudit>,
+    /// What the server logs when the process that answers for it dies
+    /// while it lives on (typescript-language-server's tsserver): such a
+    /// line makes it a crash like its own exit.
+    pub fatal_log: Vec<String>,
     /// The servers it can run and which one to, when it has several.
     pub choice: Option<ServerChoice>,
 }
@@ -204,6 +208,7 @@ struct LanguageFile {
     cargo_projects: Option<bool>,
     unlinked: Option<Unlinked>,
     text_audit: Option<TextAudit>,
+    fatal_log: Option<Vec<String>>,
     server: Option<String>,
     servers: Option<BTreeMap<String, ServerFile>>,
 }
@@ -225,6 +230,7 @@ struct ServerFile {
     checks_on_save: Option<bool>,
     #[serde(alias = "tsserver_diagnostics")]
     tsserver_requests: Option<bool>,
+    fatal_log: Option<Vec<String>>,
 }
 
 impl ServerFile {
@@ -245,6 +251,7 @@ impl ServerFile {
             install: other.install.or(self.install),
             checks_on_save: other.checks_on_save.or(self.checks_on_save),
             tsserver_requests: other.tsserver_requests.or(self.tsserver_requests),
+            fatal_log: other.fatal_log.or(self.fatal_log),
         }
     }
 }
@@ -268,6 +275,7 @@ impl LanguageFile {
             install: server.install.or(self.install.clone()),
             checks_on_save: server.checks_on_save.or(self.checks_on_save),
             tsserver_requests: server.tsserver_requests.or(self.tsserver_requests),
+            fatal_log: server.fatal_log.or(self.fatal_log.clone()),
             server: None,
             servers: None,
             ..self.clone()
@@ -314,6 +322,7 @@ impl LanguageFile {
             cargo_projects: other.cargo_projects.or(self.cargo_projects),
             unlinked: other.unlinked.or(self.unlinked),
             text_audit: other.text_audit.or(self.text_audit),
+            fatal_log: other.fatal_log.or(self.fatal_log),
             server: other.server.or(self.server),
             servers: match (self.servers, other.servers) {
                 (Some(mut base), Some(over)) => {
@@ -555,6 +564,7 @@ fn resolve(
         cargo_projects: language.cargo_projects.unwrap_or(false),
         unlinked: language.unlinked,
         text_audit: language.text_audit,
+        fatal_log: language.fatal_log.unwrap_or_default(),
         reload_delay: Duration::from_secs_f64(
             language.reload_delay.unwrap_or(0.0).clamp(0.0, 10.0),
         ),

@@ -43,6 +43,9 @@ pub struct Shared {
     pub logs: Arc<LogBook>,
     settings: Value,
     folder: WorkspaceFolder,
+    /// Log lines that say the process answering for the server died
+    /// (`fatal_log`).
+    fatal_log: Vec<String>,
     state: Mutex<State>,
     /// Bumped on every change of `state`, so waiters can watch it.
     changed: watch::Sender<u64>,
@@ -84,6 +87,9 @@ pub struct State {
     /// Documents sextant opened that exist in the server only (a copy to
     /// complete in): what the server publishes about them is not kept.
     pub scratch: HashSet<Url>,
+    /// The line by which it said the process answering for it died: from
+    /// then on it answers nothing true, and counts as crashed.
+    pub fatal: Option<String>,
 }
 
 /// One capability a server registered dynamically.
@@ -124,12 +130,14 @@ impl Shared {
         logs: Arc<LogBook>,
         settings: Value,
         folder: WorkspaceFolder,
+        fatal_log: Vec<String>,
     ) -> Arc<Shared> {
         Arc::new(Shared {
             server: server.to_string(),
             logs,
             settings,
             folder,
+            fatal_log,
             state: Mutex::new(State {
                 last_activity: Some(Instant::now()),
                 ..State::default()
@@ -176,6 +184,26 @@ impl Shared {
 
     /// Logs how the connection or process ended: a warning, unless we
     /// asked it to end.
+    /// The process answering for the server died while the server lives
+    /// on (`line` is how it said so): it is crashed from now on, so no
+    /// answer of its is taken, and the supervisor restarts it.
+    fn died_behind(&self, line: String) {
+        let first = line.lines().next().unwrap_or_default().trim().to_string();
+        self.logs.record(
+            LogLevel::Error,
+            &self.server,
+            format!("the process that answers for it died ({first})"),
+        );
+        self.update(|state| state.fatal = Some(first));
+        self.disconnected
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// How the process answering for the server died, if it did.
+    pub fn fatal(&self) -> Option<String> {
+        self.state().fatal.clone()
+    }
+
     pub fn record_end(&self, message: String) {
         let level = if self.is_closing() {
             LogLevel::Debug
@@ -325,7 +353,16 @@ impl Shared {
                             lsp_types::MessageType::INFO => LogLevel::Info,
                             _ => LogLevel::Debug,
                         };
-                        self.logs.record(level, &self.server, message.message);
+                        let fatal = !self.is_closing()
+                            && self
+                                .fatal_log
+                                .iter()
+                                .any(|line| message.message.contains(line));
+                        self.logs
+                            .record(level, &self.server, message.message.clone());
+                        if fatal {
+                            self.died_behind(message.message);
+                        }
                     }
                     Err(err) => self.malformed(method, &err),
                 }

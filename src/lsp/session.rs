@@ -317,8 +317,7 @@ impl Supervisor {
             return Err(LspError::Crashed {
                 server,
                 detail: client
-                    .exit_info()
-                    .map(|e| e.description)
+                    .end()
                     .unwrap_or_else(|| "it stopped while starting".into()),
             });
         }

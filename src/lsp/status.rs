@@ -67,10 +67,7 @@ impl Supervisor {
                     ServerState::Missing { hint: hint.clone() }
                 } else if let Some(dead) = info.client.as_ref() {
                     ServerState::Crashed {
-                        exit: dead
-                            .exit_info()
-                            .map(|e| e.description)
-                            .unwrap_or_else(|| "the connection broke".into()),
+                        exit: dead.end().unwrap_or_else(|| "the connection broke".into()),
                         stderr_tail: dead
                             .shared
                             .state()

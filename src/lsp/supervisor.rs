@@ -156,6 +156,10 @@ impl Supervisor {
         }
         let mut reopen = Vec::new();
         if let Some(old) = previous {
+            // One whose answering process died lives on: it is ended.
+            if old.shared.fatal().is_some() {
+                old.kill();
+            }
             old.wait_exit(Duration::from_secs(1)).await;
             reopen = old.open_documents().await;
             self.record_crash(&slot, &old)?;
@@ -175,10 +179,7 @@ impl Supervisor {
     }
 
     fn record_crash(&self, slot: &Slot, old: &LspClient) -> Result<(), LspError> {
-        let exit = old
-            .exit_info()
-            .map(|e| e.description)
-            .unwrap_or_else(|| "the connection broke".into());
+        let exit = old.end().unwrap_or_else(|| "the connection broke".into());
         let stderr: Vec<String> = old.shared.state().stderr_tail.iter().cloned().collect();
         let mut info = slot.info();
         let now = Instant::now();

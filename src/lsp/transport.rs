@@ -197,6 +197,27 @@ impl Transport {
         R: Request,
         R::Result: Send + 'static,
     {
+        let answer = self.request_once::<R>(params, timeout).await;
+        // A server whose answering process died (see `Shared::fatal`)
+        // answers from nothing: no answer of it is one.
+        match self.shared.fatal() {
+            Some(fatal) => Err(LspError::Crashed {
+                server: self.shared.server.clone(),
+                detail: format!("the process that answers for it died ({fatal})"),
+            }),
+            None => answer,
+        }
+    }
+
+    async fn request_once<R>(
+        &self,
+        params: R::Params,
+        timeout: Duration,
+    ) -> Result<R::Result, LspError>
+    where
+        R: Request,
+        R::Result: Send + 'static,
+    {
         let params = strict_params(params).map_err(|err| self.unencodable(R::METHOD, &err))?;
         let mut response = pin!(self.socket.request::<Strict<R>>(params));
         // async-lsp numbers outgoing requests itself, 0, 1, 2, ... in the

@@ -184,6 +184,41 @@ pub fn outline_rows(symbols: &[OutlineSymbol]) -> Vec<(String, &OutlineSymbol)> 
 }
 
 /// Whether process `pid` exists; a zombie (state Z) counts as gone.
+/// Every live descendant of `root`: (pid, command name).
+pub fn descendants(root: u32) -> Vec<(u32, String)> {
+    let mut children: std::collections::HashMap<u32, Vec<(u32, String)>> =
+        std::collections::HashMap::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse().ok()) else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+            continue;
+        };
+        let name = stat[open + 1..close].to_string();
+        let Some(parent) = stat[close + 1..]
+            .split_whitespace()
+            .nth(1)
+            .and_then(|p| p.parse().ok())
+        else {
+            continue;
+        };
+        children.entry(parent).or_default().push((pid, name));
+    }
+    let mut found = Vec::new();
+    let mut stack = vec![root];
+    while let Some(pid) = stack.pop() {
+        for child in children.get(&pid).into_iter().flatten() {
+            stack.push(child.0);
+            found.push(child.clone());
+        }
+    }
+    found
+}
+
 pub fn process_exists(pid: u32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat"))
         .map(|stat| !stat.split(") ").nth(1).unwrap_or("").starts_with('Z'))
