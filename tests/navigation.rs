@@ -685,3 +685,45 @@ async fn implementations_are_declarations_only() {
     }
     cases.finish();
 }
+
+/// A definition that stops at an import of the name (the module it comes
+/// from is not resolved: not installed, or not loaded yet) is not the
+/// declaration: it is asked once more from the import, and when it goes no
+/// further the answer says so. A resolved import goes to the declaration.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_definition_stopping_at_an_import_says_so() {
+    const IMPORTS: &str = "import { Thing } from \"@scope/missing\";\nimport { Registry } from \"./shapes\";\n\n\
+                           export const made: Thing = new Thing();\nexport const kept = new Registry();\n";
+    let mut cases = common::cases!();
+    for server in [common::TYPESCRIPT_GO, common::TYPESCRIPT_LANGUAGE_SERVER] {
+        let f = common::fixture_on_with("ts", server, &[("src/imports.ts", IMPORTS)]);
+        let unresolved = f
+            .run(
+                "inspect",
+                json!({"file": "src/imports.ts", "line": 4, "symbol": "Thing"}),
+            )
+            .await;
+        cases.check(
+            &format!("{server}: unresolved"),
+            unresolved.contains(&format!(
+                "Note: {server} resolves `Thing` only as far as its import at src/imports.ts:1:10: where it comes from is not resolved"
+            )),
+            &unresolved,
+        );
+        let resolved = f
+            .run(
+                "inspect",
+                json!({"file": "src/imports.ts", "line": 5, "symbol": "Registry"}),
+            )
+            .await;
+        cases.check(
+            &format!("{server}: resolved"),
+            resolved.contains(
+                "Definition: src/shapes.ts:46:14 `export class Registry<T extends Shape> {`",
+            ) && !resolved.contains("src/imports.ts:2:")
+                && !resolved.contains("Note:"),
+            &resolved,
+        );
+    }
+    cases.finish();
+}

@@ -95,6 +95,10 @@ pub(super) struct Tokens {
     pub literals: Vec<String>,
     #[serde(default)]
     pub code: Vec<String>,
+    /// Statements that bring a name from elsewhere (`import …`, `use …`):
+    /// a definition found there is not the declaration.
+    #[serde(default)]
+    pub imports: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -239,6 +243,11 @@ impl Language {
         kind.contains("string")
             || kind.contains("regex")
             || self.spec().tokens.literals.iter().any(|l| l == kind)
+    }
+
+    /// Whether a node of kind `kind` brings a name from elsewhere.
+    pub(super) fn is_import(self, kind: &str) -> bool {
+        self.spec().tokens.imports.iter().any(|i| i == kind)
     }
 
     /// Whether a node of kind `kind` is code again inside a literal

@@ -133,18 +133,7 @@ impl SourceFile {
     /// What the text at `position` is: a name, a keyword, part of a
     /// comment, or part of a literal (a string, a number, a regex).
     pub fn token_at(&self, position: crate::model::Position) -> Token {
-        let Some(offset) = self.lines.offset(&self.text, position) else {
-            return Token::Name;
-        };
-        let tree = self
-            .trees
-            .iter()
-            .find(|tree| {
-                let root = tree.root_node();
-                root.start_byte() <= offset && offset < root.end_byte()
-            })
-            .unwrap_or(&self.trees[0]);
-        let Some(leaf) = tree.root_node().descendant_for_byte_range(offset, offset) else {
+        let Some(leaf) = self.leaf_at(position) else {
             return Token::Name;
         };
         // `string` and `fn` are keywords: the grammar's unnamed words.
@@ -167,6 +156,34 @@ impl SourceFile {
             node = n.parent();
         }
         Token::Name
+    }
+
+    /// Whether `position` is inside a statement that brings a name from
+    /// elsewhere (`import { Thing } from …`, `use crate::Thing;`).
+    pub fn in_import(&self, position: crate::model::Position) -> bool {
+        let mut node = self.leaf_at(position);
+        while let Some(n) = node {
+            if self.language.is_import(n.kind()) {
+                return true;
+            }
+            node = n.parent();
+        }
+        false
+    }
+
+    /// The smallest node at `position`, in the piece of the file that
+    /// holds it.
+    fn leaf_at(&self, position: crate::model::Position) -> Option<tree_sitter::Node<'_>> {
+        let offset = self.lines.offset(&self.text, position)?;
+        let tree = self
+            .trees
+            .iter()
+            .find(|tree| {
+                let root = tree.root_node();
+                root.start_byte() <= offset && offset < root.end_byte()
+            })
+            .unwrap_or(&self.trees[0]);
+        tree.root_node().descendant_for_byte_range(offset, offset)
     }
 
     fn declarations(&self) -> &signature::Declarations {

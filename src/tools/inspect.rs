@@ -5,6 +5,7 @@
 //! its slowest request.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -16,12 +17,15 @@ use super::page::Pager;
 use crate::context::Context;
 use crate::error::ToolResult;
 use crate::lsp::navigate::{Goto, Spot, goto, hover};
-use crate::lsp::{LspError, Need};
+use crate::lsp::{LspError, Need, Session};
 use crate::model::{InspectResult, SourceLocation};
 
 /// Hover text past this many lines is cut (the documentation of a std
 /// type runs to hundreds).
 const MAX_HOVER_LINES: usize = 40;
+
+/// The longest wait for the type definition and the implementations.
+const SECONDARY_BOUND: Duration = Duration::from_secs(10);
 
 pub struct Inspect;
 
@@ -57,11 +61,28 @@ async fn inspect(ctx: &Context, params: Params) -> ToolResult<InspectResult> {
     // projects the server has loaded.
     let unloaded = session.unloaded_note("implementations");
     let position = resolved.target.position;
+    // The type definition and the implementations say less than the rest:
+    // a server still loading may take its whole request timeout over them,
+    // so the answer comes without them past a bound.
+    let bounded = |goto_what: Goto, method: &'static str| {
+        let session = &session;
+        async move {
+            tokio::time::timeout(SECONDARY_BOUND, goto(session, position, goto_what))
+                .await
+                .unwrap_or_else(|_| {
+                    Err(LspError::Timeout {
+                        server: session.server().to_string(),
+                        method: method.to_string(),
+                        seconds: SECONDARY_BOUND.as_secs_f64(),
+                    })
+                })
+        }
+    };
     let (hover, definitions, type_definitions, implementations) = tokio::join!(
         hover(&session, position),
         goto(&session, position, Goto::Definition),
-        goto(&session, position, Goto::TypeDefinition),
-        goto(&session, position, Goto::Implementation),
+        bounded(Goto::TypeDefinition, "textDocument/typeDefinition"),
+        bounded(Goto::Implementation, "textDocument/implementation"),
     );
     let mut notes: Vec<String> = unloaded.into_iter().collect();
     if !session.index_complete() {
@@ -145,6 +166,15 @@ async fn inspect(ctx: &Context, params: Params) -> ToolResult<InspectResult> {
     }
 
     let mut files = SourceFiles::new(ctx);
+    let definitions = past_imports(
+        ctx,
+        &session,
+        &mut files,
+        definitions,
+        &resolved.target.name,
+        &mut notes,
+    )
+    .await;
     let definition_spots = definitions.clone();
     let definitions = locations(&mut files, &definitions).await;
     // A class is its own type: a type definition equal to the definition
@@ -212,6 +242,53 @@ async fn inspect(ctx: &Context, params: Params) -> ToolResult<InspectResult> {
         next_offset: (end < implementations_total).then_some(end),
         notes,
     })
+}
+
+/// `definitions` with each one on an import of the name (a server still
+/// loading the module it comes from stops there) asked once more from the
+/// import; one that goes no further stays, and a note says so.
+async fn past_imports(
+    ctx: &Context,
+    session: &Session,
+    files: &mut SourceFiles<'_>,
+    definitions: Vec<Spot>,
+    name: &str,
+    notes: &mut Vec<String>,
+) -> Vec<Spot> {
+    let mut found: Vec<Spot> = Vec::with_capacity(definitions.len());
+    for spot in definitions {
+        if !files.in_import(&spot.path, spot.range.start).await {
+            if !found.contains(&spot) {
+                found.push(spot);
+            }
+            continue;
+        }
+        let further = match ctx.lsp.open(&spot.path, Need::DOCUMENT).await {
+            Ok(there) => goto(&there, spot.range.start, Goto::Definition)
+                .await
+                .unwrap_or_default(),
+            Err(_) => Vec::new(),
+        };
+        let mut went_further = false;
+        for next in further {
+            if next != spot && !files.in_import(&next.path, next.range.start).await {
+                went_further = true;
+                if !found.contains(&next) {
+                    found.push(next);
+                }
+            }
+        }
+        if !went_further {
+            notes.push(format!(
+                "{} resolves `{name}` only as far as its import at {}:{}: where it comes from is not resolved (a module not loaded yet, not installed, or without types)",
+                session.server(),
+                files.shown(&spot.path),
+                spot.range.start
+            ));
+            found.push(spot);
+        }
+    }
+    found
 }
 
 async fn locations(files: &mut SourceFiles<'_>, spots: &[Spot]) -> Vec<SourceLocation> {

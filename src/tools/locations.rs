@@ -113,6 +113,15 @@ impl<'a> SourceFiles<'a> {
         super::name_path::declared_at(file.symbols(), position, file.path_separator())
     }
 
+    /// Whether `position` is inside a statement that brings a name from
+    /// elsewhere (`import …`, `use …`), as tree-sitter reads the file.
+    pub async fn in_import(&mut self, path: &Path, position: Position) -> bool {
+        match self.file(path).await {
+            Some(FileOutline::TreeSitter(file)) => file.in_import(position),
+            _ => false,
+        }
+    }
+
     /// Whether a declaration's name stands at `position`; `None` when the
     /// file has no outline to tell.
     pub async fn declares(&mut self, path: &Path, position: Position) -> Option<bool> {
