@@ -363,3 +363,111 @@ async fn a_file_outside_every_cargo_project_says_so() {
     );
     cases.finish();
 }
+
+/// A monorepo of many projects: a question about one symbol loads the
+/// projects that can see it (its own, those of packages depending on its
+/// package, directly or through another, and those whose own `paths`
+/// alias points into it), not the others: `examples/` holds many more
+/// projects, none of which is opened for a question about `packages/`.
+/// The answer still holds every use.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_question_about_one_symbol_loads_the_projects_that_see_it() {
+    for server in [common::TYPESCRIPT_GO, common::TYPESCRIPT_LANGUAGE_SERVER] {
+        projects_seeing_one_symbol(server).await;
+    }
+}
+
+async fn projects_seeing_one_symbol(server: &str) {
+    const EXAMPLES: usize = 12;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let write = |path: &str, text: &str| {
+        let path = root.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    let config = r#"{ "compilerOptions": { "strict": true, "noEmit": true, "module": "esnext",
+        "moduleResolution": "bundler", "target": "es2022" }, "include": ["src"] }"#;
+    let package = |dir: &str, name: &str, deps: &[&str], index: &str| {
+        let deps: Vec<String> = deps
+            .iter()
+            .map(|d| format!("\"{d}\": \"workspace:*\""))
+            .collect();
+        write(
+            &format!("{dir}/package.json"),
+            &format!(
+                r#"{{ "name": "{name}", "types": "src/index.ts", "dependencies": {{ {} }} }}"#,
+                deps.join(", ")
+            ),
+        );
+        write(&format!("{dir}/tsconfig.json"), config);
+        write(&format!("{dir}/src/index.ts"), index);
+        // How a package manager links a workspace package.
+        let link = root.join("node_modules").join(name);
+        std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(root.join(dir), link).unwrap();
+    };
+    write("package.json", r#"{ "name": "mono", "private": true }"#);
+    write(
+        "sextant.toml",
+        &format!("[language.typescript]\nserver = \"{server}\"\n"),
+    );
+    package(
+        "packages/core",
+        "@m/core",
+        &[],
+        "export function coreFn(x: number): number {\n  return x + 1;\n}\n",
+    );
+    package(
+        "packages/a",
+        "@m/a",
+        &["@m/core"],
+        "import { coreFn } from \"@m/core\";\n\nexport { coreFn };\nexport const a = coreFn(1);\n",
+    );
+    package(
+        "packages/b",
+        "@m/b",
+        &["@m/a"],
+        "import { coreFn } from \"@m/a\";\n\nexport const b = coreFn(2);\n",
+    );
+    package("packages/c", "@m/c", &[], "export const c = 3;\n");
+    for i in 0..EXAMPLES {
+        package(
+            &format!("examples/ex{i}"),
+            &format!("ex{i}"),
+            &["@m/c"],
+            "import { c } from \"@m/c\";\n\nexport const shown = c;\n",
+        );
+    }
+    let ctx = common::context(root, false);
+    let references = common::run(
+        &ctx,
+        "references",
+        json!({"file": "packages/core/src/index.ts", "symbol": "coreFn"}),
+    )
+    .await;
+    assert!(
+        references.contains("Found 6 references to coreFn across 3 files")
+            && references.contains("packages/b/src/index.ts (2 references)"),
+        "{server}: {references}"
+    );
+    let client = ctx.lsp.clients().into_iter().next().expect("a server");
+    let open: Vec<String> = client
+        .open_documents()
+        .await
+        .iter()
+        .map(|path| path.strip_prefix(root).unwrap().display().to_string())
+        .collect();
+    assert!(
+        open.iter().all(|path| path.starts_with("packages/"))
+            && !open.iter().any(|path| path.starts_with("packages/c/")),
+        "{server}: {open:?}"
+    );
+    // A search asks every project.
+    common::run(&ctx, "search", json!({"query": "shown"})).await;
+    let open = client.open_documents().await.len();
+    assert!(
+        open > EXAMPLES,
+        "{server}: {open} documents open after a search"
+    );
+}

@@ -40,7 +40,7 @@ pub struct LspClient {
     pub(super) checks: Checks,
     /// Set once a file of each of its projects is open (see
     /// `Supervisor::open_projects`).
-    pub(super) projects_opened: tokio::sync::OnceCell<OpenedProjects>,
+    pub(super) projects_opened: OpenedProjects,
     /// A caller that could not wait for the server to be ready left a task
     /// waiting for it: callers that cannot wait need not try until then
     /// (see `Supervisor::prepare`).
@@ -95,7 +95,7 @@ impl LspClient {
             transport,
             documents: Documents::default(),
             checks: Checks::default(),
-            projects_opened: tokio::sync::OnceCell::new(),
+            projects_opened: OpenedProjects::default(),
             starting_behind: std::sync::atomic::AtomicBool::new(false),
         };
         client.initialize(root_uri, folder).await

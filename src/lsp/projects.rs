@@ -7,7 +7,7 @@
 //! `quirks::tsserver`).
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -49,18 +49,37 @@ pub const PROJECT_LOAD_WAIT: Duration = Duration::from_secs(10);
 /// at once, with its note.
 pub const PROJECTS_LOAD_BUDGET: Duration = Duration::from_secs(60);
 
-/// The files `Supervisor::open_projects` opened, one per project, and
-/// whether the server has been seen to load all their projects (see
+/// The files `Supervisor::open_projects` opened for a server, one per
+/// project, added to as requests need more projects, and whether the
+/// server has been seen to load all their projects (see
 /// [`projects_loaded`]).
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(super) struct OpenedProjects {
-    /// Each opened file's URI, and the server's publish count when it was
-    /// sent (a publication after it is the sign).
-    pub files: Vec<(lsp_types::Url, u64)>,
-    pub opened_at: tokio::time::Instant,
-    pub loaded: AtomicBool,
+    /// One opening at a time.
+    turn: tokio::sync::Mutex<()>,
+    opened: Mutex<Opened>,
     /// A task waits for them to load, left by a caller that could not.
     pub loading_behind: AtomicBool,
+}
+
+#[derive(Debug, Default, Clone)]
+struct Opened {
+    /// Each opened file's path, URI, and the server's publish count when
+    /// it was sent (a publication after it is the sign).
+    files: Vec<(PathBuf, lsp_types::Url, u64)>,
+    /// When the last of them were opened.
+    at: Option<tokio::time::Instant>,
+    /// The server was seen to load every one of them.
+    loaded: bool,
+    /// Every project was opened: no request needs more.
+    all: bool,
+}
+
+impl OpenedProjects {
+    /// Whether any project was opened.
+    pub fn any(&self) -> bool {
+        !lock(&self.opened).files.is_empty()
+    }
 }
 
 impl Supervisor {
@@ -76,41 +95,58 @@ impl Supervisor {
         outermost_root(&self.workspace_root, path, language)
     }
 
-    /// Opens one file of every project under `client`'s root that its
-    /// language lists in `project_files` (a `tsconfig.json`), once per
-    /// server: tsserver and TypeScript 7's server search (workspace/symbol)
-    /// only the projects they have a file of open, answering nothing (or
-    /// "No Project") for the others. At most [`MAX_PROJECTS`]. Whether this
-    /// call opened some (false once they are open, or with none to open).
+    /// Opens one file of each project under `client`'s root that its
+    /// language lists in `project_files` (a `tsconfig.json`) and that can
+    /// see `seeing` (its own, and those of packages depending on it: see
+    /// `quirks::tsconfig`), or of every project without it (a search), each
+    /// once per server: tsserver and TypeScript 7's server search and find
+    /// references only in the projects they have a file of open, and each
+    /// project costs memory (tsserver aborts at node's heap limit). At most
+    /// [`MAX_PROJECTS`]. Whether this call opened some.
     ///
     /// typescript-language-server loads a project some time after its file
     /// is opened, and answers meanwhile from what it has: ask
     /// [`projects_loaded`] before trusting a workspace-wide answer.
-    pub(super) async fn open_projects(&self, client: &Arc<LspClient>) -> bool {
-        let mut opened = false;
-        client
-            .projects_opened
-            .get_or_init(|| async {
-                let (root, language) = (client.root.clone(), Arc::clone(&client.language));
-                let files = tokio::task::spawn_blocking(move || project_files(&root, &language))
-                    .await
-                    .unwrap_or_default();
-                opened = !files.is_empty();
-                let mut sent = Vec::with_capacity(files.len());
-                for file in files {
-                    if let Ok(synced) = client.sync(&file).await {
-                        sent.push((synced.document.uri, synced.document.sent_at));
-                    }
-                }
-                OpenedProjects {
-                    files: sent,
-                    opened_at: tokio::time::Instant::now(),
-                    loaded: AtomicBool::new(false),
-                    loading_behind: AtomicBool::new(false),
-                }
-            })
-            .await;
-        opened
+    pub(super) async fn open_projects(
+        &self,
+        client: &Arc<LspClient>,
+        seeing: Option<&Path>,
+    ) -> bool {
+        let projects = &client.projects_opened;
+        let _turn = projects.turn.lock().await;
+        if lock(&projects.opened).all {
+            return false;
+        }
+        let (root, language) = (client.root.clone(), Arc::clone(&client.language));
+        let about = seeing.map(Path::to_path_buf);
+        let files =
+            tokio::task::spawn_blocking(move || project_files(&root, &language, about.as_deref()))
+                .await
+                .unwrap_or_default();
+        let fresh: Vec<PathBuf> = {
+            let opened = lock(&projects.opened);
+            files
+                .into_iter()
+                .filter(|file| !opened.files.iter().any(|(path, _, _)| path == file))
+                .collect()
+        };
+        if seeing.is_none() {
+            lock(&projects.opened).all = true;
+        }
+        if fresh.is_empty() {
+            return false;
+        }
+        let mut sent = Vec::with_capacity(fresh.len());
+        for file in fresh {
+            if let Ok(synced) = client.sync(&file).await {
+                sent.push((file, synced.document.uri, synced.document.sent_at));
+            }
+        }
+        let mut opened = lock(&projects.opened);
+        opened.files.extend(sent);
+        opened.at = Some(tokio::time::Instant::now());
+        opened.loaded = false;
+        true
     }
 
     /// Of `paths`, the files in no project of their language's server:
@@ -217,31 +253,36 @@ pub(super) async fn document_loaded(client: &LspClient, document: &Document) -> 
 /// a time: opening the 30 projects of a monorepo takes it seconds, and a
 /// request made meanwhile waits behind them all.
 pub(super) async fn projects_loaded(client: &LspClient, deadline: tokio::time::Instant) -> bool {
-    let Some(opened) = client.projects_opened.get() else {
+    let opened = lock(&client.projects_opened.opened).clone();
+    let Some(at) = opened.at else {
         return true;
     };
-    if opened.loaded.load(Ordering::Relaxed) {
+    if opened.loaded {
         return true;
     }
-    let deadline = deadline.min(opened.opened_at + PROJECTS_LOAD_BUDGET);
+    let deadline = deadline.min(at + PROJECTS_LOAD_BUDGET);
     let loaded = if tsserver::applies(client) {
         let all_published = || {
             opened
                 .files
                 .iter()
-                .all(|(uri, sent_at)| tsserver::published_since(client, uri, *sent_at))
+                .all(|(_, uri, sent_at)| tsserver::published_since(client, uri, *sent_at))
         };
         client.wait_until(deadline, all_published).await
     } else {
         match opened.files.last() {
-            Some((uri, _)) => tokio::time::timeout_at(deadline, handled_before(client, uri))
+            Some((_, uri, _)) => tokio::time::timeout_at(deadline, handled_before(client, uri))
                 .await
                 .is_ok(),
             None => true,
         }
     };
     if loaded {
-        opened.loaded.store(true, Ordering::Relaxed);
+        // Unless more were opened meanwhile.
+        let mut now = lock(&client.projects_opened.opened);
+        if now.files.len() == opened.files.len() {
+            now.loaded = true;
+        }
     }
     loaded
 }
@@ -322,12 +363,12 @@ pub const MAX_PROJECTS: usize = 200;
 /// the language's `project_files`), dependency folders left out: for
 /// TypeScript's configs, one each holds (`quirks::tsconfig`); else the
 /// first source file near each.
-fn project_files(root: &Path, language: &LanguageConfig) -> Vec<PathBuf> {
+fn project_files(root: &Path, language: &LanguageConfig, seeing: Option<&Path>) -> Vec<PathBuf> {
     if language.project_files.is_empty() {
         return Vec::new();
     }
     if tsconfig::applies(language) {
-        return tsconfig::project_files(root, language, MAX_PROJECTS);
+        return tsconfig::project_files(root, language, seeing, MAX_PROJECTS);
     }
     let mut projects: Vec<PathBuf> = walk::sources(root)
         .entries()

@@ -39,8 +39,11 @@ enum Scope {
     Document,
     /// Also the document's own project (completions).
     Project,
-    /// Every project of the server (references, implementations, calls,
-    /// rename, workspace symbols).
+    /// The projects that can see the document: its own, and those that
+    /// depend on its package or reference its project (references,
+    /// implementations, calls, rename: a symbol's uses are there).
+    Seeing,
+    /// Every project of the server (workspace symbols, a workspace sweep).
     Workspace,
 }
 
@@ -61,6 +64,13 @@ impl Need {
     /// Also the document's project loaded.
     pub const PROJECT: Need = Need {
         scope: Scope::Project,
+        deadline: None,
+    };
+    /// Also the projects that can see the document opened and loaded: its
+    /// own, and those of the packages that depend on its package or
+    /// reference its project, where a symbol's uses can be.
+    pub const SEEING: Need = Need {
+        scope: Scope::Seeing,
         deadline: None,
     };
     /// Also every project of the server opened and loaded.
@@ -206,7 +216,7 @@ impl Supervisor {
             Scope::Project => {
                 (!document_loaded(&client, &synced.document).await).then_some(Unloaded::Own)
             }
-            Scope::Workspace => {
+            Scope::Seeing | Scope::Workspace => {
                 let deadline = tokio::time::Instant::now() + PROJECT_LOAD_WAIT;
                 if !document_loaded(&client, &synced.document).await {
                     Some(Unloaded::Own)
@@ -240,8 +250,8 @@ impl Supervisor {
                 .unwrap_or_else(|| tokio::time::Instant::now() + PROJECT_LOAD_WAIT);
             let loading_behind = client
                 .projects_opened
-                .get()
-                .is_some_and(|opened| opened.loading_behind.load(Ordering::Relaxed));
+                .loading_behind
+                .load(Ordering::Relaxed);
             // A task already waits for the projects to load: a caller that
             // cannot wait need not wait for them again.
             if need.deadline.is_some() && loading_behind {
@@ -324,7 +334,13 @@ impl Supervisor {
         client.sync_changed(!watched, document).await;
         // Opening the projects makes a server load them (with progress):
         // a workspace-wide answer meanwhile would miss them.
-        if need.scope == Scope::Workspace && self.open_projects(&client).await {
+        let seeing = match need.scope {
+            Scope::Document | Scope::Project => None,
+            Scope::Seeing => Some(document.unwrap_or(path)),
+            Scope::Workspace => None,
+        };
+        let opens = matches!(need.scope, Scope::Seeing | Scope::Workspace);
+        if opens && self.open_projects(&client, seeing).await {
             ready = client.wait_ready_reporting(deadline).await;
             if !ready && need.deadline.is_some() {
                 return Err(self.still_starting(&client).await);
@@ -349,19 +365,18 @@ impl Supervisor {
     /// Leaves a task waiting for the server's projects to load (for the
     /// next caller), unless one already does.
     fn load_behind(&self, client: &Arc<LspClient>) {
-        let Some(opened) = client.projects_opened.get() else {
-            return;
-        };
-        if opened.loading_behind.swap(true, Ordering::Relaxed) {
+        let opened = &client.projects_opened;
+        if !opened.any() || opened.loading_behind.swap(true, Ordering::Relaxed) {
             return;
         }
         let client = Arc::clone(client);
         tokio::spawn(async move {
             let budget = tokio::time::Instant::now() + PROJECTS_LOAD_BUDGET;
             projects_loaded(&client, budget).await;
-            if let Some(opened) = client.projects_opened.get() {
-                opened.loading_behind.store(false, Ordering::Relaxed);
-            }
+            client
+                .projects_opened
+                .loading_behind
+                .store(false, Ordering::Relaxed);
         });
     }
 }

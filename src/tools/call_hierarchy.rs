@@ -80,7 +80,7 @@ async fn call_hierarchy(ctx: &Context, params: Params) -> ToolResult<CallHierarc
     }
     let direction = params.direction.unwrap_or_default();
     let resolved = resolve(ctx, &params.at).await?;
-    let session = ctx.lsp.open(&resolved.path, Need::WORKSPACE).await?;
+    let session = ctx.lsp.open(&resolved.path, Need::SEEING).await?;
     let unloaded = session.unloaded_note("calls");
     let items = prepare_call_hierarchy(&session, resolved.target.position).await?;
     let Some(item) = items.into_iter().next() else {

@@ -56,7 +56,7 @@ their lines; also into node_modules and crates.";
 
 async fn inspect(ctx: &Context, params: Params) -> ToolResult<InspectResult> {
     let resolved = resolve(ctx, &params.at).await?;
-    let session = ctx.lsp.open(&resolved.path, Need::WORKSPACE).await?;
+    let session = ctx.lsp.open(&resolved.path, Need::SEEING).await?;
     // Implementations in other projects of a monorepo are found only in
     // projects the server has loaded.
     let unloaded = session.unloaded_note("implementations");

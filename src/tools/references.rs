@@ -70,7 +70,7 @@ async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResul
     let limit = params.limit.unwrap_or(DEFAULT_LIMIT).max(1);
     let offset = params.offset.unwrap_or(0);
     let resolved = resolve(ctx, &params.at).await?;
-    let session = ctx.lsp.open(&resolved.path, Need::WORKSPACE).await?;
+    let session = ctx.lsp.open(&resolved.path, Need::SEEING).await?;
     // References in a project the server has not loaded are not found.
     let unloaded = session.unloaded_note("references");
     let position = resolved.target.position;

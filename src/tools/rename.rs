@@ -98,7 +98,7 @@ async fn rename(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
             format!("`{}` already has that name", target.name),
         ));
     }
-    let session = ctx.lsp.open(&resolved.path, Need::WORKSPACE).await?;
+    let session = ctx.lsp.open(&resolved.path, Need::SEEING).await?;
     // Uses in projects the server has not loaded would be missed.
     let unloaded = session.unloaded_note("the uses renamed");
     if let (true, Some(note)) = (write, &unloaded) {

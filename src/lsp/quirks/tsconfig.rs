@@ -51,26 +51,44 @@ pub(in crate::lsp) fn applies(language: &LanguageConfig) -> bool {
 }
 
 /// One file of each project under `root` to open (see the module's
-/// header), at most `max`.
+/// header), at most `max`: of every project, or, given `seeing`, of the
+/// projects that can see that file (see [`Workspace::sees`]).
 pub(in crate::lsp) fn project_files(
     root: &Path,
     language: &LanguageConfig,
+    seeing: Option<&Path>,
     max: usize,
 ) -> Vec<PathBuf> {
     let mut configs: Vec<PathBuf> = Vec::new();
     let mut sources: Vec<PathBuf> = Vec::new();
+    let mut manifests: Vec<PathBuf> = Vec::new();
     for path in walk::sources(root).sorted().files() {
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
         if language.project_files.iter().any(|p| p == name) {
             configs.push(path);
+        } else if name == "package.json" {
+            manifests.push(path);
         } else if has_extension(&path, &TYPESCRIPT) || has_extension(&path, &JAVASCRIPT) {
             sources.push(path);
         }
     }
-    let projects: Vec<Vec<&PathBuf>> = with_references(configs, root)
+    let read: Vec<(PathBuf, Project)> = with_references(configs, root)
+        .into_iter()
+        .filter_map(|config| Some((config.clone(), Project::read(&config)?)))
+        .collect();
+    let read: Vec<(PathBuf, Project)> = match seeing {
+        Some(file) => {
+            let sees = Workspace::read(root, &manifests, &read).seeing(file);
+            read.into_iter()
+                .zip(sees)
+                .filter_map(|(project, sees)| sees.then_some(project))
+                .collect()
+        }
+        None => read,
+    };
+    let projects: Vec<Vec<&PathBuf>> = read
         .iter()
-        .filter_map(|config| Project::read(config))
-        .map(|project| sources.iter().filter(|path| project.holds(path)).collect())
+        .map(|(_, project)| sources.iter().filter(|path| project.holds(path)).collect())
         .collect();
     // How many projects hold each file: one only its own project holds
     // loads that project when opened.
@@ -202,6 +220,163 @@ fn asks_for_checking(path: &Path) -> bool {
     false
 }
 
+/// The package graph of a workspace and its projects' links, to tell which
+/// projects can see a file: a project holding it; one in a package that
+/// depends on the file's package, directly or through other workspace
+/// packages (its `package.json` dependencies of any kind); one that
+/// `references` a project holding it, directly or not; one whose `paths`
+/// alias points into the file's package. A symbol's uses can be in those
+/// projects only, so a question about one symbol loads those, not every
+/// project of a 100-project monorepo.
+struct Workspace<'a> {
+    root: PathBuf,
+    /// Package folders by name, and each package's dependencies' names.
+    packages: Vec<(String, PathBuf, HashSet<String>)>,
+    projects: &'a [(PathBuf, Project)],
+    /// Each config's `references`, as config paths.
+    references: std::collections::HashMap<PathBuf, Vec<PathBuf>>,
+}
+
+impl<'a> Workspace<'a> {
+    fn read(
+        root: &Path,
+        manifests: &[PathBuf],
+        projects: &'a [(PathBuf, Project)],
+    ) -> Workspace<'a> {
+        let packages = manifests
+            .iter()
+            .filter_map(|manifest| {
+                let json = read_jsonc(manifest)?;
+                let name = json.get("name")?.as_str()?.to_string();
+                let dependencies = [
+                    "dependencies",
+                    "devDependencies",
+                    "peerDependencies",
+                    "optionalDependencies",
+                ]
+                .iter()
+                .filter_map(|key| json.get(*key)?.as_object())
+                .flat_map(|deps| deps.keys().cloned())
+                .collect();
+                Some((name, manifest.parent()?.to_path_buf(), dependencies))
+            })
+            .collect();
+        let references = projects
+            .iter()
+            .map(|(config, _)| (config.clone(), references_of(config, root)))
+            .collect();
+        Workspace {
+            root: root.to_path_buf(),
+            packages,
+            projects,
+            references,
+        }
+    }
+
+    /// The nearest package folder above `path`.
+    fn package_of(&self, path: &Path) -> Option<&Path> {
+        self.packages
+            .iter()
+            .map(|(_, dir, _)| dir.as_path())
+            .filter(|dir| path.starts_with(dir))
+            .max_by_key(|dir| dir.components().count())
+    }
+
+    /// For each project, in order, whether it can see `file`.
+    fn seeing(&self, file: &Path) -> Vec<bool> {
+        // The configs holding the file, and every config referencing them.
+        let mut seeing: HashSet<&Path> = self
+            .projects
+            .iter()
+            .filter(|(_, project)| project.holds(file))
+            .map(|(config, _)| config.as_path())
+            .collect();
+        loop {
+            let more: Vec<&Path> = self
+                .references
+                .iter()
+                .filter(|(from, to)| {
+                    !seeing.contains(from.as_path())
+                        && to.iter().any(|t| seeing.contains(t.as_path()))
+                })
+                .map(|(from, _)| from.as_path())
+                .collect();
+            if more.is_empty() {
+                break;
+            }
+            seeing.extend(more);
+        }
+        // The file's package and every workspace package depending on it,
+        // directly or not.
+        let home = self.package_of(file);
+        let mut dependents: Vec<&Path> = home.into_iter().collect();
+        let mut names: HashSet<&str> = self
+            .packages
+            .iter()
+            .filter(|(_, dir, _)| Some(dir.as_path()) == home)
+            .map(|(name, _, _)| name.as_str())
+            .collect();
+        loop {
+            let more: Vec<&(String, PathBuf, HashSet<String>)> = self
+                .packages
+                .iter()
+                .filter(|(name, _, deps)| {
+                    !names.contains(name.as_str())
+                        && deps.iter().any(|d| names.contains(d.as_str()))
+                })
+                .collect();
+            if more.is_empty() {
+                break;
+            }
+            for (name, dir, _) in more {
+                names.insert(name);
+                dependents.push(dir);
+            }
+        }
+        self.projects
+            .iter()
+            .map(|(config, project)| {
+                // The workspace root's package (a monorepo's tooling) is
+                // every config's ancestor: its own configs count, not those
+                // of the packages under it.
+                let package = self.package_of(config);
+                let in_dependent = package.is_some_and(|package| {
+                    dependents.contains(&package) && (package != self.root || home == Some(package))
+                });
+                let aliased = home.is_some_and(|home| {
+                    project
+                        .aliases
+                        .iter()
+                        .any(|alias| alias.starts_with(home) || home.starts_with(alias))
+                });
+                seeing.contains(config.as_path()) || in_dependent || aliased
+            })
+            .collect()
+    }
+}
+
+/// The configs `config` references, within `root`.
+fn references_of(config: &Path, root: &Path) -> Vec<PathBuf> {
+    let (Some(json), Some(dir)) = (read_jsonc(config), config.parent()) else {
+        return Vec::new();
+    };
+    json.get("references")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|reference| reference.get("path")?.as_str())
+        .map(|path| {
+            let path = dir.join(path);
+            if path.extension().is_some_and(|e| e == "json") {
+                path
+            } else {
+                path.join("tsconfig.json")
+            }
+        })
+        .filter(|path| path.starts_with(root) && path.is_file())
+        .collect()
+}
+
 /// `configs` and every config they reference, transitively, in the order
 /// found, each once, within `root`.
 fn with_references(configs: Vec<PathBuf>, root: &Path) -> Vec<PathBuf> {
@@ -252,6 +427,9 @@ struct Project {
     /// `compilerOptions.checkJs`, as inherited: its JavaScript is
     /// type-checked.
     check_js: bool,
+    /// The folders its own `paths` aliases point into (`"@scope/core":
+    /// ["../core/src"]`).
+    aliases: Vec<PathBuf>,
 }
 
 impl Project {
@@ -260,6 +438,7 @@ impl Project {
         let mut include: Option<(Vec<String>, PathBuf)> = None;
         let mut exclude: Option<(Vec<String>, PathBuf)> = None;
         let mut check_js: Option<bool> = None;
+        let mut aliases: Option<Vec<PathBuf>> = None;
         let mut current = config.to_path_buf();
         for _ in 0..MAX_EXTENDS {
             let json = read_jsonc(&current)?;
@@ -286,6 +465,11 @@ impl Project {
                 check_js = json
                     .pointer("/compilerOptions/checkJs")
                     .and_then(Value::as_bool);
+            }
+            // A config's own aliases only: those of a shared base, which
+            // every project inherits, say nothing of who uses what.
+            if current == config {
+                aliases = alias_folders(&json, &dir);
             }
             // Only a config of the project's own: a package's (an npm
             // shared config) says nothing of which files are the project's.
@@ -316,6 +500,7 @@ impl Project {
             exclude: globs(&exclude),
             base,
             check_js: check_js.unwrap_or(false),
+            aliases: aliases.unwrap_or_default(),
         })
     }
 
@@ -330,6 +515,49 @@ impl Project {
         };
         self.include.is_match(relative) && !self.exclude.is_match(relative)
     }
+}
+
+/// The folders a config's `compilerOptions.paths` point into, resolved
+/// against its `baseUrl` (else its folder), up to the first wildcard.
+fn alias_folders(json: &Value, dir: &Path) -> Option<Vec<PathBuf>> {
+    let options = json.get("compilerOptions")?;
+    let paths = options.get("paths")?.as_object()?;
+    let base = match options.get("baseUrl").and_then(Value::as_str) {
+        Some(base) => dir.join(base),
+        None => dir.to_path_buf(),
+    };
+    Some(
+        paths
+            .values()
+            .filter_map(Value::as_array)
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(|target| {
+                let fixed = target.split('*').next().unwrap_or(target);
+                let folder = match fixed.rsplit_once('/') {
+                    Some((folder, _)) => folder,
+                    None => "",
+                };
+                normalize(&base.join(folder))
+            })
+            .collect(),
+    )
+}
+
+/// `path` with `.` and `..` folded, without asking the disk.
+fn normalize(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// TypeScript's `include`/`exclude` patterns as globs: relative to the
@@ -473,7 +701,7 @@ mod tests {
             .unwrap()
             .clone();
         language.project_files = vec!["tsconfig.json".into(), "jsconfig.json".into()];
-        let chosen: Vec<String> = project_files(root, &language, 10)
+        let chosen: Vec<String> = project_files(root, &language, None, 10)
             .iter()
             .map(|p| p.strip_prefix(root).unwrap().display().to_string())
             .collect();
