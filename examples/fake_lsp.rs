@@ -55,6 +55,13 @@
 //!   its method `alpha` (line 2), function `beta` (line 4), each located by
 //!   its whole range.
 //!
+//! - `checks-in-parts`: checks on save like rust-analyzer's cargo check
+//!   (`checks_on_save`): a didSave begins a "cargo check" progress, then
+//!   publishes the saved document's results in two parts, an error and a
+//!   warning, then the error alone (as rust-analyzer does for a file
+//!   compiled for two targets, cargo reporting the warning once), then
+//!   ends the progress.
+//!
 //! Every mode but `unpublished` publishes empty diagnostics for each opened
 //! document, and
 //! appends every message it receives, as one JSON line, to
@@ -266,7 +273,7 @@ fn main() {
                         capabilities[provider] = json!(false);
                     }
                 }
-                if mode == "strict" {
+                if mode == "strict" || mode == "checks-in-parts" {
                     capabilities["textDocumentSync"] =
                         json!({"openClose": true, "change": 1, "save": true});
                 }
@@ -374,6 +381,32 @@ fn main() {
                     json!({"jsonrpc": "2.0", "id": id, "result": {"kind": "full", "items": []}})
                 };
                 send(&mut out, &answer);
+            }
+            ("textDocument/didSave", None) if mode == "checks-in-parts" => {
+                let uri = message
+                    .pointer("/params/textDocument/uri")
+                    .cloned()
+                    .unwrap_or(Value::Null);
+                let at = |line: u32| json!({"start": {"line": line, "character": 0}, "end": {"line": line, "character": 2}});
+                let error = json!({"range": at(0), "severity": 1, "code": "E0001", "source": "fake-check", "message": "an error"});
+                let warning = json!({"range": at(0), "severity": 2, "code": "W0001", "source": "fake-check", "message": "a warning"});
+                let token = "fake/flycheck/0";
+                let progress = |value: Value| json!({"jsonrpc": "2.0", "method": "$/progress", "params": {"token": token, "value": value}});
+                send(
+                    &mut out,
+                    &json!({"jsonrpc": "2.0", "id": 9200, "method": "window/workDoneProgress/create", "params": {"token": token}}),
+                );
+                send(
+                    &mut out,
+                    &progress(json!({"kind": "begin", "title": "cargo check"})),
+                );
+                for items in [json!([]), json!([error, warning]), json!([error])] {
+                    send(
+                        &mut out,
+                        &json!({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": {"uri": uri, "diagnostics": items}}),
+                    );
+                }
+                send(&mut out, &progress(json!({"kind": "end"})));
             }
             ("shutdown", Some(id)) => send(
                 &mut out,

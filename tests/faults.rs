@@ -802,3 +802,32 @@ async fn unloaded_answers(w: &Workspace, config: &str, note: &str, refusal: &str
     );
     assert_eq!(std::fs::read_to_string(w.file()).unwrap(), "fn fake() {}\n");
 }
+
+/// A checker that publishes a file's results in parts, the last lacking an
+/// item the first had (rust-analyzer with `--all-targets`: cargo reports a
+/// warning once for both targets, and the second target's part replaces
+/// the first's): the answer holds everything the check published.
+#[tokio::test]
+async fn a_check_published_in_parts_is_answered_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    std::fs::create_dir(&state).unwrap();
+    std::fs::write(dir.path().join("main.fake"), "fn fake() {}\n").unwrap();
+    std::fs::write(
+        dir.path().join("sextant.toml"),
+        format!(
+            "auto_install = false\n[language.fake]\ncommand = {:?}\nargs = [\"checks-in-parts\", {:?}]\n\
+             extensions = [\"fake\"]\nchecks_on_save = true\n",
+            fake_server().display().to_string(),
+            state.display().to_string()
+        ),
+    )
+    .unwrap();
+    let ctx = common::context(dir.path(), false);
+    let answer = common::run(&ctx, "diagnostics", json!({"file": "main.fake"})).await;
+    assert_eq!(
+        answer,
+        "1 error, 1 warning in 1 file\n\n=== next block ===\n\nmain.fake (1 error, 1 warning)\n  \
+         ✘ @1:1 [Error][E0001] an error (fake-check)\n  ⚠ @1:1 [Warning][W0001] a warning (fake-check)"
+    );
+}

@@ -90,6 +90,10 @@ pub struct State {
     /// The line by which it said the process answering for it died: from
     /// then on it answers nothing true, and counts as crashed.
     pub fatal: Option<String>,
+    /// While a checker's results are awaited (`quirks::check_on_save`):
+    /// every item published for each document, with its publication's
+    /// `publish_count`, since a check publishes its results in parts.
+    pub parts: Option<HashMap<Url, Vec<(u64, lsp_types::Diagnostic)>>>,
 }
 
 /// One capability a server registered dynamically.
@@ -108,6 +112,8 @@ pub struct ProgressState {
     pub percentage: Option<u32>,
     /// `progress_begun` when it began: which work came after what.
     pub begun: u64,
+    /// `publish_count` when it began: the publications that came after.
+    pub published_before: u64,
 }
 
 /// Progress that ended lately, kept for a waiter that must know whether
@@ -327,8 +333,17 @@ impl Shared {
                         }
                         state.publish_count += 1;
                         let sequence = state.publish_count;
+                        let uri = canonical(published.uri);
+                        if let Some(parts) = state.parts.as_mut() {
+                            let kept = parts.entry(uri.clone()).or_default();
+                            for item in &published.diagnostics {
+                                if !kept.iter().any(|(_, k)| k == item) {
+                                    kept.push((sequence, item.clone()));
+                                }
+                            }
+                        }
                         state.diagnostics.insert(
-                            canonical(published.uri),
+                            uri,
                             Published {
                                 at: Instant::now(),
                                 version: published.version,
@@ -422,6 +437,7 @@ impl Shared {
                         message: begin.message,
                         percentage: begin.percentage,
                         begun: state.progress_begun,
+                        published_before: state.publish_count,
                     },
                 );
             }

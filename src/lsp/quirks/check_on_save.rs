@@ -102,6 +102,8 @@ pub(in crate::lsp) async fn check(
     // check, which then ends before its results are all in, and the
     // restarted one may begin a while later (a busy server, or its own
     // debounce), so "no check running" alone is not "checked".
+    client.shared.state().parts = Some(Default::default());
+    let parts = Parts(client);
     client.notify_saved(&document.uri)?;
     let deadline = tokio::time::Instant::now() + client.language.request_timeout;
     loop {
@@ -135,6 +137,7 @@ pub(in crate::lsp) async fn check(
             break;
         }
     }
+    parts.merge();
     Ok(match (check_running(client), fingerprint) {
         (Some(check), _) => Some(format!(
             "{}: {check} is still running; its results are not included yet",
@@ -147,6 +150,59 @@ pub(in crate::lsp) async fn check(
             None
         }
     })
+}
+
+/// The items a check published in parts, kept while it runs (see
+/// `inbound::State::parts`) and merged when it is done: rust-analyzer
+/// publishes a file's results target by target with `--all-targets`,
+/// clearing the file's results between targets, and cargo reports a
+/// warning once for all targets, so the last part of a file compiled for
+/// two targets can lack the warning the first had. What the check found
+/// for a file is every item it published for it after it began.
+struct Parts<'a>(&'a LspClient);
+
+impl Parts<'_> {
+    /// Gives each document whose latest publication came from the check
+    /// that counts (the last one begun after the last save) every item
+    /// that check published for it.
+    fn merge(self) {
+        let client = self.0;
+        let mut state = client.shared.state();
+        let Some(parts) = state.parts.take() else {
+            return;
+        };
+        let saved = state.last_save.map_or(0, |(saved, _)| saved);
+        let Some(since) = state
+            .progress
+            .values()
+            .chain(&state.ended)
+            .filter(|p| p.begun > saved && is_check_progress(&client.language, &p.token, &p.title))
+            .map(|p| p.published_before)
+            .max()
+        else {
+            return;
+        };
+        for (uri, kept) in parts {
+            let Some(published) = state.diagnostics.get_mut(&uri) else {
+                continue;
+            };
+            if published.sequence <= since {
+                continue;
+            }
+            for (sequence, item) in kept {
+                if sequence > since && !published.items.contains(&item) {
+                    published.items.push(item);
+                }
+            }
+        }
+    }
+}
+
+impl Drop for Parts<'_> {
+    /// A check given up on (an error) keeps nothing.
+    fn drop(&mut self) {
+        self.0.shared.state().parts = None;
+    }
 }
 
 /// A fingerprint of the project's source files on disk (paths, sizes,
