@@ -369,7 +369,8 @@ async fn a_file_outside_every_cargo_project_says_so() {
 /// package, directly or through another, and those whose own `paths`
 /// alias points into it), not the others: `examples/` holds many more
 /// projects, none of which is opened for a question about `packages/`.
-/// The answer still holds every use.
+/// The answer still holds every use, and every call is in the call
+/// hierarchy or named by its note.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_question_about_one_symbol_loads_the_projects_that_see_it() {
     for server in [common::TYPESCRIPT_GO, common::TYPESCRIPT_LANGUAGE_SERVER] {
@@ -451,6 +452,26 @@ async fn projects_seeing_one_symbol(server: &str) {
             && references.contains("packages/b/src/index.ts (2 references)"),
         "{server}: {references}"
     );
+    // Every call is in the call hierarchy, or named by its note:
+    // typescript-language-server answers calls from the function's own
+    // project only.
+    let calls = common::run(
+        &ctx,
+        "call_hierarchy",
+        json!({"file": "packages/core/src/index.ts", "symbol": "coreFn", "direction": "incoming"}),
+    )
+    .await;
+    for (file, site) in [
+        ("packages/a/src/index.ts", "4:18"),
+        ("packages/b/src/index.ts", "3:18"),
+    ] {
+        let held = calls.contains(&format!("Incoming calls in {file}"))
+            && calls.contains(&format!("@{site} "));
+        let named = calls
+            .contains("that typescript-language-server's call hierarchy does not hold (")
+            && calls.contains(&format!("{file}:{site}"));
+        assert!(held || named, "{server}: {file}:{site}: {calls}");
+    }
     let client = ctx.lsp.clients().into_iter().next().expect("a server");
     let open: Vec<String> = client
         .open_documents()

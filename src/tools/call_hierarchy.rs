@@ -14,12 +14,13 @@ use serde::Deserialize;
 
 use super::Tool;
 use super::address::{Address, resolve};
-use super::locations::SourceFiles;
+use super::locations::{SourceFiles, place};
 use super::page::Pager;
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::lsp::navigate::{
     Call, CallItem, incoming_calls, outgoing_calls, prepare_call_hierarchy,
+    references as find_references,
 };
 use crate::lsp::{LspError, Need, Session};
 use crate::model::{
@@ -141,6 +142,14 @@ async fn call_hierarchy(ctx: &Context, params: Params) -> ToolResult<CallHierarc
         });
     }
     let [incoming, outgoing] = trees;
+    // A server may answer calls from fewer projects than references
+    // (typescript-language-server: from the function's own project): the
+    // calls references find that the hierarchy does not hold are named.
+    if let Some(tree) = incoming.as_ref().filter(|tree| tree.left_out == 0) {
+        let at = resolved.target.position;
+        let calls = uncovered_calls(ctx, &session, &resolved.target.name, at, tree).await;
+        notes.extend(calls);
+    }
     Ok(CallHierarchyResult {
         target: resolved.target,
         depth,
@@ -148,6 +157,60 @@ async fn call_hierarchy(ctx: &Context, params: Params) -> ToolResult<CallHierarc
         outgoing,
         notes,
     })
+}
+
+/// The note naming the calls of the function at `position` that its
+/// references find and `tree`'s first level does not hold.
+async fn uncovered_calls(
+    ctx: &Context,
+    session: &Session,
+    name: &str,
+    position: Position,
+    tree: &CallTree,
+) -> Option<String> {
+    let held: HashSet<(&str, Position)> = tree
+        .calls
+        .iter()
+        .flat_map(|call| {
+            call.sites
+                .iter()
+                .map(|site| (site.path.as_str(), site.position))
+        })
+        .collect();
+    let spots = find_references(session, position, false).await.ok()?;
+    let mut files = SourceFiles::new(ctx);
+    let chars = name.chars().count();
+    let mut left: Vec<String> = Vec::new();
+    let mut left_files: HashSet<String> = HashSet::new();
+    for spot in spots {
+        if place(ctx, &spot.path) != Place::Workspace {
+            continue;
+        }
+        let shown = files.shown(&spot.path);
+        if held.contains(&(shown.as_str(), spot.range.start))
+            || !files.called_at(&spot.path, spot.range.start, chars).await
+        {
+            continue;
+        }
+        left.push(format!("{shown}:{}", spot.range.start));
+        left_files.insert(shown);
+    }
+    if left.is_empty() {
+        return None;
+    }
+    const SHOWN: usize = 8;
+    let count = left.len();
+    let mut listed: Vec<String> = left.into_iter().take(SHOWN).collect();
+    if count > SHOWN {
+        listed.push(format!("and {} more", count - SHOWN));
+    }
+    Some(format!(
+        "references find {} in {} that {}'s call hierarchy does not hold ({}): it answers calls from fewer projects; `references` lists them",
+        crate::render::count(count, "more call", "more calls"),
+        crate::render::count(left_files.len(), "file", "files"),
+        session.server(),
+        listed.join(", ")
+    ))
 }
 
 /// The state of one answer's walk through the hierarchy.

@@ -113,6 +113,26 @@ impl<'a> SourceFiles<'a> {
         super::name_path::declared_at(file.symbols(), position, file.path_separator())
     }
 
+    /// Whether the name of `chars` characters at `position` is called
+    /// there: followed by `(`, or by type arguments (`<`).
+    pub async fn called_at(&mut self, path: &Path, position: Position, chars: usize) -> bool {
+        let Some(file) = self.file(path).await else {
+            return false;
+        };
+        let Some(line) = (position.line as usize).checked_sub(1) else {
+            return false;
+        };
+        if line >= file.lines().line_count() {
+            return false;
+        }
+        let text = file.lines().line(file.text(), line);
+        let mut after = text
+            .chars()
+            .skip((position.character as usize).saturating_sub(1) + chars)
+            .skip_while(|c| *c == ' ' || *c == '\t');
+        matches!(after.next(), Some('(' | '<'))
+    }
+
     /// Whether `position` is inside a statement that brings a name from
     /// elsewhere (`import …`, `use …`), as tree-sitter reads the file.
     pub async fn in_import(&mut self, path: &Path, position: Position) -> bool {
