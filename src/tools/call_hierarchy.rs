@@ -19,7 +19,7 @@ use super::page::Pager;
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::lsp::navigate::{
-    Call, CallItem, incoming_calls, outgoing_calls, prepare_call_hierarchy,
+    Call, CallItem, Spot, incoming_calls, outgoing_calls, prepare_call_hierarchy,
     references as find_references,
 };
 use crate::lsp::{LspError, Need, Session};
@@ -116,39 +116,53 @@ async fn call_hierarchy(ctx: &Context, params: Params) -> ToolResult<CallHierarc
         depth,
         left_out: 0,
     };
-    let mut trees = [None, None];
-    for (slot, wanted) in [(0, CallDirection::Incoming), (1, CallDirection::Outgoing)] {
-        let follow = match direction {
-            Direction::Both => true,
-            Direction::Incoming => wanted == CallDirection::Incoming,
-            Direction::Outgoing => wanted == CallDirection::Outgoing,
-        };
-        if !follow {
-            continue;
+    let walked = async {
+        let mut trees = [None, None];
+        for (slot, wanted) in [(0, CallDirection::Incoming), (1, CallDirection::Outgoing)] {
+            let follow = match direction {
+                Direction::Both => true,
+                Direction::Incoming => wanted == CallDirection::Incoming,
+                Direction::Outgoing => wanted == CallDirection::Outgoing,
+            };
+            if !follow {
+                continue;
+            }
+            walk.seen.clear();
+            walk.seen.insert((item.path.clone(), item.selection.start));
+            walk.left_out = 0;
+            let before = walk.pager.shown();
+            let calls = walk.expand(&item, wanted, depth).await?;
+            let mut files: Vec<&str> = calls.iter().map(|c| c.path.as_str()).collect();
+            files.dedup();
+            trees[slot] = Some(CallTree {
+                direction: wanted,
+                files: files.len(),
+                shown: walk.pager.shown() - before,
+                left_out: walk.left_out,
+                calls,
+            });
         }
-        walk.seen.clear();
-        walk.seen.insert((item.path.clone(), item.selection.start));
-        walk.left_out = 0;
-        let before = walk.pager.shown();
-        let calls = walk.expand(&item, wanted, depth).await?;
-        let mut files: Vec<&str> = calls.iter().map(|c| c.path.as_str()).collect();
-        files.dedup();
-        trees[slot] = Some(CallTree {
-            direction: wanted,
-            files: files.len(),
-            shown: walk.pager.shown() - before,
-            left_out: walk.left_out,
-            calls,
-        });
-    }
-    let [incoming, outgoing] = trees;
+        Ok::<_, LspError>(trees)
+    };
     // A server may answer calls from fewer projects than references
     // (typescript-language-server: from the function's own project): the
     // calls references find that the hierarchy does not hold are named.
-    if let Some(tree) = incoming.as_ref().filter(|tree| tree.left_out == 0) {
-        let at = resolved.target.position;
-        let calls = uncovered_calls(ctx, &session, &resolved.target.name, at, tree).await;
-        notes.extend(calls);
+    // Asked beside the walk, so it costs no time.
+    let at = resolved.target.position;
+    let references = async {
+        match direction {
+            Direction::Outgoing => None,
+            _ => find_references(&session, at, false).await.ok(),
+        }
+    };
+    let (trees, references) = tokio::join!(walked, references);
+    let [incoming, outgoing] = trees?;
+    if let (Some(tree), Some(spots)) = (
+        incoming.as_ref().filter(|tree| tree.left_out == 0),
+        references,
+    ) {
+        let name = &resolved.target.name;
+        notes.extend(uncovered_calls(ctx, session.server(), name, spots, tree).await);
     }
     Ok(CallHierarchyResult {
         target: resolved.target,
@@ -159,13 +173,13 @@ async fn call_hierarchy(ctx: &Context, params: Params) -> ToolResult<CallHierarc
     })
 }
 
-/// The note naming the calls of the function at `position` that its
-/// references find and `tree`'s first level does not hold.
+/// The note naming the calls among a function's references (`spots`) that
+/// `tree`'s first level does not hold.
 async fn uncovered_calls(
     ctx: &Context,
-    session: &Session,
+    server: &str,
     name: &str,
-    position: Position,
+    spots: Vec<Spot>,
     tree: &CallTree,
 ) -> Option<String> {
     let held: HashSet<(&str, Position)> = tree
@@ -177,7 +191,6 @@ async fn uncovered_calls(
                 .map(|site| (site.path.as_str(), site.position))
         })
         .collect();
-    let spots = find_references(session, position, false).await.ok()?;
     let mut files = SourceFiles::new(ctx);
     let chars = name.chars().count();
     let mut left: Vec<String> = Vec::new();
@@ -208,7 +221,7 @@ async fn uncovered_calls(
         "references find {} in {} that {}'s call hierarchy does not hold ({}): it answers calls from fewer projects; `references` lists them",
         crate::render::count(count, "more call", "more calls"),
         crate::render::count(left_files.len(), "file", "files"),
-        session.server(),
+        server,
         listed.join(", ")
     ))
 }
