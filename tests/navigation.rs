@@ -727,3 +727,42 @@ async fn a_definition_stopping_at_an_import_says_so() {
     }
     cases.finish();
 }
+
+/// A function called from many files: the answer stays within its budget
+/// (32,000 characters), each file's block header counted, and says how
+/// many calls it left out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_hierarchy_of_many_files_stays_within_the_budget() {
+    let callers: Vec<(String, String)> = (0..400)
+        .map(|i| {
+            (
+                format!(
+                    "src/callers/a_folder_whose_name_is_long_enough_that_each_files_block_header_costs_more_than_its_calls_do/caller_number_{i}.ts"
+                ),
+                format!(
+                    "import {{ greet }} from \"../../greeting\";\n\nexport function call{i}(): string {{\n  return greet(\"caller {i}\");\n}}\n"
+                ),
+            )
+        })
+        .collect();
+    let extra: Vec<(&str, &str)> = callers
+        .iter()
+        .map(|(path, text)| (path.as_str(), text.as_str()))
+        .collect();
+    let f = common::fixture_with("ts", &extra);
+    let answer = f
+        .run(
+            "call_hierarchy",
+            json!({"file": "src/greeting.ts", "symbol": "greet", "direction": "incoming"}),
+        )
+        .await;
+    let size: usize = answer
+        .split("\n\n=== next block ===\n\n")
+        .map(|block| block.chars().count() + 2)
+        .sum();
+    assert!(
+        size <= 32_000 && answer.contains("calls left out (the answer's size bound)"),
+        "{size} characters: {}",
+        answer.lines().take(4).collect::<Vec<_>>().join("\n")
+    );
+}

@@ -115,6 +115,7 @@ async fn call_hierarchy(ctx: &Context, params: Params) -> ToolResult<CallHierarc
         pager: Pager::new(0, Some(MAX_NODES)),
         depth,
         left_out: 0,
+        blocks: HashSet::new(),
     };
     let walked = async {
         let mut trees = [None, None];
@@ -128,6 +129,7 @@ async fn call_hierarchy(ctx: &Context, params: Params) -> ToolResult<CallHierarc
                 continue;
             }
             walk.seen.clear();
+            walk.blocks.clear();
             walk.seen.insert((item.path.clone(), item.selection.start));
             walk.left_out = 0;
             let before = walk.pager.shown();
@@ -238,6 +240,9 @@ struct Walk<'a> {
     /// The depth asked for.
     depth: u8,
     left_out: usize,
+    /// The files whose first-level block is on the page (each one's
+    /// header counts once).
+    blocks: HashSet<String>,
 }
 
 type Expanded<'w> = Pin<Box<dyn Future<Output = Result<Vec<CallNode>, LspError>> + Send + 'w>>;
@@ -313,7 +318,12 @@ impl Walk<'_> {
                     children: Vec::new(),
                 };
                 let file = parent.as_deref().unwrap_or(&node.path);
-                let size = crate::render::call_node_line(&node, indent, file).len();
+                let mut size = crate::render::call_node_line(&node, indent, file).len();
+                // A first-level node in a file not shown yet opens its block
+                // (`Incoming calls in <file>`, and the gap between blocks).
+                if parent.is_none() && self.blocks.insert(node.path.clone()) {
+                    size += node.path.len() + 24;
+                }
                 if !self.pager.admit(size) {
                     self.left_out += 1;
                     continue;
