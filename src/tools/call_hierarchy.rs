@@ -202,8 +202,11 @@ async fn uncovered_calls(
             continue;
         }
         let shown = files.shown(&spot.path);
+        // A declaration (`function f(`) is no call, whether or not the
+        // server left it out of the references as asked.
         if held.contains(&(shown.as_str(), spot.range.start))
             || !files.called_at(&spot.path, spot.range.start, chars).await
+            || files.declares(&spot.path, spot.range.start).await == Some(true)
         {
             continue;
         }
