@@ -294,13 +294,14 @@ proptest! {
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         let dir = tempfile::tempdir().unwrap();
         let ctx = common::context(dir.path(), false);
-        // Each line made unique by its number, so the edit's text is too.
-        let lines: Vec<String> = lines.iter().enumerate().map(|(i, l)| format!("{i}:{l}")).collect();
+        // Each line made unique by its number, so the edit's text is too
+        // (bracketed: `0:` alone is also in `10:`).
+        let lines: Vec<String> = lines.iter().enumerate().map(|(i, l)| format!("<{i}>:{l}")).collect();
         let ending = if crlf { "\r\n" } else { "\n" };
         let original = lines.join(ending) + ending;
         std::fs::write(dir.path().join("f.txt"), &original).unwrap();
         let old = lines[pick].clone();
-        let replacement = format!("{pick}:{new}");
+        let replacement = format!("<{pick}>:{new}");
         let preview = runtime.block_on(common::run(&ctx, "edit", json!({"path": "f.txt", "old_string": old, "new_string": replacement})));
         let id = preview
             .lines()
@@ -312,7 +313,7 @@ proptest! {
         expected[pick] = replacement;
         let expected = expected.join(ending) + ending;
         if change_first {
-            let other = original.replacen("0:", "0:other ", 1);
+            let other = original.replacen("<0>:", "<0>:other ", 1);
             std::fs::write(dir.path().join("f.txt"), &other).unwrap();
             let answer = runtime.block_on(common::run(&ctx, "apply_patch", json!({"patch": id})));
             prop_assert!(answer.starts_with("error[stale-patch]"), "{}", answer);

@@ -89,6 +89,9 @@ pub struct LanguageConfig {
     /// while it lives on (typescript-language-server's tsserver): such a
     /// line makes it a crash like its own exit.
     pub fatal_log: Vec<String>,
+    /// The most projects opened for one question about a symbol (each costs
+    /// the server memory); `None`: every project that can see it.
+    pub max_projects: Option<usize>,
     /// The servers it can run and which one to, when it has several.
     pub choice: Option<ServerChoice>,
 }
@@ -209,6 +212,7 @@ struct LanguageFile {
     unlinked: Option<Unlinked>,
     text_audit: Option<TextAudit>,
     fatal_log: Option<Vec<String>>,
+    max_projects: Option<usize>,
     server: Option<String>,
     servers: Option<BTreeMap<String, ServerFile>>,
 }
@@ -231,6 +235,7 @@ struct ServerFile {
     #[serde(alias = "tsserver_diagnostics")]
     tsserver_requests: Option<bool>,
     fatal_log: Option<Vec<String>>,
+    max_projects: Option<usize>,
 }
 
 impl ServerFile {
@@ -252,6 +257,7 @@ impl ServerFile {
             checks_on_save: other.checks_on_save.or(self.checks_on_save),
             tsserver_requests: other.tsserver_requests.or(self.tsserver_requests),
             fatal_log: other.fatal_log.or(self.fatal_log),
+            max_projects: other.max_projects.or(self.max_projects),
         }
     }
 }
@@ -276,6 +282,7 @@ impl LanguageFile {
             checks_on_save: server.checks_on_save.or(self.checks_on_save),
             tsserver_requests: server.tsserver_requests.or(self.tsserver_requests),
             fatal_log: server.fatal_log.or(self.fatal_log.clone()),
+            max_projects: server.max_projects.or(self.max_projects),
             server: None,
             servers: None,
             ..self.clone()
@@ -323,6 +330,7 @@ impl LanguageFile {
             unlinked: other.unlinked.or(self.unlinked),
             text_audit: other.text_audit.or(self.text_audit),
             fatal_log: other.fatal_log.or(self.fatal_log),
+            max_projects: other.max_projects.or(self.max_projects),
             server: other.server.or(self.server),
             servers: match (self.servers, other.servers) {
                 (Some(mut base), Some(over)) => {
@@ -565,6 +573,7 @@ fn resolve(
         unlinked: language.unlinked,
         text_audit: language.text_audit,
         fatal_log: language.fatal_log.unwrap_or_default(),
+        max_projects: language.max_projects.map(|n| n.max(1)),
         reload_delay: Duration::from_secs_f64(
             language.reload_delay.unwrap_or(0.0).clamp(0.0, 10.0),
         ),

@@ -14,7 +14,8 @@ use std::time::Duration;
 use super::client::LspClient;
 use super::config::{Config, LanguageConfig};
 use super::documents::Document;
-use super::quirks::{tsconfig, tsserver};
+use super::quirks::tsconfig::{self, Chosen};
+use super::quirks::tsserver;
 use super::supervisor::Supervisor;
 use super::watch::FileChange;
 use crate::fs::walk;
@@ -107,22 +108,27 @@ impl Supervisor {
     /// typescript-language-server loads a project some time after its file
     /// is opened, and answers meanwhile from what it has: ask
     /// [`projects_loaded`] before trusting a workspace-wide answer.
+    ///
+    /// Given `seeing`, at most the server's `max_projects`, nearest first;
+    /// also answers the configs of those that can see the file but were
+    /// left out.
     pub(super) async fn open_projects(
         &self,
         client: &Arc<LspClient>,
         seeing: Option<&Path>,
-    ) -> bool {
+    ) -> (bool, Vec<PathBuf>) {
         let projects = &client.projects_opened;
         let _turn = projects.turn.lock().await;
         if lock(&projects.opened).all {
-            return false;
+            return (false, Vec::new());
         }
         let (root, language) = (client.root.clone(), Arc::clone(&client.language));
         let about = seeing.map(Path::to_path_buf);
-        let files =
+        let chosen =
             tokio::task::spawn_blocking(move || project_files(&root, &language, about.as_deref()))
                 .await
                 .unwrap_or_default();
+        let (files, left_out) = (chosen.files, chosen.left_out);
         let fresh: Vec<PathBuf> = {
             let opened = lock(&projects.opened);
             files
@@ -134,7 +140,7 @@ impl Supervisor {
             lock(&projects.opened).all = true;
         }
         if fresh.is_empty() {
-            return false;
+            return (false, left_out);
         }
         let mut sent = Vec::with_capacity(fresh.len());
         for file in fresh {
@@ -146,7 +152,7 @@ impl Supervisor {
         opened.files.extend(sent);
         opened.at = Some(tokio::time::Instant::now());
         opened.loaded = false;
-        true
+        (true, left_out)
     }
 
     /// Of `paths`, the files in no project of their language's server:
@@ -363,12 +369,19 @@ pub const MAX_PROJECTS: usize = 200;
 /// the language's `project_files`), dependency folders left out: for
 /// TypeScript's configs, one each holds (`quirks::tsconfig`); else the
 /// first source file near each.
-fn project_files(root: &Path, language: &LanguageConfig, seeing: Option<&Path>) -> Vec<PathBuf> {
+fn project_files(root: &Path, language: &LanguageConfig, seeing: Option<&Path>) -> Chosen {
     if language.project_files.is_empty() {
-        return Vec::new();
+        return Chosen::default();
     }
     if tsconfig::applies(language) {
-        return tsconfig::project_files(root, language, seeing, MAX_PROJECTS);
+        let max = match seeing {
+            Some(_) => language
+                .max_projects
+                .unwrap_or(MAX_PROJECTS)
+                .min(MAX_PROJECTS),
+            None => MAX_PROJECTS,
+        };
+        return tsconfig::project_files(root, language, seeing, max);
     }
     let mut projects: Vec<PathBuf> = walk::sources(root)
         .entries()
@@ -386,7 +399,7 @@ fn project_files(root: &Path, language: &LanguageConfig, seeing: Option<&Path>) 
             .and_then(|e| e.to_str())
             .is_some_and(|ext| language.extensions.iter().any(|x| x == ext))
     };
-    projects
+    let files = projects
         .iter()
         .filter_map(|project| {
             walk::sources(project)
@@ -395,7 +408,11 @@ fn project_files(root: &Path, language: &LanguageConfig, seeing: Option<&Path>) 
                 .files()
                 .find(|p| served(p) && !p.to_string_lossy().ends_with(".d.ts"))
         })
-        .collect()
+        .collect();
+    Chosen {
+        files,
+        left_out: Vec::new(),
+    }
 }
 
 #[cfg(test)]

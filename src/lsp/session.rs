@@ -108,6 +108,9 @@ pub struct Server {
     client: Arc<LspClient>,
     index_complete: bool,
     unloaded: Option<Unloaded>,
+    /// The configs of projects that can see the document but were not
+    /// opened (past the server's `max_projects`), as shown.
+    beyond: Vec<String>,
 }
 
 impl Server {
@@ -184,14 +187,32 @@ impl Session {
     /// projects not loaded.
     pub fn unloaded_note(&self, what: &str) -> Option<String> {
         let server = self.server();
-        match self.server.unloaded? {
-            Unloaded::Own => Some(format!(
+        let unloaded = self.server.unloaded.map(|unloaded| match unloaded {
+            Unloaded::Own => format!(
                 "{server} had not loaded the project within {} s; {what} may come from this file alone. Retry in a moment",
                 PROJECT_LOAD_WAIT.as_secs()
-            )),
-            Unloaded::Others => Some(format!(
+            ),
+            Unloaded::Others => format!(
                 "{server} has not loaded every project yet; {what} in the others may be missing. Retry in a moment"
-            )),
+            ),
+        });
+        let beyond = &self.server.beyond;
+        let bound = (!beyond.is_empty()).then(|| {
+            const LISTED: usize = 8;
+            let mut listed = beyond[..beyond.len().min(LISTED)].join(", ");
+            if beyond.len() > LISTED {
+                listed.push_str(&format!(" and {} more", beyond.len() - LISTED));
+            }
+            format!(
+                "{} that can see this file {} not loaded ({listed}), since {server} loads at most {} for one question (`max_projects`, each costs it memory): {what} there are not included",
+                crate::render::count(beyond.len(), "project", "projects"),
+                if beyond.len() == 1 { "was" } else { "were" },
+                self.server.client.language.max_projects.unwrap_or_default()
+            )
+        });
+        match (unloaded, bound) {
+            (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+            (a, b) => a.or(b),
         }
     }
 
@@ -209,7 +230,7 @@ impl Supervisor {
     /// A server for `path` as ready as `need` asks, with the document
     /// synchronised to the disk.
     pub async fn open(&self, path: &Path, need: Need) -> Result<Session, LspError> {
-        let (client, index_complete) = self.prepare(path, need, Some(path)).await?;
+        let (client, index_complete, beyond) = self.prepare(path, need, Some(path)).await?;
         let synced = client.sync(path).await?;
         let unloaded = match need.scope {
             Scope::Document => None,
@@ -232,6 +253,7 @@ impl Supervisor {
                 client,
                 index_complete,
                 unloaded,
+                beyond,
             },
             document: synced.document,
             opened: synced.opened,
@@ -242,7 +264,7 @@ impl Supervisor {
     /// The server for `path`'s language and project, as ready as `need`
     /// asks, for requests about the workspace (no document).
     pub async fn server(&self, path: &Path, need: Need) -> Result<Server, LspError> {
-        let (client, index_complete) = self.prepare(path, need, None).await?;
+        let (client, index_complete, beyond) = self.prepare(path, need, None).await?;
         let mut unloaded = None;
         if need.scope != Scope::Document {
             let deadline = need
@@ -277,6 +299,7 @@ impl Supervisor {
             client,
             index_complete,
             unloaded,
+            beyond,
         })
     }
 
@@ -290,7 +313,7 @@ impl Supervisor {
         path: &Path,
         need: Need,
         document: Option<&Path>,
-    ) -> Result<(Arc<LspClient>, bool), LspError> {
+    ) -> Result<(Arc<LspClient>, bool, Vec<String>), LspError> {
         let client = self.client_for(path).await?;
         let server = client.server().to_string();
         // Files written before this request reach the server first: new
@@ -339,14 +362,18 @@ impl Supervisor {
             Scope::Seeing => Some(document.unwrap_or(path)),
             Scope::Workspace => None,
         };
-        let opens = matches!(need.scope, Scope::Seeing | Scope::Workspace);
-        if opens && self.open_projects(&client, seeing).await {
-            ready = client.wait_ready_reporting(deadline).await;
-            if !ready && need.deadline.is_some() {
-                return Err(self.still_starting(&client).await);
+        let mut beyond = Vec::new();
+        if matches!(need.scope, Scope::Seeing | Scope::Workspace) {
+            let (opened, left_out) = self.open_projects(&client, seeing).await;
+            beyond = left_out.iter().map(|config| self.shown(config)).collect();
+            if opened {
+                ready = client.wait_ready_reporting(deadline).await;
+                if !ready && need.deadline.is_some() {
+                    return Err(self.still_starting(&client).await);
+                }
             }
         }
-        Ok((client, ready))
+        Ok((client, ready, beyond))
     }
 
     /// `Starting`, once the server has had its `ready_timeout` to become

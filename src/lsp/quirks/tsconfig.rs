@@ -50,15 +50,25 @@ pub(in crate::lsp) fn applies(language: &LanguageConfig) -> bool {
         .any(|name| name == "tsconfig.json" || name == "jsconfig.json")
 }
 
+/// The projects to open, one file each (see [`project_files`]).
+#[derive(Debug, Default)]
+pub(in crate::lsp) struct Chosen {
+    pub files: Vec<PathBuf>,
+    /// The configs of projects that can see the file asked about but
+    /// were past the bound, nearest first.
+    pub left_out: Vec<PathBuf>,
+}
+
 /// One file of each project under `root` to open (see the module's
 /// header), at most `max`: of every project, or, given `seeing`, of the
-/// projects that can see that file (see [`Workspace::sees`]).
+/// projects that can see that file (see [`Workspace::seeing`]), nearest
+/// first.
 pub(in crate::lsp) fn project_files(
     root: &Path,
     language: &LanguageConfig,
     seeing: Option<&Path>,
     max: usize,
-) -> Vec<PathBuf> {
+) -> Chosen {
     let mut configs: Vec<PathBuf> = Vec::new();
     let mut sources: Vec<PathBuf> = Vec::new();
     let mut manifests: Vec<PathBuf> = Vec::new();
@@ -76,13 +86,22 @@ pub(in crate::lsp) fn project_files(
         .into_iter()
         .filter_map(|config| Some((config.clone(), Project::read(&config)?)))
         .collect();
+    let mut left_out = Vec::new();
     let read: Vec<(PathBuf, Project)> = match seeing {
         Some(file) => {
-            let sees = Workspace::read(root, &manifests, &read).seeing(file);
-            read.into_iter()
-                .zip(sees)
-                .filter_map(|(project, sees)| sees.then_some(project))
-                .collect()
+            let ranks = Workspace::read(root, &manifests, &read).seeing(file);
+            let mut seen: Vec<((usize, bool), (PathBuf, Project))> = read
+                .into_iter()
+                .zip(ranks)
+                .filter_map(|(project, rank)| Some((rank?, project)))
+                .collect();
+            // Stable: within a rank, the walk's order.
+            seen.sort_by_key(|(rank, _)| *rank);
+            let mut kept: Vec<(PathBuf, Project)> = seen.into_iter().map(|(_, p)| p).collect();
+            if kept.len() > max {
+                left_out = kept.split_off(max).into_iter().map(|(c, _)| c).collect();
+            }
+            kept
         }
         None => read,
     };
@@ -129,7 +148,10 @@ pub(in crate::lsp) fn project_files(
             }
         }
     }
-    chosen
+    Chosen {
+        files: chosen,
+        left_out,
+    }
 }
 
 /// Of `paths`, the TypeScript and JavaScript sources that no project under
@@ -282,8 +304,24 @@ impl<'a> Workspace<'a> {
             .max_by_key(|dir| dir.components().count())
     }
 
-    /// For each project, in order, whether it can see `file`.
-    fn seeing(&self, file: &Path) -> Vec<bool> {
+    /// For each project, in order, whether it can see `file`, and how
+    /// near it is: 0 for a project holding it or referencing one that
+    /// does, 1 for one aliasing into its package, 2 and up for one of a
+    /// package depending on its package (2 directly, 3 through one more);
+    /// at one distance, a library (a package others depend on) before an
+    /// application or example (one nothing depends on).
+    fn seeing(&self, file: &Path) -> Vec<Option<(usize, bool)>> {
+        let depended: HashSet<&str> = self
+            .packages
+            .iter()
+            .flat_map(|(_, _, deps)| deps.iter().map(String::as_str))
+            .collect();
+        let is_leaf = |package: &Path| {
+            self.packages
+                .iter()
+                .find(|(_, dir, _)| dir == package)
+                .is_some_and(|(name, _, _)| !depended.contains(name.as_str()))
+        };
         // The configs holding the file, and every config referencing them.
         let mut seeing: HashSet<&Path> = self
             .projects
@@ -309,14 +347,15 @@ impl<'a> Workspace<'a> {
         // The file's package and every workspace package depending on it,
         // directly or not.
         let home = self.package_of(file);
-        let mut dependents: Vec<&Path> = home.into_iter().collect();
+        // Each dependent package with its distance (the file's own: 0).
+        let mut dependents: Vec<(&Path, usize)> = home.into_iter().map(|h| (h, 0)).collect();
         let mut names: HashSet<&str> = self
             .packages
             .iter()
             .filter(|(_, dir, _)| Some(dir.as_path()) == home)
             .map(|(name, _, _)| name.as_str())
             .collect();
-        loop {
+        for distance in 1.. {
             let more: Vec<&(String, PathBuf, HashSet<String>)> = self
                 .packages
                 .iter()
@@ -330,7 +369,7 @@ impl<'a> Workspace<'a> {
             }
             for (name, dir, _) in more {
                 names.insert(name);
-                dependents.push(dir);
+                dependents.push((dir, distance));
             }
         }
         self.projects
@@ -340,8 +379,9 @@ impl<'a> Workspace<'a> {
                 // every config's ancestor: its own configs count, not those
                 // of the packages under it.
                 let package = self.package_of(config);
-                let in_dependent = package.is_some_and(|package| {
-                    dependents.contains(&package) && (package != self.root || home == Some(package))
+                let dependent = package.and_then(|package| {
+                    let (_, distance) = dependents.iter().find(|(dir, _)| *dir == package)?;
+                    (package != self.root || home == Some(package)).then_some(*distance)
                 });
                 let aliased = home.is_some_and(|home| {
                     project
@@ -349,7 +389,14 @@ impl<'a> Workspace<'a> {
                         .iter()
                         .any(|alias| alias.starts_with(home) || home.starts_with(alias))
                 });
-                seeing.contains(config.as_path()) || in_dependent || aliased
+                if seeing.contains(config.as_path()) || dependent == Some(0) {
+                    Some((0, false))
+                } else if aliased {
+                    Some((1, false))
+                } else {
+                    let leaf = package.is_some_and(is_leaf);
+                    dependent.map(|distance| (distance + 1, leaf))
+                }
             })
             .collect()
     }
@@ -366,7 +413,7 @@ fn references_of(config: &Path, root: &Path) -> Vec<PathBuf> {
         .flatten()
         .filter_map(|reference| reference.get("path")?.as_str())
         .map(|path| {
-            let path = dir.join(path);
+            let path = normalize(&dir.join(path));
             if path.extension().is_some_and(|e| e == "json") {
                 path
             } else {
@@ -399,7 +446,7 @@ fn with_references(configs: Vec<PathBuf>, root: &Path) -> Vec<PathBuf> {
             .flatten()
             .filter_map(|reference| reference.get("path")?.as_str())
             .map(|path| {
-                let path = dir.join(path);
+                let path = normalize(&dir.join(path));
                 if path.extension().is_some_and(|e| e == "json") {
                     path
                 } else {
@@ -702,6 +749,7 @@ mod tests {
             .clone();
         language.project_files = vec!["tsconfig.json".into(), "jsconfig.json".into()];
         let chosen: Vec<String> = project_files(root, &language, None, 10)
+            .files
             .iter()
             .map(|p| p.strip_prefix(root).unwrap().display().to_string())
             .collect();
