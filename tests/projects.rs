@@ -491,4 +491,32 @@ async fn projects_seeing_one_symbol(server: &str) {
         open > EXAMPLES,
         "{server}: {open} documents open after a search"
     );
+    ctx.lsp.shutdown(std::time::Duration::from_secs(2)).await;
+
+    // At most `max_projects`, nearest first: core's own and `a`'s (a
+    // library), not `b`'s (an application); the answer names it, and a
+    // rename is not applied.
+    write(
+        "sextant.toml",
+        &format!(
+            "[language.typescript]\nserver = \"{server}\"\n[language.typescript.servers.{server}]\nmax_projects = 2\n"
+        ),
+    );
+    let bounded = common::context(root, false);
+    let at = json!({"file": "packages/core/src/index.ts", "symbol": "coreFn"});
+    let references = common::run(&bounded, "references", at.clone()).await;
+    assert!(
+        references.contains(&format!(
+            "1 project that can see this file was not loaded (packages/b/tsconfig.json), since {server} loads at most 2 for one question (`max_projects`, each costs it memory): references there are not included"
+        )),
+        "{server}: {references}"
+    );
+    let mut rename = at;
+    rename["new_name"] = json!("coreFunction");
+    rename["apply"] = json!(true);
+    let renamed = common::run(&bounded, "rename", rename).await;
+    assert!(
+        renamed.contains("nothing was written") && renamed.contains("packages/b/tsconfig.json"),
+        "{server}: {renamed}"
+    );
 }
