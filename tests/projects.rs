@@ -519,4 +519,19 @@ async fn projects_seeing_one_symbol(server: &str) {
         renamed.contains("nothing was written") && renamed.contains("packages/b/tsconfig.json"),
         "{server}: {renamed}"
     );
+    // A search is bounded too: the index adds the matches of the projects
+    // not loaded, and the answer says so.
+    let search = || common::run(&bounded, "search", json!({"query": "shown"}));
+    let found = common::wait_for("a search the server answered", search, |answer| {
+        !answer.contains("still starting") && !answer.contains("still loading")
+    })
+    .await;
+    assert!(
+        found.contains(&format!("Found {EXAMPLES} matches"))
+            && found.contains(&format!(
+                "{server} has {} projects not loaded (at most `max_projects` are, each costs it memory); the index adds their typescript matches",
+                EXAMPLES + 4 - 2
+            )),
+        "{server}: {found}"
+    );
 }

@@ -136,7 +136,8 @@ impl Supervisor {
                 .filter(|file| !opened.files.iter().any(|(path, _, _)| path == file))
                 .collect()
         };
-        if seeing.is_none() {
+        // Every project opened: no later question needs more.
+        if seeing.is_none() && left_out.is_empty() {
             lock(&projects.opened).all = true;
         }
         if fresh.is_empty() {
@@ -374,13 +375,10 @@ fn project_files(root: &Path, language: &LanguageConfig, seeing: Option<&Path>) 
         return Chosen::default();
     }
     if tsconfig::applies(language) {
-        let max = match seeing {
-            Some(_) => language
-                .max_projects
-                .unwrap_or(MAX_PROJECTS)
-                .min(MAX_PROJECTS),
-            None => MAX_PROJECTS,
-        };
+        let max = language
+            .max_projects
+            .unwrap_or(MAX_PROJECTS)
+            .min(MAX_PROJECTS);
         return tsconfig::project_files(root, language, seeing, max);
     }
     let mut projects: Vec<PathBuf> = walk::sources(root)

@@ -119,6 +119,13 @@ impl Server {
         self.client.server()
     }
 
+    /// The configs of projects left unopened by the server's
+    /// `max_projects` (as shown): its workspace-wide answers do not cover
+    /// them.
+    pub fn beyond(&self) -> &[String] {
+        &self.beyond
+    }
+
     /// False when the server was still indexing when the wait ended:
     /// answers may be incomplete, and the tool should say so.
     pub fn index_complete(&self) -> bool {

@@ -103,7 +103,13 @@ pub(in crate::lsp) fn project_files(
             }
             kept
         }
-        None => read,
+        None => {
+            let mut kept = read;
+            if kept.len() > max {
+                left_out = kept.split_off(max).into_iter().map(|(c, _)| c).collect();
+            }
+            kept
+        }
     };
     let projects: Vec<Vec<&PathBuf>> = read
         .iter()

@@ -65,6 +65,8 @@ pub(super) async fn gather(
     // Languages whose servers answered with no match at all: what the
     // index has for them is added, and said.
     let mut found_none: Vec<(String, String)> = Vec::new();
+    // A server was given only some of its projects.
+    let mut partial = false;
     for asking in asks {
         let language = asking.language.clone();
         match asking.outcome(deadline).await {
@@ -98,6 +100,21 @@ pub(super) async fn gather(
                 // (TypeScript's, JavaScript without a config: the files
                 // opened), and matches more strictly than search ranks.
                 push_once(&mut gathered.sources, asked.server.clone());
+                // A server given only some of its projects (its memory
+                // bound) answers for those: the index adds the others'.
+                if asked.beyond > 0 {
+                    partial = true;
+                    push_once(
+                        &mut gathered.notes,
+                        format!(
+                            "{} has {} not loaded (at most `max_projects` are, each costs it memory); the index adds their {language} matches",
+                            asked.server,
+                            crate::render::count(asked.beyond, "project", "projects"),
+                        ),
+                    );
+                    gathered.found.extend(hits);
+                    continue;
+                }
                 if hits.is_empty() {
                     found_none.push((language, asked.server));
                     continue;
@@ -118,7 +135,10 @@ pub(super) async fn gather(
     }
     // Every language answered by its server: the index's first build (if
     // this search started it) goes on for later searches, unwaited for.
-    let index = match (early_index, noted.is_empty() && found_none.is_empty()) {
+    let index = match (
+        early_index,
+        noted.is_empty() && found_none.is_empty() && !partial,
+    ) {
         (_, true) => IndexAnswer::default(),
         (Some(started), false) => started.await?,
         (None, false) => query_index(ctx, &ctx.index, query).await?,
@@ -185,6 +205,8 @@ struct Asked {
     server: String,
     hits: Vec<SymbolHit>,
     index_complete: bool,
+    /// Projects it was not given (its `max_projects`): how many.
+    beyond: usize,
 }
 
 /// Starts asking the server behind `file` (a file of one project of its
@@ -268,6 +290,7 @@ async fn ask(
         server: server.name().to_string(),
         hits,
         index_complete: server.index_complete(),
+        beyond: server.beyond().len(),
     })
 }
 
