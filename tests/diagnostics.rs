@@ -387,3 +387,31 @@ async fn javascript_checked_for_syntax_only_says_so() {
     }
     cases.finish();
 }
+
+/// A report of many files says where its findings are before its first
+/// page: by folder, two levels deep, the folders with the most errors
+/// first.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_large_report_counts_its_findings_by_folder() {
+    let files: Vec<(String, String)> = (0..24)
+        .map(|i| {
+            let folder = ["pkgs/core", "pkgs/web", "tools"][i % 3];
+            let errors = if folder == "pkgs/web" { 2 } else { 1 };
+            let text: String = (0..errors)
+                .map(|e| format!("export const v{e}: number = \"{i}\";\n"))
+                .collect();
+            (format!("src/{folder}/f{i}.ts"), text)
+        })
+        .collect();
+    let extra: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let f = common::fixture_with("ts", &extra);
+    let answer = f.run("diagnostics", json!({"severity": "error"})).await;
+    let summary = answer.split("\n\n").next().unwrap_or_default();
+    assert!(
+        summary.contains("\nBy folder: src/pkgs (24 errors); src/tools (8 errors); src (3 errors)"),
+        "{summary}"
+    );
+}

@@ -1970,6 +1970,8 @@ fn diagnostics() {
             files_checked,
             notes,
             counts,
+            folders: Vec::new(),
+            folders_total: 0,
             page: Page {
                 offset: 0,
                 shown: total,
@@ -2154,10 +2156,12 @@ fn diagnostics() {
                 ",
             ),
             (
-                "a page that holds part of a file: its header counts the whole file",
+                "a page that holds part of a file: its header counts the whole file; a large report by folder",
                 DiagnosticsReport {
                     counts: [40, 2, 0, 0],
                     files_with: 3,
+                    folders: vec![("src".into(), [30, 0, 0, 0]), ("lib".into(), [10, 2, 0, 0])],
+                    folders_total: 5,
                     page: Page {
                         offset: 20,
                         shown: 1,
@@ -2172,6 +2176,7 @@ fn diagnostics() {
                 },
                 "
                 40 errors, 2 warnings in 3 files (9 checked)
+                By folder: src (30 errors); lib (10 errors, 2 warnings); and 3 more folders
                 Showing diagnostics 21-21 of 42; pass offset=21 for more
 
                 === next block ===

@@ -96,6 +96,11 @@ pub struct DiagnosticsReport {
     /// Every file's counts together, and how many files have any.
     pub counts: SeverityCounts,
     pub files_with: usize,
+    /// A large report's counts by folder (two levels deep), the folders
+    /// with the most errors first; empty for a small one.
+    pub folders: Vec<(String, SeverityCounts)>,
+    /// How many folders hold findings (those shown may be fewer).
+    pub folders_total: usize,
     /// Which diagnostics the page holds, of all (counted across files).
     pub page: Page,
     /// Files checked (with nothing to show, or something).

@@ -47,6 +47,19 @@ pub fn diagnostics(report: &DiagnosticsReport) -> Vec<String> {
             }
         }
     }
+    if !report.folders.is_empty() {
+        let folders: Vec<String> = report
+            .folders
+            .iter()
+            .map(|(folder, counts)| format!("{folder} ({})", severity_parts(counts).join(", ")))
+            .collect();
+        let _ = write!(summary, "\nBy folder: {}", folders.join("; "));
+        let more = report.folders_total.saturating_sub(report.folders.len());
+        if more > 0 {
+            let noun = if more == 1 { "folder" } else { "folders" };
+            let _ = write!(summary, "; and {more} more {noun}");
+        }
+    }
     if let Some(showing) = super::page::showing("diagnostics", &report.page) {
         let _ = write!(summary, "\n{showing}");
     }

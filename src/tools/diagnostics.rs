@@ -118,6 +118,8 @@ async fn file_report(
         notes,
         counts: [0; 4],
         files_with: 0,
+        folders: Vec::new(),
+        folders_total: 0,
         page: Page::default(),
     })
 }
@@ -319,6 +321,8 @@ async fn folder_report(
         notes,
         counts: [0; 4],
         files_with: 0,
+        folders: Vec::new(),
+        folders_total: 0,
         page: Page::default(),
     })
 }
@@ -486,6 +490,46 @@ fn shown_files(
     files
 }
 
+/// Files with findings past which a report also counts them by folder.
+const FOLDERS_FROM: usize = 20;
+
+/// Folders named in a report's summary, at most.
+const FOLDERS_SHOWN: usize = 10;
+
+/// A large report's counts by folder, two levels deep (`packages/core`),
+/// the folders with the most errors (then warnings) first: where the
+/// problems are, before the first page's files.
+fn by_folder(files: &[FileDiagnostics]) -> (Vec<(String, [usize; 4])>, usize) {
+    if files.len() < FOLDERS_FROM {
+        return (Vec::new(), 0);
+    }
+    let mut folders: Vec<(String, [usize; 4])> = Vec::new();
+    for file in files {
+        let parts: Vec<&str> = file.path.split('/').collect();
+        let folder = parts[..parts.len().saturating_sub(1).min(2)].join("/");
+        let folder = if folder.is_empty() {
+            ".".to_string()
+        } else {
+            folder
+        };
+        match folders.iter_mut().find(|(f, _)| *f == folder) {
+            Some((_, counts)) => {
+                for (total, n) in counts.iter_mut().zip(file.counts) {
+                    *total += n;
+                }
+            }
+            None => folders.push((folder, file.counts)),
+        }
+    }
+    if folders.len() < 2 {
+        return (Vec::new(), 0);
+    }
+    let total = folders.len();
+    folders.sort_by(|a, b| (b.1[0], b.1[1], &a.0).cmp(&(a.1[0], a.1[1], &b.0)));
+    folders.truncate(FOLDERS_SHOWN);
+    (folders, total)
+}
+
 /// `report` with its files cut to the page `pager` admits, counted whole
 /// first: a file split across pages keeps its whole counts in its header.
 fn paged(mut report: DiagnosticsReport, mut pager: Pager) -> DiagnosticsReport {
@@ -498,8 +542,18 @@ fn paged(mut report: DiagnosticsReport, mut pager: Pager) -> DiagnosticsReport {
         }
     }
     let total: usize = report.counts.iter().sum();
-    // The summary and notes go in every page.
-    let header: usize = report.notes.iter().map(|note| note.len() + 7).sum();
+    (report.folders, report.folders_total) = by_folder(&all);
+    // The summary, its folders and notes go in every page.
+    let header: usize = report
+        .notes
+        .iter()
+        .map(|note| note.len() + 7)
+        .sum::<usize>()
+        + report
+            .folders
+            .iter()
+            .map(|(folder, _)| folder.len() + 24)
+            .sum::<usize>();
     pager.add(header + 120);
     'files: for file in all {
         if pager.skip_many(file.diagnostics.len()) {
