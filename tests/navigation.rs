@@ -683,6 +683,18 @@ async fn implementations_are_declarations_only() {
             &answer,
         );
     }
+    // A derive declares implementations too (rust-analyzer lists each).
+    let rust = common::fixture("rust");
+    let ledger = rust
+        .run("inspect", json!({"file": "src/lib.rs", "symbol": "Ledger"}))
+        .await;
+    cases.check(
+        "rust-analyzer: derives",
+        ledger.contains(
+            "Implementations (6):\n  src/lib.rs:21:10 `#[derive(Debug, Clone, Default)]`",
+        ) && !ledger.contains("Note:"),
+        &ledger,
+    );
     cases.finish();
 }
 

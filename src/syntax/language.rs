@@ -99,6 +99,10 @@ pub(super) struct Tokens {
     /// a definition found there is not the declaration.
     #[serde(default)]
     pub imports: Vec<String>,
+    /// Nodes that declare implementations without a declaration of their
+    /// own (`#[derive(Debug)]`).
+    #[serde(default)]
+    pub derives: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -248,6 +252,11 @@ impl Language {
     /// Whether a node of kind `kind` brings a name from elsewhere.
     pub(super) fn is_import(self, kind: &str) -> bool {
         self.spec().tokens.imports.iter().any(|i| i == kind)
+    }
+
+    /// Whether a node of kind `kind` declares implementations itself.
+    pub(super) fn is_derive(self, kind: &str) -> bool {
+        self.spec().tokens.derives.iter().any(|d| d == kind)
     }
 
     /// Whether a node of kind `kind` is code again inside a literal

@@ -161,9 +161,20 @@ impl SourceFile {
     /// Whether `position` is inside a statement that brings a name from
     /// elsewhere (`import { Thing } from …`, `use crate::Thing;`).
     pub fn in_import(&self, position: crate::model::Position) -> bool {
+        self.inside(position, |kind| self.language.is_import(kind))
+    }
+
+    /// Whether `position` is inside a node that declares implementations
+    /// itself (`#[derive(Debug)]`).
+    pub fn in_derive(&self, position: crate::model::Position) -> bool {
+        self.inside(position, |kind| self.language.is_derive(kind))
+    }
+
+    /// Whether a node around `position` is of a kind `wanted` accepts.
+    fn inside(&self, position: crate::model::Position, wanted: impl Fn(&str) -> bool) -> bool {
         let mut node = self.leaf_at(position);
         while let Some(n) = node {
-            if self.language.is_import(n.kind()) {
+            if wanted(n.kind()) {
                 return true;
             }
             node = n.parent();

@@ -142,12 +142,18 @@ impl<'a> SourceFiles<'a> {
         }
     }
 
-    /// Whether a declaration's name stands at `position`; `None` when the
-    /// file has no outline to tell.
+    /// Whether a declaration's name stands at `position`, or a node that
+    /// declares implementations itself (`#[derive(Debug)]`) holds it;
+    /// `None` when the file has no outline to tell.
     pub async fn declares(&mut self, path: &Path, position: Position) -> Option<bool> {
         let file = self.file(path).await?;
         let separator = file.path_separator();
-        Some(super::name_path::declared_at(file.symbols(), position, separator).is_some())
+        let declared = super::name_path::declared_at(file.symbols(), position, separator).is_some();
+        let derived = match file {
+            FileOutline::TreeSitter(parsed) => parsed.in_derive(position),
+            FileOutline::Server { .. } => false,
+        };
+        Some(declared || derived)
     }
 
     /// A location with its line.
