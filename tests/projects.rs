@@ -417,13 +417,13 @@ async fn projects_seeing_one_symbol(server: &str) {
         "packages/core",
         "@m/core",
         &[],
-        "export function coreFn(x: number): number {\n  return x + 1;\n}\n",
+        "export function coreFn(x: number): number {\n  return x + 1;\n}\n\nexport class Base {}\n",
     );
     package(
         "packages/a",
         "@m/a",
         &["@m/core"],
-        "import { coreFn } from \"@m/core\";\n\nexport { coreFn };\nexport const a = coreFn(1);\n",
+        "import { coreFn, Base } from \"@m/core\";\n\nexport { coreFn };\nexport const a = coreFn(1);\n\nexport class Derived extends Base {}\n",
     );
     package(
         "packages/b",
@@ -472,6 +472,21 @@ async fn projects_seeing_one_symbol(server: &str) {
             && calls.contains(&format!("{file}:{site}"));
         assert!(held || named, "{server}: {file}:{site}: {calls}");
     }
+    // A subclass in another package is an implementation, whichever
+    // server answers (typescript-language-server's own answer covers the
+    // class's project only).
+    let base = common::run(
+        &ctx,
+        "inspect",
+        json!({"file": "packages/core/src/index.ts", "symbol": "Base"}),
+    )
+    .await;
+    assert!(
+        base.contains(
+            "Implementation: packages/a/src/index.ts:6:14 `export class Derived extends Base {}`"
+        ),
+        "{server}: {base}"
+    );
     let client = ctx.lsp.clients().into_iter().next().expect("a server");
     let open: Vec<String> = client
         .open_documents()

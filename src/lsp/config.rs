@@ -92,6 +92,11 @@ pub struct LanguageConfig {
     /// The most projects opened for one question about a symbol (each costs
     /// the server memory); `None`: every project that can see it.
     pub max_projects: Option<usize>,
+    /// Requests the server answers from the file's own project alone
+    /// (typescript-language-server's implementations and incoming calls),
+    /// where its references span every loaded project: their answers are
+    /// completed from references.
+    pub one_project_requests: Vec<String>,
     /// The servers it can run and which one to, when it has several.
     pub choice: Option<ServerChoice>,
 }
@@ -213,6 +218,7 @@ struct LanguageFile {
     text_audit: Option<TextAudit>,
     fatal_log: Option<Vec<String>>,
     max_projects: Option<usize>,
+    one_project_requests: Option<Vec<String>>,
     server: Option<String>,
     servers: Option<BTreeMap<String, ServerFile>>,
 }
@@ -236,6 +242,7 @@ struct ServerFile {
     tsserver_requests: Option<bool>,
     fatal_log: Option<Vec<String>>,
     max_projects: Option<usize>,
+    one_project_requests: Option<Vec<String>>,
 }
 
 impl ServerFile {
@@ -258,6 +265,7 @@ impl ServerFile {
             tsserver_requests: other.tsserver_requests.or(self.tsserver_requests),
             fatal_log: other.fatal_log.or(self.fatal_log),
             max_projects: other.max_projects.or(self.max_projects),
+            one_project_requests: other.one_project_requests.or(self.one_project_requests),
         }
     }
 }
@@ -283,6 +291,9 @@ impl LanguageFile {
             tsserver_requests: server.tsserver_requests.or(self.tsserver_requests),
             fatal_log: server.fatal_log.or(self.fatal_log.clone()),
             max_projects: server.max_projects.or(self.max_projects),
+            one_project_requests: server
+                .one_project_requests
+                .or(self.one_project_requests.clone()),
             server: None,
             servers: None,
             ..self.clone()
@@ -331,6 +342,7 @@ impl LanguageFile {
             text_audit: other.text_audit.or(self.text_audit),
             fatal_log: other.fatal_log.or(self.fatal_log),
             max_projects: other.max_projects.or(self.max_projects),
+            one_project_requests: other.one_project_requests.or(self.one_project_requests),
             server: other.server.or(self.server),
             servers: match (self.servers, other.servers) {
                 (Some(mut base), Some(over)) => {
@@ -574,6 +586,7 @@ fn resolve(
         text_audit: language.text_audit,
         fatal_log: language.fatal_log.unwrap_or_default(),
         max_projects: language.max_projects.map(|n| n.max(1)),
+        one_project_requests: language.one_project_requests.unwrap_or_default(),
         reload_delay: Duration::from_secs_f64(
             language.reload_delay.unwrap_or(0.0).clamp(0.0, 10.0),
         ),

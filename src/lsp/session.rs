@@ -119,6 +119,17 @@ impl Server {
         self.client.server()
     }
 
+    /// Whether the server answers `method` from the file's own project
+    /// alone (its `one_project_requests`), though its references span every
+    /// loaded project: the caller completes the answer from references.
+    pub fn answers_from_one_project(&self, method: &str) -> bool {
+        self.client
+            .language
+            .one_project_requests
+            .iter()
+            .any(|m| m == method)
+    }
+
     /// The configs of projects left unopened by the server's
     /// `max_projects` (as shown): its workspace-wide answers do not cover
     /// them.
@@ -158,6 +169,11 @@ impl Session {
     /// See [`Server::index_complete`].
     pub fn index_complete(&self) -> bool {
         self.server.index_complete
+    }
+
+    /// See [`Server::answers_from_one_project`].
+    pub fn answers_from_one_project(&self, method: &str) -> bool {
+        self.server.answers_from_one_project(method)
     }
 
     /// The client behind it, for raw requests (benchmarks, tests).

@@ -103,6 +103,10 @@ pub(super) struct Tokens {
     /// own (`#[derive(Debug)]`).
     #[serde(default)]
     pub derives: Vec<String>,
+    /// Where a type names what it extends or implements (`class A extends
+    /// B`): a reference there is an implementation by the enclosing type.
+    #[serde(default)]
+    pub heritage: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -252,6 +256,12 @@ impl Language {
     /// Whether a node of kind `kind` brings a name from elsewhere.
     pub(super) fn is_import(self, kind: &str) -> bool {
         self.spec().tokens.imports.iter().any(|i| i == kind)
+    }
+
+    /// Whether a node of kind `kind` names what its type extends or
+    /// implements.
+    pub(super) fn is_heritage(self, kind: &str) -> bool {
+        self.spec().tokens.heritage.iter().any(|h| h == kind)
     }
 
     /// Whether a node of kind `kind` declares implementations itself.

@@ -170,6 +170,12 @@ impl SourceFile {
         self.inside(position, |kind| self.language.is_derive(kind))
     }
 
+    /// Whether `position` is where a type names what it extends or
+    /// implements (`class A extends B`).
+    pub fn in_heritage(&self, position: crate::model::Position) -> bool {
+        self.inside(position, |kind| self.language.is_heritage(kind))
+    }
+
     /// Whether a node around `position` is of a kind `wanted` accepts.
     fn inside(&self, position: crate::model::Position, wanted: impl Fn(&str) -> bool) -> bool {
         let mut node = self.leaf_at(position);

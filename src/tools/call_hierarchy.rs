@@ -152,10 +152,12 @@ async fn call_hierarchy(ctx: &Context, params: Params) -> ToolResult<CallHierarc
     // Asked beside the walk, so it costs no time.
     let at = resolved.target.position;
     let references = async {
-        match direction {
-            Direction::Outgoing => None,
-            _ => find_references(&session, at, false).await.ok(),
+        let needed = direction != Direction::Outgoing
+            && session.answers_from_one_project("callHierarchy/incomingCalls");
+        if !needed {
+            return None;
         }
+        find_references(&session, at, false).await.ok()
     };
     let (trees, references) = tokio::join!(walked, references);
     let [incoming, outgoing] = trees?;

@@ -12,13 +12,13 @@ use serde::Deserialize;
 
 use super::Tool;
 use super::address::{Address, resolve};
-use super::locations::SourceFiles;
+use super::locations::{SourceFiles, place};
 use super::page::Pager;
 use crate::context::Context;
 use crate::error::ToolResult;
-use crate::lsp::navigate::{Goto, Spot, goto, hover};
+use crate::lsp::navigate::{Goto, Spot, goto, hover, references as find_references};
 use crate::lsp::{LspError, Need, Session};
-use crate::model::{InspectResult, SourceLocation};
+use crate::model::{InspectResult, Place, Range, SourceLocation};
 
 /// Hover text past this many lines is cut (the documentation of a std
 /// type runs to hundreds).
@@ -78,11 +78,25 @@ async fn inspect(ctx: &Context, params: Params) -> ToolResult<InspectResult> {
                 })
         }
     };
-    let (hover, definitions, type_definitions, implementations) = tokio::join!(
+    // A server that answers implementations from the file's own project
+    // alone: its references, which span every loaded project, find the
+    // types that extend or implement this one elsewhere.
+    let references = async {
+        if !session.answers_from_one_project("textDocument/implementation") {
+            return Vec::new();
+        }
+        tokio::time::timeout(SECONDARY_BOUND, find_references(&session, position, false))
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .unwrap_or_default()
+    };
+    let (hover, definitions, type_definitions, implementations, references) = tokio::join!(
         hover(&session, position),
         goto(&session, position, Goto::Definition),
         bounded(Goto::TypeDefinition, "textDocument/typeDefinition"),
         bounded(Goto::Implementation, "textDocument/implementation"),
+        references,
     );
     let mut notes: Vec<String> = unloaded.into_iter().collect();
     if !session.index_complete() {
@@ -199,9 +213,29 @@ async fn inspect(ctx: &Context, params: Params) -> ToolResult<InspectResult> {
             declared.push(spot);
         }
     }
-    let implementations = declared;
+    let dropped = listed - declared.len();
+    let mut implementations = declared;
+    for spot in references {
+        if place(ctx, &spot.path) != Place::Workspace {
+            continue;
+        }
+        if let Some(heir) = files.heir_at(&spot.path, spot.range.start).await {
+            let spot = Spot {
+                path: spot.path,
+                range: Range::new(heir, heir),
+            };
+            let known = implementations
+                .iter()
+                .chain(&definition_spots)
+                .any(|i| i.path == spot.path && i.range.start == heir);
+            if !known {
+                implementations.push(spot);
+            }
+        }
+    }
+    implementations.sort_by(|a, b| (&a.path, a.range).cmp(&(&b.path, b.range)));
     let server = session.server();
-    match listed - implementations.len() {
+    match dropped {
         0 => {}
         1 => notes.push(format!(
             "1 place {server} listed as an implementation is not a declaration (an import, a type annotation, an expression) and is left out"

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use super::name_path::join_path;
 use super::outline::{FileOutline, outline};
 use crate::context::Context;
-use crate::model::{OutlineSymbol, Place, Position, SourceLocation};
+use crate::model::{OutlineSymbol, Place, Position, SourceLocation, SymbolKind};
 
 /// Lines longer than this are cut around the position they are shown for.
 const MAX_LINE_CHARS: usize = 160;
@@ -131,6 +131,30 @@ impl<'a> SourceFiles<'a> {
             .skip((position.character as usize).saturating_sub(1) + chars)
             .skip_while(|c| *c == ' ' || *c == '\t');
         matches!(after.next(), Some('(' | '<'))
+    }
+
+    /// The class or interface whose heritage (`extends`, `implements`)
+    /// holds `position`: where it is declared.
+    pub async fn heir_at(&mut self, path: &Path, position: Position) -> Option<Position> {
+        let file = self.file(path).await?;
+        let FileOutline::TreeSitter(parsed) = file else {
+            return None;
+        };
+        if !parsed.in_heritage(position) {
+            return None;
+        }
+        let mut symbols = parsed.outline();
+        let mut heir = None;
+        while let Some(symbol) = symbols
+            .iter()
+            .find(|s| s.range.start <= position && position <= s.range.end)
+        {
+            if matches!(symbol.kind, SymbolKind::Class | SymbolKind::Interface) {
+                heir = Some(symbol.selection_range.start);
+            }
+            symbols = &symbol.children;
+        }
+        heir
     }
 
     /// Whether `position` is inside a statement that brings a name from
