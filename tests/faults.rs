@@ -73,6 +73,15 @@ fn workspace(mode: &str, request_timeout: f64) -> Workspace {
 }
 
 fn workspace_with(mode: &str, request_timeout: f64, ready_timeout: f64) -> Workspace {
+    workspace_keys(
+        mode,
+        &format!("request_timeout = {request_timeout}\nready_timeout = {ready_timeout}\n"),
+    )
+}
+
+/// A workspace of one `main.fake` whose language runs the fake server in
+/// `mode`, with `keys` added to the language's table.
+fn workspace_keys(mode: &str, keys: &str) -> Workspace {
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("state");
     std::fs::create_dir(&state).unwrap();
@@ -81,7 +90,7 @@ fn workspace_with(mode: &str, request_timeout: f64, ready_timeout: f64) -> Works
         dir.path().join("sextant.toml"),
         format!(
             "auto_install = false\n[language.fake]\ncommand = {:?}\nargs = [{mode:?}, {:?}]\nextensions = [\"fake\"]\n\
-             request_timeout = {request_timeout}\nready_timeout = {ready_timeout}\nsettings = {{ fake = {{ answer = 42 }} }}\n",
+             {keys}settings = {{ fake = {{ answer = 42 }} }}\n",
             fake_server().display().to_string(),
             state.display().to_string()
         ),
@@ -809,22 +818,8 @@ async fn unloaded_answers(w: &Workspace, config: &str, note: &str, refusal: &str
 /// the first's): the answer holds everything the check published.
 #[tokio::test]
 async fn a_check_published_in_parts_is_answered_whole() {
-    let dir = tempfile::tempdir().unwrap();
-    let state = dir.path().join("state");
-    std::fs::create_dir(&state).unwrap();
-    std::fs::write(dir.path().join("main.fake"), "fn fake() {}\n").unwrap();
-    std::fs::write(
-        dir.path().join("sextant.toml"),
-        format!(
-            "auto_install = false\n[language.fake]\ncommand = {:?}\nargs = [\"checks-in-parts\", {:?}]\n\
-             extensions = [\"fake\"]\nchecks_on_save = true\n",
-            fake_server().display().to_string(),
-            state.display().to_string()
-        ),
-    )
-    .unwrap();
-    let ctx = common::context(dir.path(), false);
-    let answer = common::run(&ctx, "diagnostics", json!({"file": "main.fake"})).await;
+    let w = workspace_keys("checks-in-parts", "checks_on_save = true\n");
+    let answer = common::run(&w.ctx, "diagnostics", json!({"file": "main.fake"})).await;
     assert_eq!(
         answer,
         "1 error, 1 warning in 1 file\n\n=== next block ===\n\nmain.fake (1 error, 1 warning)\n  \

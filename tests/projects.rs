@@ -125,21 +125,9 @@ tools/src/main.rs (1 reference)
     cases.finish();
 }
 
-/// TypeScript 7's compiler, as the test command installs it.
-fn tsc() -> std::path::PathBuf {
-    let tools = sextant::lsp::config::Config::built_in().tools_dir;
-    let scope = tools.join("typescript-go/node_modules/@typescript");
-    std::fs::read_dir(&scope)
-        .unwrap_or_else(|err| panic!("{}: {err}", scope.display()))
-        .filter_map(Result::ok)
-        .map(|e| e.path().join("lib/tsc"))
-        .find(|p| p.is_file())
-        .expect("the native TypeScript compiler")
-}
-
 /// What `tsc -b` (every referenced project built) says is wrong.
 fn tsc_build(dir: &Path) -> String {
-    let out = Command::new(tsc())
+    let out = Command::new(common::tsc())
         .arg("-b")
         .current_dir(dir)
         .output()
@@ -452,6 +440,38 @@ async fn projects_seeing_one_symbol(server: &str) {
             && references.contains("packages/b/src/index.ts (2 references)"),
         "{server}: {references}"
     );
+    // A package created since is a project that can see it: the projects
+    // chosen for the file are chosen again.
+    for (path, content) in [
+        (
+            "packages/d/package.json",
+            r#"{ "name": "@m/d", "dependencies": { "@m/core": "workspace:*" } }"#,
+        ),
+        ("packages/d/tsconfig.json", config),
+        (
+            "packages/d/src/index.ts",
+            "import { coreFn } from \"@m/core\";\n\nexport const d = coreFn(4);\n",
+        ),
+    ] {
+        let created = common::run(
+            &ctx,
+            "create_file",
+            json!({"path": path, "content": content}),
+        )
+        .await;
+        assert!(!created.starts_with("error"), "{created}");
+    }
+    let again = common::run(
+        &ctx,
+        "references",
+        json!({"file": "packages/core/src/index.ts", "symbol": "coreFn"}),
+    )
+    .await;
+    assert!(
+        again.contains("Found 8 references to coreFn across 4 files")
+            && again.contains("packages/d/src/index.ts (2 references)"),
+        "{server}: {again}"
+    );
     // Every call is in the call hierarchy, or named by its note:
     // typescript-language-server answers calls from the function's own
     // project only.
@@ -509,8 +529,8 @@ async fn projects_seeing_one_symbol(server: &str) {
     ctx.lsp.shutdown(std::time::Duration::from_secs(2)).await;
 
     // At most `max_projects`, nearest first: core's own and `a`'s (a
-    // library), not `b`'s (an application); the answer names it, and a
-    // rename is not applied.
+    // library), not `d`'s (an application at the same distance) nor `b`'s
+    // (further); the answer names them, and a rename is not applied.
     write(
         "sextant.toml",
         &format!(
@@ -522,7 +542,7 @@ async fn projects_seeing_one_symbol(server: &str) {
     let references = common::run(&bounded, "references", at.clone()).await;
     assert!(
         references.contains(&format!(
-            "1 project that can see this file was not loaded (packages/b/tsconfig.json), since {server} loads at most 2 for one question (`max_projects`, each costs it memory): references there are not included"
+            "2 projects that can see this file were not loaded (packages/d/tsconfig.json, packages/b/tsconfig.json), since {server} loads at most 2 for one question (`max_projects`, each costs it memory): references there are not included"
         )),
         "{server}: {references}"
     );
@@ -545,7 +565,7 @@ async fn projects_seeing_one_symbol(server: &str) {
         found.contains(&format!("Found {EXAMPLES} matches"))
             && found.contains(&format!(
                 "{server} has {} projects not loaded (at most `max_projects` are, each costs it memory); the index adds their typescript matches",
-                EXAMPLES + 4 - 2
+                EXAMPLES + 5 - 2
             )),
         "{server}: {found}"
     );

@@ -7,7 +7,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use common::{Fixture, fixture, fixture_with};
@@ -33,21 +33,9 @@ fn typescript() -> Fixture {
     fixture_with("ts", &[("src/tally.ts", TALLY_TS)])
 }
 
-/// TypeScript 7's compiler, as the test command installs it.
-fn tsc() -> PathBuf {
-    let tools = sextant::lsp::config::Config::built_in().tools_dir;
-    let scope = tools.join("typescript-go/node_modules/@typescript");
-    std::fs::read_dir(&scope)
-        .unwrap_or_else(|err| panic!("{}: {err}", scope.display()))
-        .filter_map(Result::ok)
-        .map(|e| e.path().join("lib/tsc"))
-        .find(|p| p.is_file())
-        .expect("the native TypeScript compiler")
-}
-
 /// The errors `tsc --noEmit` reports for the project, one per line.
 fn tsc_errors(root: &Path) -> String {
-    let out = Command::new(tsc())
+    let out = Command::new(common::tsc())
         .args(["--noEmit", "-p"])
         .arg(root)
         .output()

@@ -206,7 +206,7 @@ fn through_symlink(mut err: ToolError, real: &Path) -> ToolError {
 }
 
 /// Removes `.` and resolves `..` without touching the file system.
-fn normalize(path: &Path) -> PathBuf {
+pub(crate) fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for component in path.components() {
         match component {

@@ -547,6 +547,7 @@ fn deliver_changes(
     }
     for client in running_clients(slots) {
         client.note_changed(paths.iter().cloned());
+        client.projects_opened.forget_choices_if_changed(changes);
         if let Err(err) = client.announce_changes(changes) {
             logs.record(LogLevel::Debug, client.server(), err.to_string());
         }

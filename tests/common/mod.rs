@@ -57,6 +57,18 @@ pub fn fixture(name: &str) -> Fixture {
     fixture_with(name, &[])
 }
 
+/// TypeScript 7's compiler, as the test command installs it.
+pub fn tsc() -> PathBuf {
+    let tools = sextant::lsp::config::Config::built_in().tools_dir;
+    let scope = tools.join("typescript-go/node_modules/@typescript");
+    std::fs::read_dir(&scope)
+        .unwrap_or_else(|err| panic!("{}: {err}", scope.display()))
+        .filter_map(Result::ok)
+        .map(|e| e.path().join("lib/tsc"))
+        .find(|p| p.is_file())
+        .expect("the native TypeScript compiler")
+}
+
 /// Names of TypeScript's two servers, as `server = ...` takes them.
 pub const TYPESCRIPT_GO: &str = "typescript-go";
 pub const TYPESCRIPT_LANGUAGE_SERVER: &str = "typescript-language-server";

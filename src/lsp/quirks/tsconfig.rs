@@ -26,6 +26,7 @@ use serde_json::Value;
 
 use super::super::config::LanguageConfig;
 use crate::fs::walk;
+use crate::fs::workspace::normalize;
 
 /// Configs followed at most, walked and referenced together.
 const MAX_CONFIGS: usize = 200;
@@ -51,7 +52,7 @@ pub(in crate::lsp) fn applies(language: &LanguageConfig) -> bool {
 }
 
 /// The projects to open, one file each (see [`project_files`]).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(in crate::lsp) struct Chosen {
     pub files: Vec<PathBuf>,
     /// The configs of projects that can see the file asked about but
@@ -84,7 +85,7 @@ pub(in crate::lsp) fn project_files(
     }
     let read: Vec<(PathBuf, Project)> = with_references(configs, root)
         .into_iter()
-        .filter_map(|config| Some((config.clone(), Project::read(&config)?)))
+        .filter_map(|config| Some((config.clone(), Project::read(&config, root)?)))
         .collect();
     let mut left_out = Vec::new();
     let read: Vec<(PathBuf, Project)> = match seeing {
@@ -188,7 +189,7 @@ pub(in crate::lsp) fn coverage(root: &Path, paths: &[PathBuf]) -> (Vec<PathBuf>,
     let any_config = !configs.is_empty();
     let projects: Vec<Project> = with_references(configs, root)
         .iter()
-        .filter_map(|config| Project::read(config))
+        .filter_map(|config| Project::read(config, root))
         .collect();
     let outside = paths
         .iter()
@@ -261,8 +262,6 @@ struct Workspace<'a> {
     /// Package folders by name, and each package's dependencies' names.
     packages: Vec<(String, PathBuf, HashSet<String>)>,
     projects: &'a [(PathBuf, Project)],
-    /// Each config's `references`, as config paths.
-    references: std::collections::HashMap<PathBuf, Vec<PathBuf>>,
 }
 
 impl<'a> Workspace<'a> {
@@ -289,15 +288,10 @@ impl<'a> Workspace<'a> {
                 Some((name, manifest.parent()?.to_path_buf(), dependencies))
             })
             .collect();
-        let references = projects
-            .iter()
-            .map(|(config, _)| (config.clone(), references_of(config, root)))
-            .collect();
         Workspace {
             root: root.to_path_buf(),
             packages,
             projects,
-            references,
         }
     }
 
@@ -337,11 +331,14 @@ impl<'a> Workspace<'a> {
             .collect();
         loop {
             let more: Vec<&Path> = self
-                .references
+                .projects
                 .iter()
-                .filter(|(from, to)| {
+                .filter(|(from, project)| {
                     !seeing.contains(from.as_path())
-                        && to.iter().any(|t| seeing.contains(t.as_path()))
+                        && project
+                            .references
+                            .iter()
+                            .any(|t| seeing.contains(t.as_path()))
                 })
                 .map(|(from, _)| from.as_path())
                 .collect();
@@ -408,11 +405,9 @@ impl<'a> Workspace<'a> {
     }
 }
 
-/// The configs `config` references, within `root`.
-fn references_of(config: &Path, root: &Path) -> Vec<PathBuf> {
-    let (Some(json), Some(dir)) = (read_jsonc(config), config.parent()) else {
-        return Vec::new();
-    };
+/// The configs a config's `json` references (`dir` its folder), within
+/// `root`.
+fn referenced(json: &Value, dir: &Path, root: &Path) -> Vec<PathBuf> {
     json.get("references")
         .and_then(Value::as_array)
         .into_iter()
@@ -445,22 +440,7 @@ fn with_references(configs: Vec<PathBuf>, root: &Path) -> Vec<PathBuf> {
             all.push(config);
             continue;
         };
-        let references: Vec<PathBuf> = json
-            .get("references")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(|reference| reference.get("path")?.as_str())
-            .map(|path| {
-                let path = normalize(&dir.join(path));
-                if path.extension().is_some_and(|e| e == "json") {
-                    path
-                } else {
-                    path.join("tsconfig.json")
-                }
-            })
-            .filter(|path| path.starts_with(root) && path.is_file())
-            .collect();
+        let references = referenced(&json, dir, root);
         all.push(config);
         // Depth first, in the order written.
         queue.extend(references.into_iter().rev());
@@ -480,14 +460,18 @@ struct Project {
     /// `compilerOptions.checkJs`, as inherited: its JavaScript is
     /// type-checked.
     check_js: bool,
+    /// The configs it `references`.
+    references: Vec<PathBuf>,
     /// The folders its own `paths` aliases point into (`"@scope/core":
     /// ["../core/src"]`).
     aliases: Vec<PathBuf>,
 }
 
 impl Project {
-    fn read(config: &Path) -> Option<Project> {
+    /// The project of `config`, its references those within `root`.
+    fn read(config: &Path, root: &Path) -> Option<Project> {
         let mut files = None;
+        let mut references = Vec::new();
         let mut include: Option<(Vec<String>, PathBuf)> = None;
         let mut exclude: Option<(Vec<String>, PathBuf)> = None;
         let mut check_js: Option<bool> = None;
@@ -519,10 +503,12 @@ impl Project {
                     .pointer("/compilerOptions/checkJs")
                     .and_then(Value::as_bool);
             }
-            // A config's own aliases only: those of a shared base, which
-            // every project inherits, say nothing of who uses what.
+            // A config's own aliases and references only: those of a
+            // shared base, which every project inherits, say nothing of who
+            // uses what.
             if current == config {
                 aliases = alias_folders(&json, &dir);
+                references = referenced(&json, &dir, root);
             }
             // Only a config of the project's own: a package's (an npm
             // shared config) says nothing of which files are the project's.
@@ -554,6 +540,7 @@ impl Project {
             base,
             check_js: check_js.unwrap_or(false),
             aliases: aliases.unwrap_or_default(),
+            references,
         })
     }
 
@@ -595,22 +582,6 @@ fn alias_folders(json: &Value, dir: &Path) -> Option<Vec<PathBuf>> {
             })
             .collect(),
     )
-}
-
-/// `path` with `.` and `..` folded, without asking the disk.
-fn normalize(path: &Path) -> PathBuf {
-    use std::path::Component;
-    let mut out = PathBuf::new();
-    for part in path.components() {
-        match part {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 /// TypeScript's `include`/`exclude` patterns as globs: relative to the

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 
 use super::super::config::{Choice, LanguageConfig, ServerChoice};
 use super::super::shown;
+use crate::fs::workspace::normalize;
 
 /// The built-in names of TypeScript's two servers (`languages.toml`).
 pub const TYPESCRIPT_GO: &str = "typescript-go";
@@ -443,7 +444,7 @@ fn bin_tsc_package(project_root: &Path, workspace_root: &Path) -> Option<Package
             .collect(),
     };
     targets.iter().find_map(|target| {
-        let target = lexically_normal(target);
+        let target = normalize(target);
         target
             .ancestors()
             .skip(1)
@@ -451,22 +452,6 @@ fn bin_tsc_package(project_root: &Path, workspace_root: &Path) -> Option<Package
             .and_then(|dir| Package::read(dir, "typescript"))
             .filter(|package| package.manifest_name.as_deref() == Some("typescript"))
     })
-}
-
-/// `path` with its `.` and `..` parts folded away, without asking the disk.
-fn lexically_normal(path: &Path) -> PathBuf {
-    use std::path::Component;
-    let mut normal = PathBuf::new();
-    for part in path.components() {
-        match part {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                normal.pop();
-            }
-            other => normal.push(other),
-        }
-    }
-    normal
 }
 
 /// A version's numeric parts, for ordering (`7.0.2` > `6.0.3`).
