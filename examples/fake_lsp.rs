@@ -22,6 +22,13 @@
 //!   after `initialized`; `indexing-forever` never ends it, and answers
 //!   `textDocument/references` with the one `fake` of the document (what
 //!   an indexing server has found so far).
+//! - `silent-start`: says nothing for 1 s after `initialized`, answering
+//!   documentSymbol with nothing meanwhile (its workspace not loaded), then
+//!   sends rust-analyzer's `experimental/serverStatus` quiescent (a server
+//!   that `reports_status`, slow to start on a loaded machine).
+//! - `unloaded`: answers `textDocument/references` with nothing, not even
+//!   the declaration asked about (a server that has not loaded the file's
+//!   project).
 //! - `die-in-initialize`: exits with code 1 on `initialize`.
 //! - `flood-stderr`: writes 50,000 lines to stderr before answering.
 //! - `diagnostic-error`: offers pull diagnostics, and answers them with an
@@ -73,13 +80,18 @@ use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
+/// `silent-start`: the workspace has loaded (the status is being sent).
+static LOADED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let mode = args.next().unwrap_or_else(|| "normal".into());
     let state = PathBuf::from(args.next().unwrap_or_else(|| ".".into()));
     let stdin = std::io::stdin();
     let mut input = BufReader::new(stdin.lock());
-    let mut out = std::io::stdout().lock();
+    // Not locked for good: a `silent-start` thread writes too (each
+    // message is one formatted write, so they never interleave).
+    let mut out = std::io::stdout();
     if mode == "flood-stderr" {
         let mut err = std::io::stderr().lock();
         for i in 0..50_000 {
@@ -173,6 +185,24 @@ fn main() {
                     send(&mut out, &request);
                 }
             }
+            ("initialized", None) if mode == "silent-start" => {
+                std::thread::spawn(|| {
+                    std::thread::sleep(std::time::Duration::from_secs(1));
+                    LOADED.store(true, std::sync::atomic::Ordering::SeqCst);
+                    send(
+                        &mut std::io::stdout(),
+                        &json!({"jsonrpc": "2.0", "method": "experimental/serverStatus", "params": {"health": "ok", "quiescent": true}}),
+                    );
+                });
+            }
+            ("textDocument/documentSymbol", Some(id))
+                if mode == "silent-start" && !LOADED.load(std::sync::atomic::Ordering::SeqCst) =>
+            {
+                send(&mut out, &json!({"jsonrpc": "2.0", "id": id, "result": []}));
+            }
+            ("textDocument/references", Some(id)) if mode == "unloaded" => {
+                send(&mut out, &json!({"jsonrpc": "2.0", "id": id, "result": []}));
+            }
             ("initialized", None) if mode.starts_with("indexing") => {
                 send(
                     &mut out,
@@ -240,7 +270,7 @@ fn main() {
                     capabilities["diagnosticProvider"] =
                         json!({"interFileDependencies": false, "workspaceDiagnostics": false});
                 }
-                if mode == "indexing-forever" {
+                if mode == "indexing-forever" || mode == "unloaded" {
                     capabilities["referencesProvider"] = json!(true);
                 }
                 if navigates(&mode) {
@@ -529,6 +559,7 @@ fn read_message(input: &mut impl BufRead) -> Option<Value> {
 
 fn send(out: &mut impl Write, message: &Value) {
     let body = message.to_string();
-    let _ = write!(out, "Content-Length: {}\r\n\r\n{body}", body.len());
+    // One write of the whole message: another thread's never lands inside.
+    let _ = out.write_all(format!("Content-Length: {}\r\n\r\n{body}", body.len()).as_bytes());
     let _ = out.flush();
 }

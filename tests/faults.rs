@@ -209,6 +209,32 @@ async fn a_request_waits_for_indexing_and_reports_it() {
     );
 }
 
+/// A server that reports its status (rust-analyzer) but is slow to say
+/// anything, as on a loaded machine: its silence is not readiness, so the
+/// first answer is not the empty one of a workspace not yet loaded.
+#[tokio::test]
+async fn a_server_that_reports_its_status_is_ready_only_once_it_says_so() {
+    let w = workspace_keys("silent-start", "reports_status = true\n");
+    assert_eq!(w.symbols().await.unwrap(), FAKE_SYMBOL);
+}
+
+/// A server that finds not even the declaration asked about has not
+/// loaded the file: "No references" alone would be a wrong answer.
+#[tokio::test]
+async fn no_references_at_all_says_the_server_may_not_have_loaded_the_file() {
+    let w = workspace("unloaded", 10.0);
+    let answer = common::run(
+        &w.ctx,
+        "references",
+        json!({"file": "main.fake", "symbol": "fake"}),
+    )
+    .await;
+    assert_eq!(
+        answer,
+        "references fake (Function) at main.fake:1:4\nNo references to fake\nNote: fake_lsp gave not even the declaration: it may not have loaded this file's project yet. Retry in a moment (see `logs`)"
+    );
+}
+
 #[tokio::test]
 async fn an_index_that_never_finishes_gives_an_answer_that_says_so() {
     let w = workspace_with("indexing-forever", 10.0, 1.0);

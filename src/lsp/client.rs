@@ -141,6 +141,10 @@ impl LspClient {
         self.encoding = Encoding::from_lsp(result.capabilities.position_encoding.as_ref());
         self.capabilities = result.capabilities;
         self.notify::<Initialized>(lsp_types::InitializedParams {})?;
+        // The quiet spell that tells a server has no start-up work counts
+        // from here: spawning and `initialize` may have taken longer.
+        self.shared
+            .update(|state| state.last_activity = Some(std::time::Instant::now()));
         if self
             .language
             .settings

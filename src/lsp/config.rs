@@ -89,6 +89,10 @@ pub struct LanguageConfig {
     /// while it lives on (typescript-language-server's tsserver): such a
     /// line makes it a crash like its own exit.
     pub fatal_log: Vec<String>,
+    /// The server says when it is quiescent (rust-analyzer's
+    /// `experimental/serverStatus`): it is not ready until it first has,
+    /// however quiet it is before.
+    pub reports_status: bool,
     /// The most projects opened for one question about a symbol (each costs
     /// the server memory); `None`: every project that can see it.
     pub max_projects: Option<usize>,
@@ -217,6 +221,7 @@ struct LanguageFile {
     unlinked: Option<Unlinked>,
     text_audit: Option<TextAudit>,
     fatal_log: Option<Vec<String>>,
+    reports_status: Option<bool>,
     max_projects: Option<usize>,
     one_project_requests: Option<Vec<String>>,
     server: Option<String>,
@@ -241,6 +246,7 @@ struct ServerFile {
     #[serde(alias = "tsserver_diagnostics")]
     tsserver_requests: Option<bool>,
     fatal_log: Option<Vec<String>>,
+    reports_status: Option<bool>,
     max_projects: Option<usize>,
     one_project_requests: Option<Vec<String>>,
 }
@@ -264,6 +270,7 @@ impl ServerFile {
             checks_on_save: other.checks_on_save.or(self.checks_on_save),
             tsserver_requests: other.tsserver_requests.or(self.tsserver_requests),
             fatal_log: other.fatal_log.or(self.fatal_log),
+            reports_status: other.reports_status.or(self.reports_status),
             max_projects: other.max_projects.or(self.max_projects),
             one_project_requests: other.one_project_requests.or(self.one_project_requests),
         }
@@ -290,6 +297,7 @@ impl LanguageFile {
             checks_on_save: server.checks_on_save.or(self.checks_on_save),
             tsserver_requests: server.tsserver_requests.or(self.tsserver_requests),
             fatal_log: server.fatal_log.or(self.fatal_log.clone()),
+            reports_status: server.reports_status.or(self.reports_status),
             max_projects: server.max_projects.or(self.max_projects),
             one_project_requests: server
                 .one_project_requests
@@ -341,6 +349,7 @@ impl LanguageFile {
             unlinked: other.unlinked.or(self.unlinked),
             text_audit: other.text_audit.or(self.text_audit),
             fatal_log: other.fatal_log.or(self.fatal_log),
+            reports_status: other.reports_status.or(self.reports_status),
             max_projects: other.max_projects.or(self.max_projects),
             one_project_requests: other.one_project_requests.or(self.one_project_requests),
             server: other.server.or(self.server),
@@ -585,6 +594,7 @@ fn resolve(
         unlinked: language.unlinked,
         text_audit: language.text_audit,
         fatal_log: language.fatal_log.unwrap_or_default(),
+        reports_status: language.reports_status.unwrap_or(false),
         max_projects: language.max_projects.map(|n| n.max(1)),
         one_project_requests: language.one_project_requests.unwrap_or_default(),
         reload_delay: Duration::from_secs_f64(

@@ -163,7 +163,7 @@ impl Shared {
         self.changed.subscribe()
     }
 
-    fn update(&self, change: impl FnOnce(&mut State)) {
+    pub(super) fn update(&self, change: impl FnOnce(&mut State)) {
         change(&mut self.state());
         self.changed.send_modify(|n| *n += 1);
     }

@@ -1,7 +1,8 @@
 //! Whether a server has finished its start-up work, and the waits on what a
 //! server tells us. Readiness: no blocking `$/progress` in flight,
-//! rust-analyzer's `experimental/serverStatus` not saying "not quiescent",
-//! and (before it was first ready) a quiet spell after start. A checker's
+//! rust-analyzer's `experimental/serverStatus` saying "quiescent" (once it
+//! has said anything, or before it, for a server that `reports_status`), and
+//! (before it was first ready) a quiet spell after `initialized`. A checker's
 //! progress (`cargo check`, see `quirks::check_on_save`) does not count:
 //! it can run for minutes while every request already works.
 //!
@@ -41,7 +42,11 @@ impl LspClient {
                 percentage: progress.percentage,
             };
         }
-        if state.quiescent == Some(false) {
+        // A server that reports its status is busy until it first says it
+        // is quiescent: before that, silence is a slow start (on a loaded
+        // machine rust-analyzer can take seconds to say anything).
+        let unannounced = self.language.reports_status && state.quiescent.is_none();
+        if state.quiescent == Some(false) || unannounced {
             return Readiness::Indexing {
                 title: "loading the workspace".into(),
                 percentage: None,

@@ -89,6 +89,7 @@ async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResul
         },
     );
     let mut spots = found?;
+    let server_found_none = spots.is_empty();
     let mut notes: Vec<String> = unloaded.into_iter().collect();
     if !session.index_complete() {
         notes.push(format!(
@@ -109,10 +110,17 @@ async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResul
     }
     // None at all, not even the declaration: maybe the server knows the
     // file's text only.
-    if spots.is_empty()
-        && let Some(note) = session.unlinked_note().await
-    {
-        notes.push(note);
+    if spots.is_empty() {
+        if let Some(note) = session.unlinked_note().await {
+            notes.push(note);
+        } else if server_found_none && include_declaration && on_declaration {
+            // A server that knows the file answers with the declaration at
+            // least: none at all is a server that has not loaded it.
+            notes.push(format!(
+                "{} gave not even the declaration: it may not have loaded this file's project yet. Retry in a moment (see `logs`)",
+                session.server()
+            ));
+        }
     }
     // The declaration's file first, then by path; by position in a file.
     let declared_in = definition
