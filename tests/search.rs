@@ -375,11 +375,12 @@ async fn a_re_export_ranks_after_its_declaration() {
 
 /// A server that finds no match is not the last word: TypeScript's
 /// servers search only what they have loaded, and JavaScript without a
-/// config loads only the files opened. The index's matches come, and the
-/// answer says where from.
+/// config loads only the files opened (the native server, when asked
+/// for: `auto` chooses typescript-language-server there). The index's
+/// matches come, and the answer says where from.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_empty_server_answer_falls_back_to_the_index() {
-    let f = fixture("commonjs");
+    let f = common::fixture_on("commonjs", common::TYPESCRIPT_GO);
     let answer = search(&f, json!({"query": "normalizeType"})).await;
     assert!(
         answer.contains("lib/utils.js (2 results)\n  @12:9 Function - normalizeType")

@@ -22,6 +22,7 @@ use super::documents::Documents;
 use super::inbound::Shared;
 use super::projects::OpenedProjects;
 use super::quirks::check_on_save::Checks;
+use super::quirks::loose_files::LooseProject;
 use super::readiness::Readiness;
 use super::transport::{ExitInfo, Transport};
 use crate::logbook::LogBook;
@@ -41,6 +42,9 @@ pub struct LspClient {
     /// Set once a file of each of its projects is open (see
     /// `Supervisor::open_projects`).
     pub(super) projects_opened: OpenedProjects,
+    /// The project of files no project file holds, where the language
+    /// gives one (see `quirks::loose_files`).
+    pub(super) loose_project: LooseProject,
     /// A caller that could not wait for the server to be ready left a task
     /// waiting for it: callers that cannot wait need not try until then
     /// (see `Supervisor::prepare`).
@@ -96,6 +100,7 @@ impl LspClient {
             documents: Documents::default(),
             checks: Checks::default(),
             projects_opened: OpenedProjects::default(),
+            loose_project: LooseProject::default(),
             starting_behind: std::sync::atomic::AtomicBool::new(false),
         };
         client.initialize(root_uri, folder).await

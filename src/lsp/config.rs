@@ -89,6 +89,9 @@ pub struct LanguageConfig {
     /// while it lives on (typescript-language-server's tsserver): such a
     /// line makes it a crash like its own exit.
     pub fatal_log: Vec<String>,
+    /// Files no project file holds are given one project of their own
+    /// (see `quirks::loose_files`).
+    pub loose_files: Option<LooseFiles>,
     /// The server says when it is quiescent (rust-analyzer's
     /// `experimental/serverStatus`): it is not ready until it first has,
     /// however quiet it is before.
@@ -173,6 +176,25 @@ pub struct TextAudit {
     pub why: String,
 }
 
+/// The project sextant gives a server for files no project file holds
+/// (typescript-language-server: tsserver's external project).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LooseFiles {
+    /// The extensions of the files it holds.
+    pub extensions: Vec<String>,
+    /// Its compiler options, as a project file would write them.
+    #[serde(default)]
+    pub options: toml::Table,
+}
+
+impl LooseFiles {
+    /// The options as JSON, for the server.
+    pub fn options_json(&self) -> Value {
+        to_json(toml::Value::Table(self.options.clone()))
+    }
+}
+
 /// How sextant installs a server into its tools directory.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "snake_case")]
@@ -221,6 +243,7 @@ struct LanguageFile {
     unlinked: Option<Unlinked>,
     text_audit: Option<TextAudit>,
     fatal_log: Option<Vec<String>>,
+    loose_files: Option<LooseFiles>,
     reports_status: Option<bool>,
     max_projects: Option<usize>,
     one_project_requests: Option<Vec<String>>,
@@ -246,6 +269,7 @@ struct ServerFile {
     #[serde(alias = "tsserver_diagnostics")]
     tsserver_requests: Option<bool>,
     fatal_log: Option<Vec<String>>,
+    loose_files: Option<LooseFiles>,
     reports_status: Option<bool>,
     max_projects: Option<usize>,
     one_project_requests: Option<Vec<String>>,
@@ -271,6 +295,7 @@ impl ServerFile {
             tsserver_requests: other.tsserver_requests.or(self.tsserver_requests),
             fatal_log: other.fatal_log.or(self.fatal_log),
             reports_status: other.reports_status.or(self.reports_status),
+            loose_files: other.loose_files.or(self.loose_files),
             max_projects: other.max_projects.or(self.max_projects),
             one_project_requests: other.one_project_requests.or(self.one_project_requests),
         }
@@ -298,6 +323,7 @@ impl LanguageFile {
             tsserver_requests: server.tsserver_requests.or(self.tsserver_requests),
             fatal_log: server.fatal_log.or(self.fatal_log.clone()),
             reports_status: server.reports_status.or(self.reports_status),
+            loose_files: server.loose_files.or(self.loose_files.clone()),
             max_projects: server.max_projects.or(self.max_projects),
             one_project_requests: server
                 .one_project_requests
@@ -350,6 +376,7 @@ impl LanguageFile {
             text_audit: other.text_audit.or(self.text_audit),
             fatal_log: other.fatal_log.or(self.fatal_log),
             reports_status: other.reports_status.or(self.reports_status),
+            loose_files: other.loose_files.or(self.loose_files),
             max_projects: other.max_projects.or(self.max_projects),
             one_project_requests: other.one_project_requests.or(self.one_project_requests),
             server: other.server.or(self.server),
@@ -595,6 +622,7 @@ fn resolve(
         text_audit: language.text_audit,
         fatal_log: language.fatal_log.unwrap_or_default(),
         reports_status: language.reports_status.unwrap_or(false),
+        loose_files: language.loose_files,
         max_projects: language.max_projects.map(|n| n.max(1)),
         one_project_requests: language.one_project_requests.unwrap_or_default(),
         reload_delay: Duration::from_secs_f64(

@@ -29,6 +29,7 @@ use super::client::LspClient;
 use super::convert::LineIndex;
 use super::documents::Document;
 use super::projects::{PROJECT_LOAD_WAIT, PROJECTS_LOAD_BUDGET, document_loaded, projects_loaded};
+use super::quirks::loose_files;
 use super::supervisor::Supervisor;
 use crate::model::{LogLevel, Position};
 
@@ -233,10 +234,16 @@ impl Session {
                 self.server.client.language.max_projects.unwrap_or_default()
             )
         });
-        match (unloaded, bound) {
-            (Some(a), Some(b)) => Some(format!("{a}; {b}")),
-            (a, b) => a.or(b),
-        }
+        let loose = self.server.client.loose_project.left_out();
+        let loose = (loose > 0).then(|| {
+            format!(
+                "{} no tsconfig or jsconfig holds were left out of {server}'s project of such files, which holds at most {}: {what} there are not included",
+                crate::render::count(loose, "file", "files"),
+                loose_files::MAX_FILES
+            )
+        });
+        let parts: Vec<String> = [unloaded, bound, loose].into_iter().flatten().collect();
+        (!parts.is_empty()).then(|| parts.join("; "))
     }
 
     /// Closes the document if this session opened it: a report over many
@@ -378,6 +385,7 @@ impl Supervisor {
             });
         }
         client.sync_changed(!watched, document).await;
+        loose_files::refresh(&client).await;
         // Opening the projects makes a server load them (with progress):
         // a workspace-wide answer meanwhile would miss them.
         let seeing = match need.scope {

@@ -19,7 +19,7 @@ use super::client::LspClient;
 use super::config::{Config, LanguageConfig};
 use super::install;
 use super::projects::{Projects, forget_projects_if_changed};
-use super::quirks::cargo_projects;
+use super::quirks::{cargo_projects, loose_files};
 use super::watch::{ChangeKind, Deliver, FileChange, FileWatcher};
 use crate::logbook::LogBook;
 use crate::model::{LogLevel, WatchStatus};
@@ -168,6 +168,12 @@ impl Supervisor {
             tokio::time::sleep(backoff.min(Duration::from_secs(8))).await;
         }
         let client = self.start(&slot).await?;
+        // Before any document opens: tsserver places each in its project as
+        // it opens.
+        if let Err(err) = loose_files::open(&client).await {
+            self.logs
+                .record(LogLevel::Warn, client.server(), err.to_string());
+        }
         self.watch_files();
         client.reopen(&reopen).await;
         let mut info = slot.info();
@@ -548,6 +554,7 @@ fn deliver_changes(
     for client in running_clients(slots) {
         client.note_changed(paths.iter().cloned());
         client.projects_opened.forget_choices_if_changed(changes);
+        loose_files::note_changes(&client, changes);
         if let Err(err) = client.announce_changes(changes) {
             logs.record(LogLevel::Debug, client.server(), err.to_string());
         }

@@ -4,15 +4,19 @@
 //! name appears as code in the workspace's files of that language, found by
 //! a word search and told from comments and strings by tree-sitter. What
 //! the answer left out of those is named, so an answer that may be short
-//! says where, and a rename that leaves such places is not written.
+//! says where, and a rename that leaves such places is not written. A place
+//! where the server knows the name as another symbol (a local variable of
+//! the same name: `var send = require('./res').send`) is not left out.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use super::blocking;
 use crate::context::Context;
 use crate::error::ToolResult;
 use crate::fs::walk;
+use crate::lsp::Need;
+use crate::lsp::navigate::references;
 use crate::model::Position;
 use crate::syntax::{self, Language, Token};
 
@@ -23,6 +27,9 @@ const MAX_FILE_BYTES: u64 = 2 * 1024 * 1024;
 
 /// Places named in a note, at most.
 const SHOWN: usize = 8;
+
+/// Places whose references are asked for, at most: the rest stay named.
+const ASKED: usize = 40;
 
 /// The audit for answers about a name declared in one file.
 pub struct TextAudit {
@@ -39,6 +46,67 @@ pub struct Places {
     pub by_file: BTreeMap<PathBuf, Vec<Position>>,
     /// Files of the language not read (the bounds).
     pub unread: usize,
+}
+
+impl Places {
+    /// Without the places of `others`.
+    pub fn without(mut self, others: &HashSet<(PathBuf, Position)>) -> Places {
+        for (path, positions) in &mut self.by_file {
+            positions.retain(|at| !others.contains(&(path.clone(), *at)));
+        }
+        self.by_file.retain(|_, positions| !positions.is_empty());
+        self
+    }
+
+    /// Its places that `counted` does not hold.
+    pub fn left_out(&self, counted: &[(PathBuf, Position)]) -> Vec<(PathBuf, Position)> {
+        self.by_file
+            .iter()
+            .flat_map(|(path, positions)| positions.iter().map(move |p| (path.clone(), *p)))
+            .filter(|(path, at)| !counted.iter().any(|(p, c)| p == path && c == at))
+            .collect()
+    }
+}
+
+/// Of `candidates` (places in the files as they are on disk), those the
+/// server knows as another symbol of the same name (a local variable, an
+/// alias: `var send = require('./res').send`), not uses an answer left
+/// out: its references there are more than the place itself and share
+/// none of `uses`, the server's references of the symbol asked about.
+/// Where the server knows nothing, the place stays a candidate.
+pub async fn other_symbols(
+    ctx: &Context,
+    candidates: &[(PathBuf, Position)],
+    uses: &[(PathBuf, Position)],
+) -> HashSet<(PathBuf, Position)> {
+    let mut others = HashSet::new();
+    // With no uses to tell them from, every place stays a candidate.
+    if uses.is_empty() {
+        return others;
+    }
+    for (path, at) in candidates.iter().take(ASKED) {
+        if others.contains(&(path.clone(), *at)) {
+            continue;
+        }
+        let Ok(session) = ctx.lsp.open(path, Need::DOCUMENT).await else {
+            continue;
+        };
+        let found = references(&session, *at, true).await;
+        session.release().await;
+        let Ok(found) = found else {
+            continue;
+        };
+        let found: Vec<(PathBuf, Position)> = found
+            .into_iter()
+            .map(|spot| (spot.path, spot.range.start))
+            .collect();
+        let beyond_itself = found.iter().any(|(p, a)| p != path || a != at);
+        if beyond_itself && !found.iter().any(|place| uses.contains(place)) {
+            others.insert((path.clone(), *at));
+            others.extend(found);
+        }
+    }
+    others
 }
 
 impl TextAudit {

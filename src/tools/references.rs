@@ -12,7 +12,7 @@ use serde::Deserialize;
 
 use super::Tool;
 use super::address::{Address, resolve};
-use super::audit::TextAudit;
+use super::audit::{TextAudit, other_symbols};
 use super::locations::{SourceFiles, place};
 use super::page::Pager;
 use crate::context::Context;
@@ -127,7 +127,8 @@ async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResul
         .and_then(|d| d.into_iter().next())
         .map_or_else(|| resolved.path.clone(), |d| d.path);
     // Where the server cannot always tell a name's uses: the places it
-    // left out of those the text holds.
+    // left out of those the text holds, but for those it knows as another
+    // symbol of the same name.
     if let Some(audit) = TextAudit::for_file(ctx, &declared_in) {
         let name = &resolved.target.name;
         let places = audit.places(ctx, name, HashMap::new()).await?;
@@ -136,6 +137,8 @@ async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResul
             .map(|spot| (spot.path.clone(), spot.range.start))
             .collect();
         counted.push((resolved.path.clone(), position));
+        let others = other_symbols(ctx, &places.left_out(&counted), &counted).await;
+        let places = places.without(&others);
         notes.extend(audit.note(
             ctx,
             name,

@@ -5,21 +5,24 @@
 //! language, an address that is not on a name, a library's symbol, and
 //! whatever the server itself refuses.
 
+use std::collections::HashSet;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::address::{Address, resolve};
-use super::audit::TextAudit;
+use super::audit::{TextAudit, other_symbols};
 use super::locations::place;
 use super::{BUDGET_CHARS, Tool};
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::fs::patch::{FileEdit, Patch, apply};
+use crate::lsp::navigate::references as find_references;
 use crate::lsp::refactor::{Preparation, prepare_rename, rename as server_rename};
 use crate::lsp::{LspError, Need};
-use crate::model::{FileChange, PatchReport, Place, Renaming};
+use crate::model::{FileChange, PatchReport, Place, Position, Renaming};
 use crate::syntax::Language;
 
 pub struct Rename;
@@ -168,6 +171,41 @@ async fn rename(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
                 .map(|f| (f.path.clone(), f.after.clone().unwrap_or_default()))
                 .collect();
             let places = audit.places(ctx, &target.name, texts).await?;
+            // Each place the old name is left, where it is on disk: the
+            // server is asked whether it is another symbol of that name.
+            let on_disk: Vec<((PathBuf, Position), (PathBuf, Position))> = places
+                .left_out(&[])
+                .into_iter()
+                .filter_map(|(path, at)| {
+                    let before = match files.iter().find(|f| f.path == path) {
+                        None => Some(at),
+                        Some(file) => match (&file.before, &file.after) {
+                            (Some(before), Some(after)) => position_before(before, after, at),
+                            _ => None,
+                        },
+                    };
+                    before.map(|before| ((path.clone(), before), (path, at)))
+                })
+                .collect();
+            let asked: Vec<(PathBuf, Position)> =
+                on_disk.iter().map(|(before, _)| before.clone()).collect();
+            let uses: Vec<(PathBuf, Position)> = if asked.is_empty() {
+                Vec::new()
+            } else {
+                find_references(&session, target.position, true)
+                    .await
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|spot| (spot.path, spot.range.start))
+                    .collect()
+            };
+            let others = other_symbols(ctx, &asked, &uses).await;
+            let others: HashSet<(PathBuf, Position)> = on_disk
+                .into_iter()
+                .filter(|(before, _)| others.contains(before))
+                .map(|(_, after)| after)
+                .collect();
+            let places = places.without(&others);
             audit.note(ctx, &target.name, &places, &[], "did not rename", true)
         }
         None => None,
@@ -262,4 +300,54 @@ fn describe_within_budget(patch: &Patch) -> Vec<FileChange> {
     }
     changes.sort_by(|a, b| a.path.cmp(&b.path));
     changes
+}
+
+/// Where a place at `at` in `after` (a file with a rename's edits) was in
+/// `before`: a rename changes no line count, and on a changed line a place
+/// before the first change or after the last keeps its distance from that
+/// end. `None` for a place between two changes of one line.
+fn position_before(before: &str, after: &str, at: Position) -> Option<Position> {
+    let index = usize::try_from(at.line).ok()?.checked_sub(1)?;
+    let old: Vec<char> = before.lines().nth(index)?.chars().collect();
+    let new: Vec<char> = after.lines().nth(index)?.chars().collect();
+    let column = usize::try_from(at.character).ok()?.checked_sub(1)?;
+    let prefix = old.iter().zip(&new).take_while(|(a, b)| a == b).count();
+    if column < prefix || old == new {
+        return Some(at);
+    }
+    let suffix = old
+        .iter()
+        .rev()
+        .zip(new.iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count()
+        .min(old.len().min(new.len()) - prefix);
+    (column >= new.len() - suffix).then(|| Position {
+        line: at.line,
+        character: u32::try_from(column + old.len() - new.len() + 1).unwrap_or(at.character),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(line: u32, character: u32) -> Position {
+        Position { line, character }
+    }
+
+    #[test]
+    fn places_left_by_a_rename_map_back_to_the_disk() {
+        let before = "a\nvar send = x.send; send();\n";
+        let after = "a\nvar send = x.deliver; send();\n";
+        // Before the change, after it, and on an unchanged line.
+        assert_eq!(position_before(before, after, at(2, 5)), Some(at(2, 5)));
+        assert_eq!(position_before(before, after, at(2, 25)), Some(at(2, 22)));
+        assert_eq!(position_before(before, after, at(1, 1)), Some(at(1, 1)));
+        // Between two changes of one line: not known.
+        let before = "send(x.send, send, y.send)";
+        let after = "send(x.ship, send, y.ship)";
+        assert_eq!(position_before(before, after, at(1, 14)), None);
+        assert_eq!(position_before(before, after, at(1, 1)), Some(at(1, 1)));
+    }
 }

@@ -1,12 +1,13 @@
 //! What only some servers need, one file per quirk. Each is switched on by
 //! a key of the language's entry in `languages.toml` (`checks_on_save`,
-//! `tsserver_requests`) or by the built-in servers' names (TypeScript's
+//! `tsserver_requests`, `loose_files`) or by the built-in servers' names (TypeScript's
 //! choice of server), so the generic supervisor, client and request
 //! modules never name a server: they ask the quirk, which answers for the
 //! servers it concerns and leaves the others alone.
 
 pub mod cargo_projects;
 pub mod check_on_save;
+pub mod loose_files;
 pub mod member_completion;
 pub mod tsconfig;
 pub mod tsserver;

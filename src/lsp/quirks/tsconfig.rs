@@ -161,6 +161,12 @@ pub(in crate::lsp) fn project_files(
     }
 }
 
+/// Whether a file named `name` is a project file (tsconfig.json,
+/// tsconfig.build.json, jsconfig.json...).
+pub(in crate::lsp) fn is_config_name(name: &str) -> bool {
+    (name.starts_with("tsconfig") || name.starts_with("jsconfig")) && name.ends_with(".json")
+}
+
 /// Of `paths`, the TypeScript and JavaScript sources that no project under
 /// `root` holds: the server checks those with its default settings, and
 /// the project's own check (`tsc -p`) not at all. Every config counts here,
@@ -174,16 +180,13 @@ pub(in crate::lsp) fn project_files(
 /// syntax only, with no `// @ts-check` of their own and no project holding
 /// them with `checkJs` on (whether or not any config exists).
 pub(in crate::lsp) fn coverage(root: &Path, paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>) {
-    let is_config = |name: &str| {
-        (name.starts_with("tsconfig") || name.starts_with("jsconfig")) && name.ends_with(".json")
-    };
     let configs: Vec<PathBuf> = walk::sources(root)
         .sorted()
         .files()
         .filter(|path| {
             path.file_name()
                 .and_then(|n| n.to_str())
-                .is_some_and(is_config)
+                .is_some_and(is_config_name)
         })
         .collect();
     let any_config = !configs.is_empty();

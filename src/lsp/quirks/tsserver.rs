@@ -76,15 +76,7 @@ async fn request(
     command: &str,
     arguments: serde_json::Value,
 ) -> Result<Vec<serde_json::Value>, LspError> {
-    let params = lsp_types::ExecuteCommandParams {
-        command: "typescript.tsserverRequest".into(),
-        arguments: vec![serde_json::json!(command), arguments],
-        work_done_progress_params: WorkDoneProgressParams::default(),
-    };
-    let answer = client
-        .request_settled::<ExecuteCommand>(params)
-        .await?
-        .unwrap_or_default();
+    let answer = tsserver_command(client, command, arguments).await?;
     match answer.get("body").and_then(|b| b.as_array()) {
         Some(items) => Ok(items.clone()),
         None => Err(LspError::Rpc {
@@ -94,6 +86,24 @@ async fn request(
             message: format!("unusable answer: {}", truncate(&answer.to_string(), 200)),
         }),
     }
+}
+
+/// A tsserver command through typescript-language-server's
+/// `typescript.tsserverRequest`: tsserver's whole answer.
+pub(in crate::lsp) async fn tsserver_command(
+    client: &LspClient,
+    command: &str,
+    arguments: serde_json::Value,
+) -> Result<serde_json::Value, LspError> {
+    let params = lsp_types::ExecuteCommandParams {
+        command: "typescript.tsserverRequest".into(),
+        arguments: vec![serde_json::json!(command), arguments],
+        work_done_progress_params: WorkDoneProgressParams::default(),
+    };
+    Ok(client
+        .request_settled::<ExecuteCommand>(params)
+        .await?
+        .unwrap_or_default())
 }
 
 /// tsserver's `navto` with no file: every project it has open (what

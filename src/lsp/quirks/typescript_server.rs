@@ -47,6 +47,20 @@ pub(in crate::lsp) fn choose(
         None => {
             let (native, javascript) =
                 named(TYPESCRIPT_GO).zip(named(TYPESCRIPT_LANGUAGE_SERVER))?;
+            // No project file at all: the server that can hold the files in one
+            // project (`loose_files`) answers for all of them; the native server
+            // would check each opened file alone.
+            if let Some(loose) = &javascript.loose_files
+                && super::loose_files::wanted(project_root, &loose.extensions)
+            {
+                return Some(Choice {
+                language: javascript.clone(),
+                reason: Some(
+                    "no tsconfig.json or jsconfig.json: it holds the files in one project (the native server would check each opened file alone)"
+                        .into(),
+                ),
+            });
+            }
             Some(typescript_auto(
                 native,
                 javascript,
@@ -531,6 +545,29 @@ mod tests {
             ),
             Path::new(""),
         )
+    }
+
+    #[test]
+    fn javascript_with_no_config_runs_the_server_that_holds_it_in_one_project() {
+        let w = Layout::new();
+        w.package("node_modules", "typescript", "7.0.2");
+        w.binary("node_modules", "typescript", "tsc");
+        std::fs::create_dir_all(w.root().join("lib")).unwrap();
+        std::fs::write(w.root().join("lib/app.js"), "exports.x = 1;\n").unwrap();
+        let (server, _, reason) = w.choose(AUTO);
+        assert_eq!(server, "typescript-language-server");
+        assert!(
+            reason.starts_with("no tsconfig.json or jsconfig.json"),
+            "{reason}"
+        );
+        // A config says what its project holds: the usual choice.
+        std::fs::write(w.root().join("jsconfig.json"), "{}").unwrap();
+        let (server, _, _) = w.choose(AUTO);
+        assert_eq!(server, "typescript-go");
+        // Asked for by name, the native server runs all the same.
+        std::fs::remove_file(w.root().join("jsconfig.json")).unwrap();
+        let (server, _, _) = w.choose(NATIVE);
+        assert_eq!(server, "typescript-go");
     }
 
     #[test]
