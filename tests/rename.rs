@@ -558,7 +558,7 @@ async fn javascript_answers_name_the_uses_the_server_left_out() {
         "auto: a new file",
         references.contains("Found 6 references to normalizeType across 5 files")
             && references.contains("lib/extra.js (1 reference)"),
-        &format!("{created}\n{references}"),
+        format!("{created}\n{references}"),
     );
     let applied = f.run("rename", apply.clone()).await;
     let test = std::process::Command::new("node")
