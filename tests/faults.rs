@@ -231,7 +231,7 @@ async fn no_references_at_all_says_the_server_may_not_have_loaded_the_file() {
     .await;
     assert_eq!(
         answer,
-        "references fake (Function) at main.fake:1:4\nNo references to fake\nNote: fake_lsp gave not even the declaration: it may not have loaded this file's project yet. Retry in a moment (see `logs`)"
+        "references fake (Function) at main.fake:1:4\nNo references to fake\nNote: fake_lsp gave not even the declaration: it has not loaded this file's project yet (retry in a moment; see `logs`), or does not track `fake` there as a symbol"
     );
 }
 

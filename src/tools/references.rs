@@ -114,11 +114,14 @@ async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResul
         if let Some(note) = session.unlinked_note().await {
             notes.push(note);
         } else if server_found_none && include_declaration && on_declaration {
-            // A server that knows the file answers with the declaration at
-            // least: none at all is a server that has not loaded it.
+            // A server that knows the name there answers with the
+            // declaration at least: none at all is a server that has not
+            // loaded the file, or one that does not track the name (a
+            // JavaScript member assigned to an untyped object).
             notes.push(format!(
-                "{} gave not even the declaration: it may not have loaded this file's project yet. Retry in a moment (see `logs`)",
-                session.server()
+                "{} gave not even the declaration: it has not loaded this file's project yet (retry in a moment; see `logs`), or does not track `{}` there as a symbol",
+                session.server(),
+                resolved.target.name
             ));
         }
     }
