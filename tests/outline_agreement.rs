@@ -57,6 +57,9 @@ const KNOWN: &[Known] = &[
         server: TYPESCRIPT_LANGUAGE_SERVER,
         file: "src/shapes.ts",
         rows: &[
+            // A type alias is a Variable to it (LSP has no kind for one);
+            // tree-sitter says TypeAlias.
+            ("@43:13 Variable - Measured", "@43:13 TypeAlias - Measured"),
             // For every overload after the first, typescript-language-server's
             // selection range is the whole declaration (64:1-64:62), so the
             // symbol sits at `export`; tree-sitter puts every overload at its
@@ -121,11 +124,13 @@ const KNOWN: &[Known] = &[
         server: TYPESCRIPT_GO,
         file: "src/shapes.ts",
         rows: &[
-            // Enum members are EnumMember, type aliases Class: tree-sitter
-            // keeps typescript-language-server's Constant and Variable.
+            // Enum members are EnumMember: tree-sitter keeps
+            // typescript-language-server's Constant. Type aliases are
+            // Class; LSP has no kind for them, and tree-sitter says
+            // TypeAlias (sextant's own kind).
             ("  @39:3 EnumMember - Metre", "  @39:3 Constant - Metre"),
             ("  @40:3 EnumMember - Foot", "  @40:3 Constant - Foot"),
-            ("@43:13 Class - Measured", "@43:13 Variable - Measured"),
+            ("@43:13 Class - Measured", "@43:13 TypeAlias - Measured"),
             (
                 "@69:14 Variable - makeCircle",
                 "@69:14 Constant - makeCircle",

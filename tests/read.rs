@@ -255,7 +255,7 @@ async fn ambiguous_and_unknown_symbols_list_candidates() {
             "nothing_close",
             &ts,
             json!({"file": "src/shapes.ts", "symbol": "Nothing"}),
-            "error[not-found]: no symbol `Nothing` in src/shapes.ts; its top-level symbols: @2:18 Interface - Shape, @8:23 Class - Base, @18:14 Class - Circle, @28:14 Class - Square, @38:13 Enum - Unit, @43:13 Variable - Measured, @46:14 Class - Registry, @63:17 Function - scale, @64:17 Function - scale, @65:17 Function - scale, @69:14 Constant - makeCircle",
+            "error[not-found]: no symbol `Nothing` in src/shapes.ts; its top-level symbols: @2:18 Interface - Shape, @8:23 Class - Base, @18:14 Class - Circle, @28:14 Class - Square, @38:13 Enum - Unit, @43:13 TypeAlias - Measured, @46:14 Class - Registry, @63:17 Function - scale, @64:17 Function - scale, @65:17 Function - scale, @69:14 Constant - makeCircle",
         ),
         // Rust: a trait's method and its implementations.
         (
@@ -286,7 +286,7 @@ async fn kinds_keep_their_containers_as_context() {
             "unknown_kind",
             json!({"file": "src/shapes.ts", "kinds": ["Widget"]}),
             Text(
-                "error[invalid-params]: unknown kind 'Widget' in kinds; the kinds are File, Module, Namespace, Package, Class, Method, Property, Field, Constructor, Enum, Interface, Function, Variable, Constant, String, Number, Boolean, Array, Object, Key, Null, EnumMember, Struct, Event, Operator, TypeParameter",
+                "error[invalid-params]: unknown kind 'Widget' in kinds; the kinds are File, Module, Namespace, Package, Class, Method, Property, Field, Constructor, Enum, Interface, Function, Variable, Constant, String, Number, Boolean, Array, Object, Key, Null, EnumMember, Struct, Event, Operator, TypeParameter, TypeAlias",
             ),
         ),
     ] {

@@ -75,6 +75,13 @@ async fn typescript_matches_rank_and_filter() {
         )
         .await
     );
+    // A type alias is one (the server calls it a Class).
+    let alias = search(
+        &f,
+        json!({"query": "Measured", "kinds": ["TypeAlias"], "preview": "none"}),
+    )
+    .await;
+    assert!(alias.contains("@43:13 TypeAlias - Measured"), "{alias}");
     assert_snapshot!(search(&f, json!({"query": "Nothingness"})).await, @r#"No matches for query "Nothingness", from typescript-go"#);
     // Paging.
     assert_snapshot!(
@@ -87,7 +94,7 @@ async fn typescript_matches_rank_and_filter() {
     );
     // Bad input.
     assert_snapshot!(search(&f, json!({"query": " "})).await, @"error[invalid-params]: query is empty; pass a name or part of one");
-    assert_snapshot!(search(&f, json!({"query": "a", "kinds": ["Klass"]})).await, @"error[invalid-params]: unknown kind 'Klass' in kinds; the kinds are File, Module, Namespace, Package, Class, Method, Property, Field, Constructor, Enum, Interface, Function, Variable, Constant, String, Number, Boolean, Array, Object, Key, Null, EnumMember, Struct, Event, Operator, TypeParameter");
+    assert_snapshot!(search(&f, json!({"query": "a", "kinds": ["Klass"]})).await, @"error[invalid-params]: unknown kind 'Klass' in kinds; the kinds are File, Module, Namespace, Package, Class, Method, Property, Field, Constructor, Enum, Interface, Function, Variable, Constant, String, Number, Boolean, Array, Object, Key, Null, EnumMember, Struct, Event, Operator, TypeParameter, TypeAlias");
     assert_snapshot!(search(&f, json!({"query": "a", "path": "src/[.ts"})).await, @"error[invalid-glob]: path src/[.ts: unclosed character class; missing ']'");
     assert_snapshot!(search(&f, json!({"query": "a", "offset": 500})).await, @r#"error[out-of-range]: 20 matches for query "a"; offset 500 is past the end"#);
 }

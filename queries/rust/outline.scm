@@ -1,7 +1,8 @@
 ; The outline of a Rust file (tags-style).
 ;
 ; Captures (read by src/syntax/outline.rs):
-;   @symbol.<kind>  a declaration; <kind> is the LSP kind in snake_case
+;   @symbol.<kind>  a declaration; <kind> is the kind in snake_case (LSP's, and
+;                   type_alias)
 ;   @name           its name: the text shown and the position `@line:char`
 ;   @opaque         a function body (or a constant's value): nothing inside
 ;                   it is outlined
@@ -41,7 +42,7 @@
 (field_declaration_list (field_declaration name: (field_identifier) @name) @symbol.field)
 (enum_item name: (type_identifier) @name) @symbol.enum
 (enum_variant name: (identifier) @name) @symbol.enum_member
-(type_item name: (type_identifier) @name) @symbol.type_parameter
+(type_item name: (type_identifier) @name) @symbol.type_alias
 (associated_type name: (type_identifier) @name) @symbol.type_parameter
 
 ; ---- traits and impl blocks ----

@@ -1,7 +1,8 @@
 ; The outline of a TypeScript, TSX or JavaScript file (tags-style).
 ;
 ; Captures (read by src/syntax/outline.rs):
-;   @symbol.<kind>  a declaration; <kind> is the LSP kind in snake_case
+;   @symbol.<kind>  a declaration; <kind> is the kind in snake_case (LSP's, and
+;                   type_alias)
 ;   @name           its name: the text shown and the position `@line:char`
 ;                   (a pattern without @name names the symbol with
 ;                   `(#set! name "...")` and points at the declaration)
@@ -70,7 +71,7 @@
 (interface_body (construct_signature) @symbol.variable (#set! name "new()"))
 
 ; ---- type aliases ----
-(type_alias_declaration name: (type_identifier) @name) @symbol.variable
+(type_alias_declaration name: (type_identifier) @name) @symbol.type_alias
 
 ; ---- enums ----
 (enum_declaration name: (identifier) @name) @symbol.enum

@@ -41,7 +41,9 @@ impl Range {
     }
 }
 
-/// Symbol kinds, named as LSP names them (`Class`, `Method`, `EnumMember`).
+/// Symbol kinds, named as LSP names them (`Class`, `Method`, `EnumMember`),
+/// and one LSP lacks: `TypeAlias` (`type X = …`), which servers report as
+/// Variable, Class or TypeParameter; sextant's outlines say what it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub enum SymbolKind {
     File,
@@ -70,6 +72,7 @@ pub enum SymbolKind {
     Event,
     Operator,
     TypeParameter,
+    TypeAlias,
 }
 
 impl SymbolKind {
@@ -102,6 +105,7 @@ impl SymbolKind {
             SymbolKind::Event => "Event",
             SymbolKind::Operator => "Operator",
             SymbolKind::TypeParameter => "TypeParameter",
+            SymbolKind::TypeAlias => "TypeAlias",
         }
     }
 
@@ -115,7 +119,7 @@ impl SymbolKind {
 }
 
 /// Every kind, in LSP's order.
-pub const ALL_KINDS: [SymbolKind; 26] = [
+pub const ALL_KINDS: [SymbolKind; 27] = [
     SymbolKind::File,
     SymbolKind::Module,
     SymbolKind::Namespace,
@@ -142,6 +146,7 @@ pub const ALL_KINDS: [SymbolKind; 26] = [
     SymbolKind::Event,
     SymbolKind::Operator,
     SymbolKind::TypeParameter,
+    SymbolKind::TypeAlias,
 ];
 
 /// One symbol of a document outline, with its children nested by range.

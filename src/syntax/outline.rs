@@ -36,11 +36,12 @@ const LITERAL_KINDS: [SymbolKind; 6] = [
 /// property or field is its value (object literal members, the members of a
 /// parameter's type literal that typescript-language-server lists under an
 /// arrow-function constant).
-const CLOSED_KINDS: [SymbolKind; 7] = [
+const CLOSED_KINDS: [SymbolKind; 8] = [
     SymbolKind::Function,
     SymbolKind::Method,
     SymbolKind::Constructor,
     SymbolKind::Variable,
+    SymbolKind::TypeAlias,
     SymbolKind::Constant,
     SymbolKind::Property,
     SymbolKind::Field,

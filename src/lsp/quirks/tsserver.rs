@@ -182,6 +182,7 @@ fn script_element_kind(kind: &str) -> SymbolKind {
         "property" => SymbolKind::Property,
         "constructor" => SymbolKind::Constructor,
         "type parameter" => SymbolKind::TypeParameter,
+        "type" => SymbolKind::TypeAlias,
         _ => SymbolKind::Variable,
     }
 }
