@@ -392,7 +392,7 @@ async fn a_file_too_big_for_one_answer_keeps_its_header_and_says_how_to_page() {
     );
     cases.check(
         "header",
-        out.starts_with("Found 1600 symbols in file: big.d.ts\nSymbol breakdown: 800 properties, 400 methods, 400 interfaces\nOutline from tree-sitter (no language server yet)"),
+        out.starts_with("Found 1600 symbols in file: big.d.ts\nSymbol breakdown: 800 properties, 400 methods, 400 interfaces\nOutline from tree-sitter"),
         out.get(..300).unwrap_or(&out),
     );
     // The last line says how far it went and how to go on.
@@ -544,7 +544,7 @@ async fn crate_sources_in_the_cargo_registry() {
     // Its outline, from tree-sitter.
     cases.check(
         "from_tree_sitter",
-        out.contains("\nOutline from tree-sitter (no language server yet)"),
+        out.contains("\nOutline from tree-sitter"),
         &out,
     );
     cases.finish();
@@ -691,7 +691,7 @@ async fn read_over_mcp_answers_in_text_blocks() {
         "text_blocks",
         texts(&result),
         vec![
-            "Found 4 symbols under Circle in file: src/shapes.ts\nSymbol breakdown: 1 class, 1 method, 1 property, 1 constructor\nOutline from tree-sitter (no language server yet)".to_string(),
+            "Found 4 symbols under Circle in file: src/shapes.ts\nSymbol breakdown: 1 class, 1 method, 1 property, 1 constructor\nOutline from tree-sitter".to_string(),
             "@18:14 Class - Circle\n  `export class Circle extends Base`\n  @19:3 Constructor - constructor\n    `constructor(private radius: number)`\n  @19:23 Property - radius\n    `private radius: number`\n  @23:3 Method - area\n    `area(): number`".to_string(),
         ],
     );

@@ -1481,7 +1481,7 @@ fn read() {
                 "signatures, kinds and a scope, a note instead of the source",
                 ReadResult::Outline(ReadOutline {
                     preview: Preview::Signature,
-                    note: Some("Outline from tree-sitter (no language server yet)".into()),
+                    note: Some("Outline from tree-sitter".into()),
                     scope: Some("Registry".into()),
                     kinds: vec![SymbolKind::Method, SymbolKind::Property],
                     total: 2,
@@ -1499,7 +1499,7 @@ fn read() {
                 "
                 Found 2 symbols of kind Method, Property under Registry in file: src/shapes.ts
                 Symbol breakdown: 1 method, 1 property
-                Outline from tree-sitter (no language server yet)
+                Outline from tree-sitter
 
                 === next block ===
 

@@ -99,7 +99,7 @@ async fn read(ctx: &Context, params: Params) -> ToolResult<ReadResult> {
     let file = outline(ctx, &path, &shown).await?;
     let note = match &file {
         FileOutline::TreeSitter(parsed) => {
-            let mut note = "Outline from tree-sitter (no language server yet)".to_string();
+            let mut note = "Outline from tree-sitter".to_string();
             if parsed.has_syntax_errors() {
                 note.push_str("; the file has syntax errors, so some symbols may be missing");
             }
