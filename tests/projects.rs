@@ -405,13 +405,13 @@ async fn projects_seeing_one_symbol(server: &str) {
         "packages/core",
         "@m/core",
         &[],
-        "export function coreFn(x: number): number {\n  return x + 1;\n}\n\nexport class Base {}\n",
+        "export function coreFn(x: number): number {\n  return x + 1;\n}\n\nexport class Base {\n  describe(): string {\n    return \"base\";\n  }\n}\n\nexport interface Named {\n  name(): string;\n}\n",
     );
     package(
         "packages/a",
         "@m/a",
         &["@m/core"],
-        "import { coreFn, Base } from \"@m/core\";\n\nexport { coreFn };\nexport const a = coreFn(1);\n\nexport class Derived extends Base {}\n",
+        "import { coreFn, Base, Named } from \"@m/core\";\n\nexport { coreFn };\nexport const a = coreFn(1);\n\nexport class Derived extends Base implements Named {\n  describe(): string {\n    return \"derived\";\n  }\n  name(): string {\n    return \"d\";\n  }\n}\n",
     );
     package(
         "packages/b",
@@ -503,9 +503,42 @@ async fn projects_seeing_one_symbol(server: &str) {
     .await;
     assert!(
         base.contains(
-            "Implementation: packages/a/src/index.ts:6:14 `export class Derived extends Base {}`"
+            "Implementation: packages/a/src/index.ts:6:14 `export class Derived extends Base implements Named {`"
         ),
         "{server}: {base}"
+    );
+    // So is a method that implements an interface's, or overrides a base
+    // class's, in another package; the member it implements is not.
+    for (symbol, implementation) in [
+        (
+            "Named.name",
+            "packages/a/src/index.ts:10:3 `name(): string {`",
+        ),
+        (
+            "Base.describe",
+            "packages/a/src/index.ts:7:3 `describe(): string {`",
+        ),
+    ] {
+        let answer = common::run(
+            &ctx,
+            "inspect",
+            json!({"file": "packages/core/src/index.ts", "symbol": symbol}),
+        )
+        .await;
+        assert!(
+            answer.contains(&format!("Implementation: {implementation}")),
+            "{server}: {symbol}: {answer}"
+        );
+    }
+    let derived = common::run(
+        &ctx,
+        "inspect",
+        json!({"file": "packages/a/src/index.ts", "symbol": "Derived.name"}),
+    )
+    .await;
+    assert!(
+        !derived.contains("packages/core/src/index.ts:12:3"),
+        "{server}: {derived}"
     );
     let client = ctx.lsp.clients().into_iter().next().expect("a server");
     let open: Vec<String> = client

@@ -18,7 +18,7 @@ use crate::context::Context;
 use crate::error::ToolResult;
 use crate::lsp::navigate::{Goto, Spot, goto, hover, references as find_references};
 use crate::lsp::{LspError, Need, Session};
-use crate::model::{InspectResult, Place, Range, SourceLocation};
+use crate::model::{InspectResult, Place, Range, SourceLocation, SymbolKind};
 
 /// Hover text past this many lines is cut (the documentation of a std
 /// type runs to hundreds).
@@ -215,22 +215,51 @@ async fn inspect(ctx: &Context, params: Params) -> ToolResult<InspectResult> {
     }
     let dropped = listed - declared.len();
     let mut implementations = declared;
+    // A member's references hold the members that implement or override
+    // it elsewhere: a member of a class or interface whose heading names
+    // the member's own container (`class Derived implements Named`).
+    let base = match &resolved.target.declaration {
+        Some((path, SymbolKind::Method | SymbolKind::Property | SymbolKind::Field)) => {
+            let separator = files.separator(&resolved.path).await;
+            path.rsplit_once(separator).map(|(container, _)| {
+                container
+                    .rsplit(separator)
+                    .next()
+                    .unwrap_or(container)
+                    .to_string()
+            })
+        }
+        _ => None,
+    };
     for spot in references {
         if place(ctx, &spot.path) != Place::Workspace {
             continue;
         }
-        if let Some(heir) = files.heir_at(&spot.path, spot.range.start).await {
-            let spot = Spot {
-                path: spot.path,
-                range: Range::new(heir, heir),
-            };
-            let known = implementations
-                .iter()
-                .chain(&definition_spots)
-                .any(|i| i.path == spot.path && i.range.start == heir);
-            if !known {
-                implementations.push(spot);
+        let member = match &base {
+            Some(base) => {
+                files
+                    .member_of_heir(&spot.path, spot.range.start, base)
+                    .await
             }
+            None => false,
+        };
+        let at = if member {
+            Some(spot.range.start)
+        } else {
+            files.heir_at(&spot.path, spot.range.start).await
+        };
+        let Some(at) = at else {
+            continue;
+        };
+        let known = implementations
+            .iter()
+            .chain(&definition_spots)
+            .any(|i| i.path == spot.path && i.range.start == at);
+        if !known {
+            implementations.push(Spot {
+                path: spot.path,
+                range: Range::new(at, at),
+            });
         }
     }
     implementations.sort_by(|a, b| (&a.path, a.range).cmp(&(&b.path, b.range)));

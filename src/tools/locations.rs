@@ -157,6 +157,41 @@ impl<'a> SourceFiles<'a> {
         heir
     }
 
+    /// How names join into a name path in `path`'s language (`.`, `::`).
+    pub async fn separator(&mut self, path: &Path) -> &'static str {
+        match self.file(path).await {
+            Some(file) => file.path_separator(),
+            None => ".",
+        }
+    }
+
+    /// Whether a member (method, property, field) is declared at
+    /// `position` in a class or interface whose heading names `base` after
+    /// `extends` or `implements`: a member that implements or overrides
+    /// one of `base`'s.
+    pub async fn member_of_heir(&mut self, path: &Path, position: Position, base: &str) -> bool {
+        let Some(file) = self.file(path).await else {
+            return false;
+        };
+        let mut symbols = file.symbols();
+        let mut container = None;
+        while let Some(symbol) = symbols
+            .iter()
+            .find(|s| s.range.start <= position && position <= s.range.end)
+        {
+            if symbol.selection_range.start == position {
+                let member = matches!(
+                    symbol.kind,
+                    SymbolKind::Method | SymbolKind::Property | SymbolKind::Field
+                );
+                return member && container.is_some_and(|c| heading_names(file, c, base));
+            }
+            container = Some(symbol);
+            symbols = &symbol.children;
+        }
+        false
+    }
+
     /// Whether `position` is inside a statement that brings a name from
     /// elsewhere (`import …`, `use …`), as tree-sitter reads the file.
     pub async fn in_import(&mut self, path: &Path, position: Position) -> bool {
@@ -269,6 +304,36 @@ pub fn clip(line: &str, character: u32) -> String {
         out.push('…');
     }
     out
+}
+
+/// Whether `container`'s heading (its text up to the body's `{`) names
+/// `base` as a whole word after `extends` or `implements`.
+fn heading_names(file: &FileOutline, container: &OutlineSymbol, base: &str) -> bool {
+    let text = file.text();
+    let lines = file.lines();
+    let (Some(start), Some(name)) = (
+        lines.offset(text, container.range.start),
+        lines.offset(text, container.selection_range.end),
+    ) else {
+        return false;
+    };
+    let heading = &text[start..];
+    let heading = &heading[..heading[name - start..]
+        .find('{')
+        .map_or(heading.len(), |brace| name - start + brace)];
+    let Some(clause) = ["extends", "implements"]
+        .iter()
+        .filter_map(|word| heading.find(word))
+        .min()
+    else {
+        return false;
+    };
+    let is_word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    heading[clause..].match_indices(base).any(|(at, _)| {
+        let rest = &heading[clause..];
+        !rest[..at].chars().next_back().is_some_and(is_word)
+            && !rest[at + base.len()..].chars().next().is_some_and(is_word)
+    })
 }
 
 #[cfg(test)]
