@@ -485,6 +485,50 @@ async fn renames_raced_against_another_writer_apply_whole_or_not_at_all() {
     println!("{applied} applied, {stale} refused as stale, {both} of both files, {reads} reads");
 }
 
+/// Renaming an export that a package's index re-exports renames every
+/// use, through the re-export: never `newName as oldName` in the index with
+/// the importers left on the old name (both servers alias by default). The
+/// project type-checks as before once it is written.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_re_exported_name_is_renamed_everywhere_not_aliased() {
+    let mut cases = common::cases!();
+    for server in [common::TYPESCRIPT_GO, common::TYPESCRIPT_LANGUAGE_SERVER] {
+        let index = std::fs::read_to_string(common::fixtures_dir().join("ts/src/index.ts"))
+            .unwrap()
+            + "export { greet } from \"./greeting\";\n";
+        let f = common::fixture_on_with(
+            "ts",
+            server,
+            &[
+                ("src/index.ts", index.as_str()),
+                (
+                    "src/user.ts",
+                    "import { greet } from \"./index\";\nexport const hi = greet(\"you\");\n",
+                ),
+            ],
+        );
+        // The fixture's broken.ts has errors of its own: no new ones.
+        let before = tsc_errors(f.root());
+        let applied = f
+            .run(
+                "rename",
+                json!({"file": "src/greeting.ts", "symbol": "greet", "new_name": "salute", "apply": true}),
+            )
+            .await;
+        let errors = tsc_errors(f.root());
+        cases.check(
+            server,
+            applied.contains("Renamed 'greet' -> 'salute': 6 changes across 3 files, written")
+                && !applied.contains(" as ")
+                && f.read("src/user.ts")
+                    .contains("import { salute } from \"./index\";")
+                && errors == before,
+            format!("{applied}\n{errors}"),
+        );
+    }
+    cases.finish();
+}
+
 /// In JavaScript a server cannot always find every use of a member (its
 /// object often has no type): references name the places the text holds
 /// that the answer left out, a rename preview says which uses it would

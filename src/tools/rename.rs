@@ -224,6 +224,7 @@ async fn rename(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
         edits,
     };
     let mut notes: Vec<String> = unloaded.into_iter().chain(audit_note).collect();
+    notes.extend(aliases_note(&patch, &target.name, new_name));
     let patch_id = if write {
         let (patch, written) = tokio::task::spawn_blocking(move || {
             let result = apply(&patch);
@@ -302,6 +303,50 @@ fn describe_within_budget(patch: &Patch) -> Vec<FileChange> {
     changes
 }
 
+/// Lines at most named in the aliases note.
+const ALIASES_SHOWN: usize = 5;
+
+/// Where the rename kept the old name as an alias (`newName as oldName`, or
+/// the reverse), lines it added: what still goes by the old name there.
+fn aliases_note(patch: &Patch, old: &str, new: &str) -> Option<String> {
+    let forms = [format!("{new} as {old}"), format!("{old} as {new}")];
+    let is_word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    let holds = |line: &str, form: &str| {
+        line.match_indices(form).any(|(at, _)| {
+            !line[..at].chars().next_back().is_some_and(is_word)
+                && !line[at + form.len()..].chars().next().is_some_and(is_word)
+        })
+    };
+    let mut found = Vec::new();
+    for file in &patch.files {
+        let (Some(before), Some(after)) = (&file.before, &file.after) else {
+            continue;
+        };
+        let before_lines: Vec<&str> = before.lines().collect();
+        for (index, line) in after.lines().enumerate() {
+            let added = forms.iter().any(|form| {
+                holds(line, form) && !before_lines.get(index).is_some_and(|b| holds(b, form))
+            });
+            if added {
+                found.push(format!("{}:{} `{}`", file.shown, index + 1, line.trim()));
+            }
+        }
+    }
+    if found.is_empty() {
+        return None;
+    }
+    let count = found.len();
+    found.truncate(ALIASES_SHOWN);
+    if count > ALIASES_SHOWN {
+        found.push(format!("and {} more", count - ALIASES_SHOWN));
+    }
+    Some(format!(
+        "the server kept the old name as an alias in {} ({}): what uses it through there still says `{old}`",
+        crate::render::count(count, "place", "places"),
+        found.join(", ")
+    ))
+}
+
 /// Where a place at `at` in `after` (a file with a rename's edits) was in
 /// `before`: a rename changes no line count, and on a changed line a place
 /// before the first change or after the last keeps its distance from that
@@ -334,6 +379,36 @@ mod tests {
 
     fn at(line: u32, character: u32) -> Position {
         Position { line, character }
+    }
+
+    #[test]
+    fn an_alias_the_rename_added_is_named() {
+        let file = |before: &str, after: &str| FileEdit {
+            path: PathBuf::from("/w/src/index.ts"),
+            shown: "src/index.ts".into(),
+            before: Some(before.into()),
+            after: Some(after.into()),
+        };
+        let patch = Patch {
+            files: vec![file(
+                "import { a } from './a';\nexport { greet } from './g';\n",
+                "import { a } from './a';\nexport { salute as greet } from './g';\n",
+            )],
+        };
+        assert_eq!(
+            aliases_note(&patch, "greet", "salute").as_deref(),
+            Some(
+                "the server kept the old name as an alias in 1 place (src/index.ts:2 `export { salute as greet } from './g';`): what uses it through there still says `greet`"
+            )
+        );
+        // One that was there before is not the rename's.
+        let patch = Patch {
+            files: vec![file(
+                "export { salute as greet };\n",
+                "export { salute as greet };\n",
+            )],
+        };
+        assert_eq!(aliases_note(&patch, "greet", "salute"), None);
     }
 
     #[test]
