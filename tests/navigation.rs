@@ -778,3 +778,21 @@ async fn a_call_hierarchy_of_many_files_stays_within_the_budget() {
         answer.lines().take(4).collect::<Vec<_>>().join("\n")
     );
 }
+
+/// A function assigned to a member (`exports.x = function (…) {…}`) has no
+/// call item from the server: the answer says so, and where to look
+/// instead, rather than that it is no function.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_function_assigned_to_a_member_points_to_references() {
+    let f = fixture("commonjs");
+    let answer = f
+        .run(
+            "call_hierarchy",
+            json!({"file": "lib/utils.js", "symbol": "exports.normalizeType"}),
+        )
+        .await;
+    assert_eq!(
+        answer,
+        "error[not-found]: typescript-language-server has no call hierarchy for `normalizeType` at lib/utils.js:12:9: it gives no call item for this function (a server often does not for one assigned to a member or variable); find its callers with references"
+    );
+}

@@ -25,6 +25,7 @@ use crate::lsp::navigate::{
 use crate::lsp::{LspError, Need, Session};
 use crate::model::{
     CallDirection, CallHierarchyResult, CallNode, CallTree, Place, Position, SourceLocation,
+    SymbolKind,
 };
 
 /// Functions shown in one answer, over every level and both directions.
@@ -85,8 +86,20 @@ async fn call_hierarchy(ctx: &Context, params: Params) -> ToolResult<CallHierarc
     let unloaded = session.unloaded_note("calls");
     let items = prepare_call_hierarchy(&session, resolved.target.position).await?;
     let Some(item) = items.into_iter().next() else {
+        let declared_callable = matches!(
+            resolved.target.declaration,
+            Some((
+                _,
+                SymbolKind::Function | SymbolKind::Method | SymbolKind::Constructor
+            ))
+        );
         let why = match session.unlinked_note().await {
             Some(note) => note,
+            // The outline says it is one: the server does not see it as
+            // such (a function assigned to a member, `exports.x = function
+            // (…) {…}`), which says nothing of the symbol itself.
+            None if declared_callable => "it gives no call item for this function (a server often does not for one assigned to a member or variable); find its callers with references"
+                .to_string(),
             None => "it is not a function, method or constructor it knows; pass the name of one"
                 .to_string(),
         };
