@@ -335,6 +335,48 @@ async fn files_with_errors_come_first() {
     assert_eq!(order, ["src/broken.rs", "src/aa_warned.rs"], "{answer}");
 }
 
+/// An example whose required features the workspace's build leaves off is
+/// skipped by `cargo check --workspace --all-targets`: what rust-analyzer
+/// finds there (the `compile_error!` arm such an example often has) is no
+/// error of the build's, so a report counts it apart and names why, and
+/// the file asked about alone shows it with the same reason.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn targets_the_build_leaves_out_are_counted_apart() {
+    let manifest = std::fs::read_to_string(common::fixtures_dir().join("rust/Cargo.toml")).unwrap();
+    let manifest = format!(
+        "{manifest}\n[features]\ntls = []\n\n[[example]]\nname = \"secure\"\nrequired-features = [\"tls\"]\n"
+    );
+    let f = common::fixture_with(
+        "rust",
+        &[
+            ("Cargo.toml", manifest.as_str()),
+            (
+                "examples/secure.rs",
+                "#[cfg(not(feature = \"tls\"))]\ncompile_error!(\"the `tls` feature is required\");\n\nfn main() {}\n",
+            ),
+        ],
+    );
+    let answer = f.run("diagnostics", json!({})).await;
+    assert!(
+        answer.contains("src/broken.rs (")
+            && !answer.contains("examples/secure.rs (")
+            && answer.contains(
+                "1 error in 1 file the build leaves out (targets whose required features are off in the workspace's features) are not counted: examples/secure.rs: example `secure` requires feature `tls`"
+            ),
+        "{answer}"
+    );
+    let alone = f
+        .run("diagnostics", json!({"file": "examples/secure.rs"}))
+        .await;
+    assert!(
+        alone.contains("the `tls` feature is required")
+            && alone.contains(
+                "Note: the build leaves examples/secure.rs out (example `secure` requires feature `tls`, off in the workspace's features)"
+            ),
+        "{alone}"
+    );
+}
+
 /// JavaScript that its project does not type-check is checked for syntax
 /// only: "no errors" there says so, with how to have it type-checked; with
 /// `checkJs` or `// @ts-check` its type errors come and the note goes.

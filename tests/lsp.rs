@@ -41,9 +41,10 @@ fn write(f: &Fixture, file: &str, text: &str) {
 /// A deliberate model of how an agent works, not a wait for an event: the
 /// tests after it check that the request right after a turn sees the disk
 /// as written, which waiting for sextant to have noticed the write would
-/// take for granted.
+/// take for granted. A quarter second, still far under a model's turn:
+/// 50 ms was once too short for the watcher thread on two busy cores.
 async fn agent_turn() {
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    tokio::time::sleep(Duration::from_millis(250)).await;
 }
 
 /// Kills the server behind `file`, then checks the next request restarts it

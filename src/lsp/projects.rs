@@ -14,6 +14,7 @@ use std::time::Duration;
 use super::client::LspClient;
 use super::config::{Config, LanguageConfig};
 use super::documents::Document;
+use super::quirks::cargo_features;
 use super::quirks::tsconfig::{self, Chosen};
 use super::quirks::tsserver;
 use super::supervisor::Supervisor;
@@ -35,6 +36,9 @@ pub struct Coverage {
     pub syntax_only: Vec<PathBuf>,
     /// How to have those checked fully.
     pub full_checking: &'static str,
+    /// Files of targets the project's build leaves out (a cargo target
+    /// whose `required-features` are off), each with why.
+    pub unbuilt: Vec<(PathBuf, String)>,
 }
 
 /// One file per (language, project root): the language's name and the file.
@@ -204,29 +208,44 @@ impl Supervisor {
     /// project configs at all. And the files it checks for syntax only
     /// (JavaScript without `checkJs` or `// @ts-check`).
     pub async fn coverage(&self, paths: &[PathBuf]) -> Coverage {
-        let typescript: Vec<PathBuf> = paths
-            .iter()
-            .filter(|path| {
-                self.config
-                    .language_for(path)
-                    .is_some_and(tsconfig::applies)
-            })
-            .cloned()
-            .collect();
-        if typescript.is_empty() {
-            return Coverage::default();
+        let of = |applies: fn(&LanguageConfig) -> bool| -> Vec<PathBuf> {
+            paths
+                .iter()
+                .filter(|path| self.config.language_for(path).is_some_and(applies))
+                .cloned()
+                .collect()
+        };
+        let typescript = of(tsconfig::applies);
+        let cargo = of(|language| language.cargo_projects);
+        let mut coverage = Coverage::default();
+        if !typescript.is_empty() {
+            let root = self.workspace_root.clone();
+            let (outside, syntax_only) =
+                tokio::task::spawn_blocking(move || tsconfig::coverage(&root, &typescript))
+                    .await
+                    .unwrap_or_default();
+            coverage = Coverage {
+                outside,
+                configs: tsconfig::CONFIGS,
+                syntax_only,
+                full_checking: tsconfig::TYPE_CHECKING,
+                unbuilt: Vec::new(),
+            };
         }
-        let root = self.workspace_root.clone();
-        let (outside, syntax_only) =
-            tokio::task::spawn_blocking(move || tsconfig::coverage(&root, &typescript))
+        if !cargo.is_empty() {
+            let root = self.workspace_root.clone();
+            let targets = tokio::task::spawn_blocking(move || cargo_features::unbuilt(&root))
                 .await
                 .unwrap_or_default();
-        Coverage {
-            outside,
-            configs: tsconfig::CONFIGS,
-            syntax_only,
-            full_checking: tsconfig::TYPE_CHECKING,
+            coverage.unbuilt = cargo
+                .into_iter()
+                .filter_map(|path| {
+                    let target = targets.iter().find(|t| t.holds(&path))?;
+                    Some((path, target.why.clone()))
+                })
+                .collect();
         }
+        coverage
     }
 
     /// One file of each (language, project root) the workspace holds, in

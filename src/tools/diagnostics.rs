@@ -110,6 +110,13 @@ async fn file_report(
             coverage.full_checking,
         ));
     }
+    if let Some((_, why)) = coverage.unbuilt.first()
+        && !files.is_empty()
+    {
+        notes.push(format!(
+            "the build leaves {shown} out ({why}, off in the workspace's features): `cargo check --workspace --all-targets` reports none of these"
+        ));
+    }
     Ok(DiagnosticsReport {
         scope: DiagnosticsScope::File(shown),
         min_severity,
@@ -122,6 +129,47 @@ async fn file_report(
         folders_total: 0,
         page: Page::default(),
     })
+}
+
+/// Files of targets the build leaves out, found with errors or warnings
+/// the build does not report: counted, and named with why, apart.
+fn unbuilt_note(apart: &[FileDiagnostics], unbuilt: &[(String, &str)]) -> String {
+    let [errors, warnings, ..] = apart.iter().fold([0; 4], |mut sum, file| {
+        for (total, n) in sum.iter_mut().zip(file.counts) {
+            *total += n;
+        }
+        sum
+    });
+    let found = match (errors, warnings) {
+        (0, 0) => "findings".to_string(),
+        (e, 0) => crate::render::count(e, "error", "errors"),
+        (0, w) => crate::render::count(w, "warning", "warnings"),
+        (e, w) => format!(
+            "{} and {}",
+            crate::render::count(e, "error", "errors"),
+            crate::render::count(w, "warning", "warnings")
+        ),
+    };
+    const LISTED: usize = 5;
+    let mut listed: Vec<String> = apart
+        .iter()
+        .take(LISTED)
+        .map(|file| {
+            let why = unbuilt
+                .iter()
+                .find(|(shown, _)| *shown == file.path)
+                .map_or("", |(_, why)| why);
+            format!("{}: {why}", file.path)
+        })
+        .collect();
+    if apart.len() > LISTED {
+        listed.push(format!("and {} more", apart.len() - LISTED));
+    }
+    format!(
+        "{found} in {} the build leaves out (targets whose required features are off in the workspace's features) are not counted: {}; `cargo check --workspace --all-targets` reports none of them (pass one as `file` to see them)",
+        crate::render::count(apart.len(), "file", "files"),
+        listed.join("; ")
+    )
 }
 
 /// Files whose diagnostics came from a server checking them outside every
@@ -296,6 +344,19 @@ async fn folder_report(
     // Files whose findings the project's own check would not have: their
     // server checked them outside every project, with its defaults.
     let coverage = ctx.lsp.coverage(&paths).await;
+    // Files of targets the build leaves out: what is found there is no
+    // error of the build's, so it is counted apart.
+    let unbuilt: Vec<(String, &str)> = coverage
+        .unbuilt
+        .iter()
+        .map(|(path, why)| (ctx.workspace.display(path), why.as_str()))
+        .collect();
+    let (apart, files): (Vec<FileDiagnostics>, Vec<FileDiagnostics>) = files
+        .into_iter()
+        .partition(|file| unbuilt.iter().any(|(shown, _)| *shown == file.path));
+    if !apart.is_empty() {
+        notes.push(unbuilt_note(&apart, &unbuilt));
+    }
     let shown_outside: Vec<String> = coverage
         .outside
         .iter()

@@ -5,6 +5,7 @@
 //! modules never name a server: they ask the quirk, which answers for the
 //! servers it concerns and leaves the others alone.
 
+pub mod cargo_features;
 pub mod cargo_projects;
 pub mod check_on_save;
 pub mod loose_files;
