@@ -400,6 +400,34 @@ impl Supervisor {
     /// The files under `folder` that a running server has published
     /// diagnostics for, not empty: a server may publish for files nobody
     /// opened (rust-analyzer's cargo check does).
+    /// Waits until no running server has published diagnostics for
+    /// `quiet`, at most until `deadline`: a server publishes for files
+    /// nobody asked about (a project's tsconfig.json, cargo check's
+    /// findings) on its own schedule, a moment after the files it was
+    /// asked about.
+    pub async fn publications_settled(
+        &self,
+        quiet: std::time::Duration,
+        deadline: tokio::time::Instant,
+    ) {
+        let count = || -> u64 {
+            self.clients()
+                .iter()
+                .map(|client| client.shared.state().publish_count)
+                .sum()
+        };
+        let mut last = count();
+        loop {
+            let until = (tokio::time::Instant::now() + quiet).min(deadline);
+            tokio::time::sleep_until(until).await;
+            let now = count();
+            if now == last || tokio::time::Instant::now() >= deadline {
+                return;
+            }
+            last = now;
+        }
+    }
+
     pub fn published_under(&self, folder: &Path) -> Vec<PathBuf> {
         let mut paths: Vec<PathBuf> = self
             .clients()

@@ -288,7 +288,15 @@ async fn folder_report(
         notes.extend(note);
     }
     // Servers may also publish for files nobody opened (rust-analyzer's
-    // cargo check does): include those inside the folder.
+    // cargo check does, TypeScript's servers for a project's
+    // tsconfig.json): include those inside the folder, once they have
+    // stopped coming.
+    ctx.lsp
+        .publications_settled(
+            PUBLICATIONS_QUIET,
+            (tokio::time::Instant::now() + PUBLICATIONS_WAIT).min(deadline),
+        )
+        .await;
     let mut published = ctx.lsp.published_under(&root);
     published.retain(|path| !paths.contains(path));
     // A file no language serves (a project's tsconfig.json) cannot be
@@ -550,6 +558,11 @@ fn shown_files(
     files.sort_by(|a, b| (a.counts[0] == 0, &a.path).cmp(&(b.counts[0] == 0, &b.path)));
     files
 }
+
+/// How long no server may publish before a report takes what they
+/// published for files nobody asked about, and the most it waits for that.
+const PUBLICATIONS_QUIET: std::time::Duration = std::time::Duration::from_millis(300);
+const PUBLICATIONS_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// Files with findings past which a report also counts them by folder.
 const FOLDERS_FROM: usize = 20;
