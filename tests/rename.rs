@@ -211,6 +211,47 @@ async fn rust_renames_apply_and_still_check() {
     assert_eq!(cargo_check(f.root()), before);
 }
 
+/// rust-analyzer renames a method's uses in macro expansions, not in a
+/// `macro_rules!` body, where it is text until the macro is used: the
+/// preview names the place, the rename is not applied, and the preview's
+/// patch applied anyway breaks the build, as the note warned.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_use_in_a_macro_body_is_named_and_the_rename_not_applied() {
+    let lib = std::fs::read_to_string(common::fixtures_dir().join("rust/src/lib.rs")).unwrap();
+    let lib = format!(
+        "{lib}\nmacro_rules! twice {{\n    ($l:expr) => {{\n        $l.balance() * 2\n    }};\n}}\n\npub fn doubled(l: &Ledger) -> i64 {{\n    twice!(l)\n}}\n"
+    );
+    let f = fixture_with("rust", &[("src/lib.rs", lib.as_str())]);
+    let before = cargo_check(f.root());
+    let at = json!({"file": "src/lib.rs", "symbol": "Account::balance"});
+    let why = "rust-analyzer does not see a name in a macro's rules (`macro_rules!`) or in macro input it cannot expand; check them";
+    let references = f.run("references", at.clone()).await;
+    assert!(
+        references.contains(&format!(
+            "Note: `balance` also appears as code in 1 place in 1 file that the server did not count as references (src/lib.rs:100:12): {why}"
+        )),
+        "{references}"
+    );
+    let mut rename = at.clone();
+    rename["new_name"] = json!("amount");
+    let preview = f.run("rename", rename.clone()).await;
+    assert!(
+        preview.contains("that the server did not rename (src/lib.rs:100)"),
+        "{preview}"
+    );
+    rename["apply"] = json!(true);
+    let refused = f.run("rename", rename).await;
+    assert!(
+        refused.starts_with("error[cannot-rename]: nothing was written: `balance` also appears")
+            && !f.read("src/lib.rs").contains("fn amount("),
+        "{refused}"
+    );
+    f.run("apply_patch", json!({"patch": patch_id(&preview)}))
+        .await;
+    let after = cargo_check(f.root());
+    assert!(after != before && after.contains("balance"), "{after}");
+}
+
 #[tokio::test]
 async fn a_patch_applies_whole_or_not_at_all() {
     let f = typescript();

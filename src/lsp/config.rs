@@ -174,6 +174,19 @@ pub struct TextAudit {
     pub extensions: Vec<String>,
     /// Why the server's answer may be short there, told with the places.
     pub why: String,
+    /// Where in those files: `"code"` (the default: anywhere a name is
+    /// code) or `"macros"` (only in macro bodies and input).
+    #[serde(default)]
+    pub scope: AuditScope,
+}
+
+/// Where a text audit looks for a name.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AuditScope {
+    #[default]
+    Code,
+    Macros,
 }
 
 /// The project sextant gives a server for files no project file holds

@@ -107,6 +107,11 @@ pub(super) struct Tokens {
     /// B`): a reference there is an implementation by the enclosing type.
     #[serde(default)]
     pub heritage: Vec<String>,
+    /// Macro bodies and macro input (`macro_rules!` rules, an
+    /// invocation's token tree): text to a server until expanded, so a
+    /// rename may leave the names there.
+    #[serde(default)]
+    pub macros: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -262,6 +267,11 @@ impl Language {
     /// implements.
     pub(super) fn is_heritage(self, kind: &str) -> bool {
         self.spec().tokens.heritage.iter().any(|h| h == kind)
+    }
+
+    /// Whether a node of kind `kind` is a macro's body or input.
+    pub(super) fn is_macro(self, kind: &str) -> bool {
+        self.spec().tokens.macros.iter().any(|m| m == kind)
     }
 
     /// Whether a node of kind `kind` declares implementations itself.

@@ -170,6 +170,12 @@ impl SourceFile {
         self.inside(position, |kind| self.language.is_derive(kind))
     }
 
+    /// Whether `position` is inside a macro's body or input (a
+    /// `macro_rules!` rule, an invocation's token tree).
+    pub fn in_macro(&self, position: crate::model::Position) -> bool {
+        self.inside(position, |kind| self.language.is_macro(kind))
+    }
+
     /// Whether `position` is where a type names what it extends or
     /// implements (`class A extends B`).
     pub fn in_heritage(&self, position: crate::model::Position) -> bool {

@@ -16,6 +16,7 @@ use crate::context::Context;
 use crate::error::ToolResult;
 use crate::fs::walk;
 use crate::lsp::Need;
+use crate::lsp::config::AuditScope;
 use crate::lsp::navigate::references;
 use crate::model::Position;
 use crate::syntax::{self, Language, Token};
@@ -37,6 +38,8 @@ pub struct TextAudit {
     language: String,
     /// Why the server's answer may be short, as the note says it.
     why: String,
+    /// Where in the files the name is looked for.
+    scope: AuditScope,
 }
 
 /// Where a name appears as code.
@@ -123,6 +126,7 @@ impl TextAudit {
             .then(|| TextAudit {
                 language: language.name.clone(),
                 why: audit.why.clone(),
+                scope: audit.scope,
             })
     }
 
@@ -137,7 +141,7 @@ impl TextAudit {
     ) -> ToolResult<Places> {
         let config = ctx.lsp.config().clone();
         let root = ctx.workspace.root().to_path_buf();
-        let (language, name) = (self.language.clone(), name.to_string());
+        let (language, name, scope) = (self.language.clone(), name.to_string(), self.scope);
         blocking(move || {
             let mut places = Places::default();
             let mut read = 0;
@@ -165,7 +169,7 @@ impl TextAudit {
                     continue;
                 };
                 read += 1;
-                let found = code_places(path, text, &name);
+                let found = code_places(path, text, &name, scope);
                 if !found.is_empty() {
                     places.by_file.insert(path.to_path_buf(), found);
                 }
@@ -242,8 +246,8 @@ impl TextAudit {
 }
 
 /// Where `name` appears as a whole word in `text` and tree-sitter reads a
-/// name there (not a comment, a string or a keyword).
-fn code_places(path: &Path, text: String, name: &str) -> Vec<Position> {
+/// name there (not a comment, a string or a keyword), within `scope`.
+fn code_places(path: &Path, text: String, name: &str, scope: AuditScope) -> Vec<Position> {
     if name.is_empty() || !text.contains(name) {
         return Vec::new();
     }
@@ -268,5 +272,6 @@ fn code_places(path: &Path, text: String, name: &str) -> Vec<Position> {
         .into_iter()
         .map(|at| file.lines().position(file.text(), at))
         .filter(|&position| file.token_at(position) == Token::Name)
+        .filter(|&position| scope == AuditScope::Code || file.in_macro(position))
         .collect()
 }

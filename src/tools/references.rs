@@ -79,13 +79,20 @@ async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResul
     // a declaration, else where the server says it is defined (asked
     // beside the references, so it costs no time).
     let on_declaration = resolved.target.declaration.is_some();
-    let (found, definition) = tokio::join!(
+    // The text audit's walk of the workspace (where the address's language
+    // has one) runs meanwhile too: it needs nothing from the server.
+    let name = &resolved.target.name;
+    let (found, definition, early_places) = tokio::join!(
         find_references(&session, position, include_declaration),
         async {
             if on_declaration {
                 return None;
             }
             goto(&session, position, Goto::Definition).await.ok()
+        },
+        async {
+            let audit = TextAudit::for_file(ctx, &resolved.path)?;
+            Some(audit.places(ctx, name, HashMap::new()).await)
         },
     );
     let mut spots = found?;
@@ -133,8 +140,10 @@ async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResul
     // left out of those the text holds, but for those it knows as another
     // symbol of the same name.
     if let Some(audit) = TextAudit::for_file(ctx, &declared_in) {
-        let name = &resolved.target.name;
-        let places = audit.places(ctx, name, HashMap::new()).await?;
+        let places = match early_places {
+            Some(places) => places?,
+            None => audit.places(ctx, name, HashMap::new()).await?,
+        };
         let mut counted: Vec<(PathBuf, Position)> = spots
             .iter()
             .map(|spot| (spot.path.clone(), spot.range.start))
