@@ -570,6 +570,46 @@ async fn a_re_exported_name_is_renamed_everywhere_not_aliased() {
     cases.finish();
 }
 
+/// A Svelte component calls a TypeScript function that neither server
+/// reads it for: references and the rename preview name its places, and the
+/// rename is not applied while they would be left on the old name.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn uses_in_files_the_server_does_not_read_are_named() {
+    let f = common::fixture_with(
+        "ts",
+        &[(
+            "src/Hello.svelte",
+            "<script lang=\"ts\">\n  import { greet } from \"./greeting\";\n  export let name: string;\n</script>\n\n<p>{greet(name)}</p>\n",
+        )],
+    );
+    let why = "the TypeScript servers do not read .svelte, .vue or .astro files; check them";
+    let at = json!({"file": "src/greeting.ts", "symbol": "greet"});
+    let references = f.run("references", at.clone()).await;
+    assert!(
+        references.contains(&format!(
+            "Note: `greet` also appears in 2 places in 1 file that the server did not count as references (src/Hello.svelte:2:12, src/Hello.svelte:6:5): {why}"
+        )),
+        "{references}"
+    );
+    let mut rename = at.clone();
+    rename["new_name"] = json!("salute");
+    let preview = f.run("rename", rename.clone()).await;
+    assert!(
+        preview.contains(
+            "`greet` also appears in 2 places in 1 file that the server did not rename (src/Hello.svelte:2, src/Hello.svelte:6)"
+        ),
+        "{preview}"
+    );
+    rename["apply"] = json!(true);
+    let refused = f.run("rename", rename).await;
+    assert!(
+        refused.starts_with(
+            "error[cannot-rename]: nothing was written: `greet` also appears in 2 places"
+        ) && f.read("src/greeting.ts").contains("export function greet("),
+        "{refused}"
+    );
+}
+
 /// In JavaScript a server cannot always find every use of a member (its
 /// object often has no type): references name the places the text holds
 /// that the answer left out, a rename preview says which uses it would

@@ -85,6 +85,10 @@ pub struct LanguageConfig {
     /// Files whose names' uses the server cannot always tell, so answers
     /// about them are audited against the text.
     pub text_audit: Option<TextAudit>,
+    /// Files of other languages that hold this one's code where its server
+    /// does not read them (`.svelte`, `.vue`): references and renames name
+    /// the name's places there.
+    pub embedded_in: Option<TextAudit>,
     /// What the server logs when the process that answers for it dies
     /// while it lives on (typescript-language-server's tsserver): such a
     /// line makes it a crash like its own exit.
@@ -255,6 +259,7 @@ struct LanguageFile {
     cargo_projects: Option<bool>,
     unlinked: Option<Unlinked>,
     text_audit: Option<TextAudit>,
+    embedded_in: Option<TextAudit>,
     fatal_log: Option<Vec<String>>,
     loose_files: Option<LooseFiles>,
     reports_status: Option<bool>,
@@ -387,6 +392,7 @@ impl LanguageFile {
             cargo_projects: other.cargo_projects.or(self.cargo_projects),
             unlinked: other.unlinked.or(self.unlinked),
             text_audit: other.text_audit.or(self.text_audit),
+            embedded_in: other.embedded_in.or(self.embedded_in),
             fatal_log: other.fatal_log.or(self.fatal_log),
             reports_status: other.reports_status.or(self.reports_status),
             loose_files: other.loose_files.or(self.loose_files),
@@ -633,6 +639,7 @@ fn resolve(
         cargo_projects: language.cargo_projects.unwrap_or(false),
         unlinked: language.unlinked,
         text_audit: language.text_audit,
+        embedded_in: language.embedded_in,
         fatal_log: language.fatal_log.unwrap_or_default(),
         reports_status: language.reports_status.unwrap_or(false),
         loose_files: language.loose_files,

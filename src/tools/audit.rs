@@ -40,6 +40,10 @@ pub struct TextAudit {
     why: String,
     /// Where in the files the name is looked for.
     scope: AuditScope,
+    /// For the files of other languages that embed this one's code
+    /// (`embedded_in`): their extensions. They have no grammar here, so
+    /// every whole-word match counts.
+    embedded: Option<Vec<String>>,
 }
 
 /// Where a name appears as code.
@@ -127,7 +131,22 @@ impl TextAudit {
                 language: language.name.clone(),
                 why: audit.why.clone(),
                 scope: audit.scope,
+                embedded: None,
             })
+    }
+
+    /// The audit of the files that embed the code of `path`'s language
+    /// where its server does not read them (`.svelte`, `.vue`), when the
+    /// language names some.
+    pub fn embedded_for_file(ctx: &Context, path: &Path) -> Option<TextAudit> {
+        let language = ctx.lsp.config().language_for(path)?;
+        let embedded = language.embedded_in.as_ref()?;
+        Some(TextAudit {
+            language: language.name.clone(),
+            why: embedded.why.clone(),
+            scope: AuditScope::Code,
+            embedded: Some(embedded.extensions.clone()),
+        })
     }
 
     /// Every place `name` appears as code in the workspace's files of the
@@ -142,17 +161,24 @@ impl TextAudit {
         let config = ctx.lsp.config().clone();
         let root = ctx.workspace.root().to_path_buf();
         let (language, name, scope) = (self.language.clone(), name.to_string(), self.scope);
+        let embedded = self.embedded.clone();
         blocking(move || {
             let mut places = Places::default();
             let mut read = 0;
-            let files = walk::sources(&root)
-                .sorted()
-                .file_entries()
-                .filter(|entry| {
-                    config
-                        .language_for(entry.path())
-                        .is_some_and(|l| l.name == language)
-                });
+            let files =
+                walk::sources(&root)
+                    .sorted()
+                    .file_entries()
+                    .filter(|entry| match &embedded {
+                        Some(extensions) => entry
+                            .path()
+                            .extension()
+                            .and_then(|e| e.to_str())
+                            .is_some_and(|e| extensions.iter().any(|x| x == e)),
+                        None => config
+                            .language_for(entry.path())
+                            .is_some_and(|l| l.name == language),
+                    });
             for entry in files {
                 let path = entry.path();
                 let text = match texts.get(path) {
@@ -169,7 +195,10 @@ impl TextAudit {
                     continue;
                 };
                 read += 1;
-                let found = code_places(path, text, &name, scope);
+                let found = match &embedded {
+                    Some(_) => word_places(&text, &name),
+                    None => code_places(path, text, &name, scope),
+                };
                 if !found.is_empty() {
                     places.by_file.insert(path.to_path_buf(), found);
                 }
@@ -236,13 +265,35 @@ impl TextAudit {
             shown.push(format!("and {} more", left.len() - SHOWN));
         }
         Some(format!(
-            "`{name}` also appears as code in {} in {} that the server {left_out} ({}){unread}: {}; check them",
+            "`{name}` also appears {}in {} in {} that the server {left_out} ({}){unread}: {}; check them",
+            if self.embedded.is_some() {
+                ""
+            } else {
+                "as code "
+            },
             crate::render::count(left.len(), "place", "places"),
             crate::render::count(files, "file", "files"),
             shown.join(", "),
             self.why
         ))
     }
+}
+
+/// Where `name` appears as a whole word in `text`.
+fn word_places(text: &str, name: &str) -> Vec<Position> {
+    if name.is_empty() || !text.contains(name) {
+        return Vec::new();
+    }
+    let is_word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    let lines = syntax::LineIndex::new(text);
+    text.match_indices(name)
+        .map(|(at, _)| at)
+        .filter(|&at| {
+            !text[..at].chars().next_back().is_some_and(is_word)
+                && !text[at + name.len()..].chars().next().is_some_and(is_word)
+        })
+        .map(|at| lines.position(text, at))
+        .collect()
 }
 
 /// Where `name` appears as a whole word in `text` and tree-sitter reads a

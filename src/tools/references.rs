@@ -160,6 +160,19 @@ async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResul
             false,
         ));
     }
+    // Files of other languages that hold this one's code (`.svelte`):
+    // the server does not read them, so every use there is left out.
+    if let Some(embedded) = TextAudit::embedded_for_file(ctx, &declared_in) {
+        let places = embedded.places(ctx, name, HashMap::new()).await?;
+        notes.extend(embedded.note(
+            ctx,
+            name,
+            &places,
+            &[],
+            "did not count as references",
+            false,
+        ));
+    }
     let mut by_file: BTreeMap<(bool, String), (PathBuf, Vec<Position>)> = BTreeMap::new();
     for Spot { path, range } in spots {
         let key = (path != declared_in, ctx.workspace.display(&path));

@@ -5,7 +5,7 @@
 //! language, an address that is not on a name, a library's symbol, and
 //! whatever the server itself refuses.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -209,6 +209,19 @@ async fn rename(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
             audit.note(ctx, &target.name, &places, &[], "did not rename", true)
         }
         None => None,
+    };
+    // Files of other languages that hold this one's code (`.svelte`): the
+    // server neither reads nor renames them.
+    let embedded_note = match TextAudit::embedded_for_file(ctx, &resolved.path) {
+        Some(embedded) => {
+            let places = embedded.places(ctx, &target.name, HashMap::new()).await?;
+            embedded.note(ctx, &target.name, &places, &[], "did not rename", true)
+        }
+        None => None,
+    };
+    let audit_note = match (audit_note, embedded_note) {
+        (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+        (a, b) => a.or(b),
     };
     if let (true, Some(note)) = (write, &audit_note) {
         return Err(refuse(format!(
