@@ -51,6 +51,10 @@ impl Tool for CreateFile {
                 ));
             }
             write_atomic(&path, &shown, params.content.as_bytes())?;
+            // The servers hear of it now, not when the file watcher's
+            // thread gets to the event: the next request sees the file
+            // (a project it joins, an import of it that resolves).
+            ctx.lsp.files_written([(path.clone(), !existed, false)]);
             Ok(CreatedFile {
                 path: shown,
                 overwritten: existed,
