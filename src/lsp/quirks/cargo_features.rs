@@ -14,10 +14,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use crate::fs::walk;
-
-/// Manifests looked at under one root, at most.
-const MAX_MANIFESTS: usize = 500;
+use super::cargo_projects::{manifests, strings};
 
 /// A target cargo does not build, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,13 +48,7 @@ struct Package {
 /// The targets under `root` that cargo does not build with the features
 /// the workspace's build turns on.
 pub fn unbuilt(root: &Path) -> Vec<Unbuilt> {
-    let packages: Vec<Package> = walk::sources(root)
-        .sorted()
-        .files()
-        .filter(|path| path.file_name().is_some_and(|name| name == "Cargo.toml"))
-        .take(MAX_MANIFESTS)
-        .filter_map(|path| read(&path))
-        .collect();
+    let packages: Vec<Package> = manifests(root).filter_map(|path| read(&path)).collect();
     let mut unbuilt = Vec::new();
     for package in &packages {
         let on = enabled(package, &packages);
@@ -160,17 +151,6 @@ fn read(path: &Path) -> Option<Package> {
     let text = std::fs::read_to_string(path).ok()?;
     let toml: toml::Table = toml::from_str(&text).ok()?;
     let name = toml.get("package")?.get("name")?.as_str()?.to_string();
-    let strings = |value: Option<&toml::Value>| -> Vec<String> {
-        value
-            .and_then(toml::Value::as_array)
-            .map(|items| {
-                items
-                    .iter()
-                    .filter_map(|item| item.as_str().map(str::to_string))
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
     let features = toml
         .get("features")
         .and_then(toml::Value::as_table)

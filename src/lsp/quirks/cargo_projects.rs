@@ -352,13 +352,7 @@ struct Manifest {
 /// workspace, and of each package no workspace holds (none above it, or
 /// one that neither lists it among its members nor is it).
 pub(in crate::lsp) fn projects(root: &Path) -> Vec<PathBuf> {
-    let mut manifests: Vec<Manifest> = walk::sources(root)
-        .sorted()
-        .files()
-        .filter(|path| path.file_name().is_some_and(|name| name == "Cargo.toml"))
-        .take(MAX_MANIFESTS)
-        .filter_map(|path| read(&path))
-        .collect();
+    let mut manifests: Vec<Manifest> = manifests(root).filter_map(|path| read(&path)).collect();
     manifests.sort_by(|a, b| a.path.cmp(&b.path));
     let workspaces: Vec<&Manifest> = manifests.iter().filter(|m| m.workspace.is_some()).collect();
     manifests
@@ -371,25 +365,37 @@ pub(in crate::lsp) fn projects(root: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
+/// Every `Cargo.toml` under `root`, in path order, at most
+/// [`MAX_MANIFESTS`].
+pub(super) fn manifests(root: &Path) -> impl Iterator<Item = PathBuf> {
+    walk::sources(root)
+        .sorted()
+        .files()
+        .filter(|path| path.file_name().is_some_and(|name| name == "Cargo.toml"))
+        .take(MAX_MANIFESTS)
+}
+
+/// A manifest's list of strings (`members = [...]`); empty when absent or
+/// of another shape.
+pub(super) fn strings(value: Option<&toml::Value>) -> Vec<String> {
+    value
+        .and_then(toml::Value::as_array)
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(|item| item.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 fn read(path: &Path) -> Option<Manifest> {
     let text = std::fs::read_to_string(path).ok()?;
     let toml: toml::Table = toml::from_str(&text).ok()?;
-    let strings = |table: &toml::Table, key: &str| -> Vec<String> {
-        table
-            .get(key)
-            .and_then(toml::Value::as_array)
-            .map(|items| {
-                items
-                    .iter()
-                    .filter_map(|item| item.as_str().map(str::to_string))
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
     let workspace = toml
         .get("workspace")
         .and_then(toml::Value::as_table)
-        .map(|table| (strings(table, "members"), strings(table, "exclude")));
+        .map(|table| (strings(table.get("members")), strings(table.get("exclude"))));
     Some(Manifest {
         path: path.to_path_buf(),
         workspace,
