@@ -213,8 +213,8 @@ async fn rust_renames_apply_and_still_check() {
 
 /// rust-analyzer renames a method's uses in macro expansions, not in a
 /// `macro_rules!` body, where it is text until the macro is used: the
-/// preview names the place, the rename is not applied, and the preview's
-/// patch applied anyway breaks the build, as the note warned.
+/// preview names the place, the rename is not applied, and forced it
+/// breaks the build, as the note warned.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_use_in_a_macro_body_is_named_and_the_rename_not_applied() {
     let lib = std::fs::read_to_string(common::fixtures_dir().join("rust/src/lib.rs")).unwrap();
@@ -224,11 +224,11 @@ async fn a_use_in_a_macro_body_is_named_and_the_rename_not_applied() {
     let f = fixture_with("rust", &[("src/lib.rs", lib.as_str())]);
     let before = cargo_check(f.root());
     let at = json!({"file": "src/lib.rs", "symbol": "Account::balance"});
-    let why = "rust-analyzer does not see a name in a macro's rules (`macro_rules!`) or in macro input it cannot expand; check them";
+    let why = "(rust-analyzer does not see a name in a macro's rules (`macro_rules!`) or in macro input it cannot expand)";
     let references = f.run("references", at.clone()).await;
     assert!(
         references.contains(&format!(
-            "Note: `balance` also appears as code in 1 place in 1 file that the server did not count as references (src/lib.rs:100:12): {why}"
+            "Note: `balance` also appears in macro bodies in 1 place in 1 file that the server did not count as references {why}: src/lib.rs @100:12; check them"
         )),
         "{references}"
     );
@@ -236,18 +236,21 @@ async fn a_use_in_a_macro_body_is_named_and_the_rename_not_applied() {
     rename["new_name"] = json!("amount");
     let preview = f.run("rename", rename.clone()).await;
     assert!(
-        preview.contains("that the server did not rename (src/lib.rs:100)"),
+        preview.contains(&format!(
+            "that the server did not rename {why}: src/lib.rs @100; check them"
+        )),
         "{preview}"
     );
     rename["apply"] = json!(true);
-    let refused = f.run("rename", rename).await;
+    let refused = f.run("rename", rename.clone()).await;
     assert!(
         refused.starts_with("error[cannot-rename]: nothing was written: `balance` also appears")
             && !f.read("src/lib.rs").contains("fn amount("),
         "{refused}"
     );
-    f.run("apply_patch", json!({"patch": patch_id(&preview)}))
-        .await;
+    rename["force"] = json!(true);
+    let forced = f.run("rename", rename).await;
+    assert!(forced.contains(", written"), "{forced}");
     let after = cargo_check(f.root());
     assert!(after != before && after.contains("balance"), "{after}");
 }
@@ -572,41 +575,63 @@ async fn a_re_exported_name_is_renamed_everywhere_not_aliased() {
 
 /// A Svelte component calls a TypeScript function that neither server
 /// reads it for: references and the rename preview name its places, and the
-/// rename is not applied while they would be left on the old name.
+/// rename is not applied while they would be left on the old name, unless
+/// forced. The name in a README's TypeScript example and in a comment is
+/// named too, and does not stop the write.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn uses_in_files_the_server_does_not_read_are_named() {
     let f = common::fixture_with(
         "ts",
-        &[(
-            "src/Hello.svelte",
-            "<script lang=\"ts\">\n  import { greet } from \"./greeting\";\n  export let name: string;\n</script>\n\n<p>{greet(name)}</p>\n",
-        )],
+        &[
+            (
+                "src/Hello.svelte",
+                "<script lang=\"ts\">\n  import { greet } from \"./greeting\";\n  // greet whoever comes\n  export let name: string;\n</script>\n\n<h1>greet</h1>\n<p>{greet(name)}</p>\n",
+            ),
+            (
+                "README.md",
+                "# Greetings\n\nCall greet:\n\n```ts\nimport { greet } from \"./src/greeting\";\ngreet(\"Ada\");\n```\n\n```sh\ngreet\n```\n",
+            ),
+        ],
     );
-    let why = "the TypeScript servers do not read .svelte, .vue or .astro files; check them";
+    let why = "(the TypeScript servers do not read .svelte, .vue or .astro files)";
     let at = json!({"file": "src/greeting.ts", "symbol": "greet"});
     let references = f.run("references", at.clone()).await;
     assert!(
         references.contains(&format!(
-            "Note: `greet` also appears in 2 places in 1 file that the server did not count as references (src/Hello.svelte:2:12, src/Hello.svelte:6:5): {why}"
-        )),
+            "Note: `greet` also appears in 2 places in 1 file that the server did not count as references {why}: src/Hello.svelte @2:12, @8:5; check them"
+        )) && !references.contains("README"),
         "{references}"
     );
     let mut rename = at.clone();
     rename["new_name"] = json!("salute");
     let preview = f.run("rename", rename.clone()).await;
-    assert!(
-        preview.contains(
-            "`greet` also appears in 2 places in 1 file that the server did not rename (src/Hello.svelte:2, src/Hello.svelte:6)"
-        ),
-        "{preview}"
+    let embedded = format!(
+        "`greet` also appears in 2 places in 1 file that the server did not rename {why}: src/Hello.svelte @2, @8; check them"
     );
+    let markdown =
+        "`greet` is left in 2 places in Markdown code blocks of 1 file: README.md @6, @7";
+    let prose = "`greet` is left in 2 comments and strings in 1 file: src/Hello.svelte @3, @7";
+    for note in [embedded.as_str(), markdown, prose] {
+        assert!(preview.contains(note), "{note}\n{preview}");
+    }
     rename["apply"] = json!(true);
-    let refused = f.run("rename", rename).await;
+    let refused = f.run("rename", rename.clone()).await;
+    assert_eq!(
+        refused,
+        format!(
+            "error[cannot-rename]: nothing was written: {embedded}. Pass force: true to write anyway, or preview the rename (leave apply out) and apply its patch with apply_patch"
+        )
+    );
+    assert!(f.read("src/greeting.ts").contains("export function greet("));
+    rename["force"] = json!(true);
+    let forced = f.run("rename", rename).await;
     assert!(
-        refused.starts_with(
-            "error[cannot-rename]: nothing was written: `greet` also appears in 2 places"
-        ) && f.read("src/greeting.ts").contains("export function greet("),
-        "{refused}"
+        forced.contains(", written")
+            && forced.contains(&embedded)
+            && f.read("src/greeting.ts")
+                .contains("export function salute(")
+            && f.read("src/Hello.svelte").contains("{greet(name)}"),
+        "{forced}"
     );
 }
 
@@ -626,8 +651,8 @@ async fn uses_in_files_the_server_does_not_read_are_named() {
 /// use through an untyped parameter is named even then.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn javascript_answers_name_the_uses_the_server_left_out() {
-    let why = "in JavaScript the server cannot tell every use of a name (a member's object \
-               often has no type it can follow); check them";
+    let why = "(in JavaScript the server cannot tell every use of a name (a member's object \
+               often has no type it can follow))";
     let at = json!({"file": "lib/utils.js", "symbol": "exports.normalizeType"});
     let mut rename = at.clone();
     rename["new_name"] = json!("normalizeMime");
@@ -638,7 +663,7 @@ async fn javascript_answers_name_the_uses_the_server_left_out() {
     cases.check(
         "typescript-go: references",
         references.contains(&format!(
-            "Note: `normalizeType` also appears as code in 3 places in 3 files that the server did not count as references (lib/app.js:13:25, lib/response.js:4:40, test/app.test.js:8:26): {why}"
+            "Note: `normalizeType` also appears as code in 3 places in 3 files that the server did not count as references {why}: lib/app.js @13:25; lib/response.js @4:40; test/app.test.js @8:26; check them"
         )),
         &references,
     );
@@ -646,9 +671,9 @@ async fn javascript_answers_name_the_uses_the_server_left_out() {
     cases.check(
         "typescript-go: preview",
         preview.contains("patch: p")
-            && preview.contains(
-                "that the server did not rename (lib/app.js:13, lib/response.js:4, test/app.test.js:8)",
-            ),
+            && preview.contains(&format!(
+                "that the server did not rename {why}: lib/app.js @13; lib/response.js @4; test/app.test.js @8; check them",
+            )),
         &preview,
     );
     let before = f.read("lib/utils.js");
@@ -716,7 +741,7 @@ async fn javascript_answers_name_the_uses_the_server_left_out() {
         "auto: an untyped use",
         references.contains("Found 5 references to normalizeType across 4 files")
             && references.contains(&format!(
-                "Note: `normalizeType` also appears as code in 1 place in 1 file that the server did not count as references (lib/format.js:4:18): {why}"
+                "Note: `normalizeType` also appears as code in 1 place in 1 file that the server did not count as references {why}: lib/format.js @4:18; check them"
             )),
         &references,
     );

@@ -136,9 +136,10 @@ async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResul
     let declared_in = definition
         .and_then(|d| d.into_iter().next())
         .map_or_else(|| resolved.path.clone(), |d| d.path);
-    // Where the server cannot always tell a name's uses: the places it
-    // left out of those the text holds, but for those it knows as another
-    // symbol of the same name.
+    // Where the server cannot always tell a name's uses (and the files of
+    // other languages that hold this one's code, `.svelte`, which it does
+    // not read): the places it left out of those the text holds, but for
+    // those it knows as another symbol of the same name.
     if let Some(audit) = TextAudit::for_file(ctx, &declared_in) {
         let places = match early_places {
             Some(places) => places?,
@@ -149,29 +150,17 @@ async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResul
             .map(|spot| (spot.path.clone(), spot.range.start))
             .collect();
         counted.push((resolved.path.clone(), position));
-        let others = other_symbols(ctx, &places.left_out(&counted), &counted).await;
+        let others = other_symbols(ctx, &places.code_left_out(&counted), &counted).await;
         let places = places.without(&others);
-        notes.extend(audit.note(
+        let found = audit.notes(
             ctx,
             name,
             &places,
             &counted,
             "did not count as references",
             false,
-        ));
-    }
-    // Files of other languages that hold this one's code (`.svelte`):
-    // the server does not read them, so every use there is left out.
-    if let Some(embedded) = TextAudit::embedded_for_file(ctx, &declared_in) {
-        let places = embedded.places(ctx, name, HashMap::new()).await?;
-        notes.extend(embedded.note(
-            ctx,
-            name,
-            &places,
-            &[],
-            "did not count as references",
-            false,
-        ));
+        );
+        notes.extend(found.into_iter().map(|(_, note)| note));
     }
     let mut by_file: BTreeMap<(bool, String), (PathBuf, Vec<Position>)> = BTreeMap::new();
     for Spot { path, range } in spots {

@@ -5,7 +5,7 @@
 //! language, an address that is not on a name, a library's symbol, and
 //! whatever the server itself refuses.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -13,7 +13,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::address::{Address, resolve};
-use super::audit::{TextAudit, other_symbols};
+use super::audit::{Places, TextAudit, other_symbols};
 use super::locations::place;
 use super::{BUDGET_CHARS, Tool};
 use crate::context::Context;
@@ -21,7 +21,7 @@ use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::fs::patch::{FileEdit, Patch, apply};
 use crate::lsp::navigate::references as find_references;
 use crate::lsp::refactor::{Preparation, prepare_rename, rename as server_rename};
-use crate::lsp::{LspError, Need};
+use crate::lsp::{LspError, Need, Session};
 use crate::model::{FileChange, PatchReport, Place, Position, Renaming};
 use crate::syntax::Language;
 
@@ -33,6 +33,7 @@ pub struct Params {
     pub at: Address,
     pub new_name: String,
     pub apply: Option<bool>,
+    pub force: Option<bool>,
 }
 
 impl Tool for Rename {
@@ -163,69 +164,30 @@ async fn rename(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
         });
     }
     // Where the server cannot always tell a name's uses: the old name left
-    // as code once the rename is done, which a write must not leave broken.
-    let audit_note = match TextAudit::for_file(ctx, &resolved.path) {
+    // as code once the rename is done, which a write must not leave broken;
+    // and left in docs, comments and strings, which it may.
+    let audit_notes = match TextAudit::for_rename(ctx, &resolved.path) {
         Some(audit) => {
             let texts = files
                 .iter()
                 .map(|f| (f.path.clone(), f.after.clone().unwrap_or_default()))
                 .collect();
             let places = audit.places(ctx, &target.name, texts).await?;
-            // Each place the old name is left, where it is on disk: the
-            // server is asked whether it is another symbol of that name.
-            let on_disk: Vec<((PathBuf, Position), (PathBuf, Position))> = places
-                .left_out(&[])
-                .into_iter()
-                .filter_map(|(path, at)| {
-                    let before = match files.iter().find(|f| f.path == path) {
-                        None => Some(at),
-                        Some(file) => match (&file.before, &file.after) {
-                            (Some(before), Some(after)) => position_before(before, after, at),
-                            _ => None,
-                        },
-                    };
-                    before.map(|before| ((path.clone(), before), (path, at)))
-                })
-                .collect();
-            let asked: Vec<(PathBuf, Position)> =
-                on_disk.iter().map(|(before, _)| before.clone()).collect();
-            let uses: Vec<(PathBuf, Position)> = if asked.is_empty() {
-                Vec::new()
-            } else {
-                find_references(&session, target.position, true)
-                    .await
-                    .unwrap_or_default()
-                    .into_iter()
-                    .map(|spot| (spot.path, spot.range.start))
-                    .collect()
-            };
-            let others = other_symbols(ctx, &asked, &uses).await;
-            let others: HashSet<(PathBuf, Position)> = on_disk
-                .into_iter()
-                .filter(|(before, _)| others.contains(before))
-                .map(|(_, after)| after)
-                .collect();
+            let others = other_symbols_after(ctx, &session, target.position, &files, &places).await;
             let places = places.without(&others);
-            audit.note(ctx, &target.name, &places, &[], "did not rename", true)
+            audit.notes(ctx, &target.name, &places, &[], "did not rename", true)
         }
-        None => None,
+        None => Vec::new(),
     };
-    // Files of other languages that hold this one's code (`.svelte`): the
-    // server neither reads nor renames them.
-    let embedded_note = match TextAudit::embedded_for_file(ctx, &resolved.path) {
-        Some(embedded) => {
-            let places = embedded.places(ctx, &target.name, HashMap::new()).await?;
-            embedded.note(ctx, &target.name, &places, &[], "did not rename", true)
-        }
-        None => None,
-    };
-    let audit_note = match (audit_note, embedded_note) {
-        (Some(a), Some(b)) => Some(format!("{a}; {b}")),
-        (a, b) => a.or(b),
-    };
-    if let (true, Some(note)) = (write, &audit_note) {
+    let blocking: Vec<&str> = audit_notes
+        .iter()
+        .filter(|(kind, _)| kind.blocks())
+        .map(|(_, note)| note.as_str())
+        .collect();
+    if write && !params.force.unwrap_or(false) && !blocking.is_empty() {
         return Err(refuse(format!(
-            "nothing was written: {note}, then preview the rename (leave apply out) and apply its patch with apply_patch"
+            "nothing was written: {}. Pass force: true to write anyway, or preview the rename (leave apply out) and apply its patch with apply_patch",
+            blocking.join("; ")
         )));
     }
     let patch = Patch { files };
@@ -236,7 +198,10 @@ async fn rename(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
         new: new_name.to_string(),
         edits,
     };
-    let mut notes: Vec<String> = unloaded.into_iter().chain(audit_note).collect();
+    let mut notes: Vec<String> = unloaded
+        .into_iter()
+        .chain(audit_notes.into_iter().map(|(_, note)| note))
+        .collect();
     notes.extend(aliases_note(&patch, &target.name, new_name));
     let patch_id = if write {
         let (patch, written) = tokio::task::spawn_blocking(move || {
@@ -384,6 +349,50 @@ fn position_before(before: &str, after: &str, at: Position) -> Option<Position> 
         line: at.line,
         character: u32::try_from(column + old.len() - new.len() + 1).unwrap_or(at.character),
     })
+}
+
+/// Of the places the old name is left as code after the rename
+/// (`places`, in the renamed texts of `files`), those the server knows as
+/// another symbol of that name: each is asked about where it is on disk,
+/// then named where it is after the rename.
+async fn other_symbols_after(
+    ctx: &Context,
+    session: &Session,
+    at: Position,
+    files: &[FileEdit],
+    places: &Places,
+) -> HashSet<(PathBuf, Position)> {
+    let on_disk: Vec<((PathBuf, Position), (PathBuf, Position))> = places
+        .code_left_out(&[])
+        .into_iter()
+        .filter_map(|(path, at)| {
+            let before = match files.iter().find(|f| f.path == path) {
+                None => Some(at),
+                Some(file) => match (&file.before, &file.after) {
+                    (Some(before), Some(after)) => position_before(before, after, at),
+                    _ => None,
+                },
+            };
+            before.map(|before| ((path.clone(), before), (path, at)))
+        })
+        .collect();
+    if on_disk.is_empty() {
+        return HashSet::new();
+    }
+    let asked: Vec<(PathBuf, Position)> =
+        on_disk.iter().map(|(before, _)| before.clone()).collect();
+    let uses: Vec<(PathBuf, Position)> = find_references(session, at, true)
+        .await
+        .unwrap_or_default()
+        .into_iter()
+        .map(|spot| (spot.path, spot.range.start))
+        .collect();
+    let others = other_symbols(ctx, &asked, &uses).await;
+    on_disk
+        .into_iter()
+        .filter(|(before, _)| others.contains(before))
+        .map(|(_, after)| after)
+        .collect()
 }
 
 #[cfg(test)]

@@ -1,0 +1,415 @@
+//! The text audit of a server's answer about a name, where the server
+//! cannot always tell a name's uses: the language's `text_audit` files
+//! (JavaScript, whose members' objects often have no type; Rust's macro
+//! bodies) and the components that embed the language where its server
+//! does not read them (`embedded_in`: `.svelte`). Every place the name
+//! appears as code there is found by a word search and told from comments
+//! and strings by tree-sitter (`scan`). What the answer left out of those
+//! is named, by kind, so an answer that may be short says where, and a
+//! rename that leaves such places is not written unless forced. A rename
+//! also names the old name left in Markdown code blocks and in comments
+//! and strings, which do not break a build and so do not stop it. A place
+//! where the server knows the name as another symbol (a local variable of
+//! the same name: `var send = require('./res').send`) is not left out.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+mod scan;
+
+use super::blocking;
+use crate::context::Context;
+use crate::error::ToolResult;
+use crate::fs::walk;
+use crate::lsp::Need;
+use crate::lsp::config::AuditScope;
+use crate::lsp::navigate::references;
+use crate::model::Position;
+use crate::syntax::Language;
+
+/// Files read at most, and the largest read: past these the audit says
+/// how many it did not read.
+const MAX_FILES: usize = 5_000;
+const MAX_FILE_BYTES: u64 = 2 * 1024 * 1024;
+
+/// Places named in a note, at most.
+const SHOWN: usize = 8;
+
+/// Places whose references are asked for, at most: the rest stay named.
+const ASKED: usize = 40;
+
+/// The audit for answers about a name declared in one file.
+pub struct TextAudit {
+    /// The language whose files are searched (its name in `sextant.toml`).
+    language: String,
+    /// The dialect of the declaring file, to read components' scripts.
+    dialect: Option<Language>,
+    /// The language's own audit (`text_audit`) where it asks for one:
+    /// where in its files a use may be missed, and why.
+    code: Option<(AuditScope, String)>,
+    /// The files of other languages that embed this one's code
+    /// (`embedded_in`): their extensions, and why the server misses them.
+    embedded: Option<(Vec<String>, String)>,
+    /// For a rename: the Markdown fence tags of the language, for the
+    /// name left in Markdown code and in comments and strings.
+    prose: Option<Vec<String>>,
+}
+
+/// What a place of the name is, in the order notes name them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Kind {
+    /// Code of the language where its audit looks (`text_audit`).
+    Code,
+    /// Code in a component the server does not read (`.svelte`).
+    Embedded,
+    /// Code in a Markdown code block of the language.
+    Markdown,
+    /// A comment or a string (or a component's template text).
+    Prose,
+}
+
+impl Kind {
+    /// Whether a rename that leaves the name there is not written unless
+    /// asked to: the code breaks; docs, comments and strings do not.
+    pub fn blocks(self) -> bool {
+        matches!(self, Kind::Code | Kind::Embedded)
+    }
+}
+
+/// Where a name appears, by kind.
+#[derive(Debug, Default)]
+pub struct Places {
+    /// By kind, then by file, in position order.
+    pub by_kind: BTreeMap<Kind, BTreeMap<PathBuf, Vec<Position>>>,
+    /// Files where code was looked for, not read (the bounds).
+    pub unread: usize,
+    /// Files where only docs, comments and strings were, not read.
+    pub unread_prose: usize,
+}
+
+impl Places {
+    fn add(&mut self, kind: Kind, path: &Path, positions: Vec<Position>) {
+        if !positions.is_empty() {
+            self.by_kind
+                .entry(kind)
+                .or_default()
+                .insert(path.to_path_buf(), positions);
+        }
+    }
+
+    /// Without the places of `others`.
+    pub fn without(mut self, others: &HashSet<(PathBuf, Position)>) -> Places {
+        for files in self.by_kind.values_mut() {
+            for (path, positions) in files.iter_mut() {
+                positions.retain(|at| !others.contains(&(path.clone(), *at)));
+            }
+            files.retain(|_, positions| !positions.is_empty());
+        }
+        self.by_kind.retain(|_, files| !files.is_empty());
+        self
+    }
+
+    /// Its places of the language's own code (`Kind::Code`) that
+    /// `counted` does not hold: those the server may know as another
+    /// symbol.
+    pub fn code_left_out(&self, counted: &[(PathBuf, Position)]) -> Vec<(PathBuf, Position)> {
+        self.by_kind
+            .get(&Kind::Code)
+            .into_iter()
+            .flatten()
+            .flat_map(|(path, positions)| positions.iter().map(move |p| (path.clone(), *p)))
+            .filter(|place| !counted.contains(place))
+            .collect()
+    }
+}
+
+/// Of `candidates` (places in the files as they are on disk), those the
+/// server knows as another symbol of the same name (a local variable, an
+/// alias: `var send = require('./res').send`), not uses an answer left
+/// out: its references there are more than the place itself and share
+/// none of `uses`, the server's references of the symbol asked about.
+/// Where the server knows nothing, the place stays a candidate.
+pub async fn other_symbols(
+    ctx: &Context,
+    candidates: &[(PathBuf, Position)],
+    uses: &[(PathBuf, Position)],
+) -> HashSet<(PathBuf, Position)> {
+    let mut others = HashSet::new();
+    // With no uses to tell them from, every place stays a candidate.
+    if uses.is_empty() {
+        return others;
+    }
+    for (path, at) in candidates.iter().take(ASKED) {
+        if others.contains(&(path.clone(), *at)) {
+            continue;
+        }
+        let Ok(session) = ctx.lsp.open(path, Need::DOCUMENT).await else {
+            continue;
+        };
+        let found = references(&session, *at, true).await;
+        session.release().await;
+        let Ok(found) = found else {
+            continue;
+        };
+        let found: Vec<(PathBuf, Position)> = found
+            .into_iter()
+            .map(|spot| (spot.path, spot.range.start))
+            .collect();
+        let beyond_itself = found.iter().any(|(p, a)| p != path || a != at);
+        if beyond_itself && !found.iter().any(|place| uses.contains(place)) {
+            others.insert((path.clone(), *at));
+            others.extend(found);
+        }
+    }
+    others
+}
+
+/// Markdown files, whose code blocks of the language a rename audits.
+const MARKDOWN: [&str; 3] = ["md", "markdown", "mdx"];
+
+impl TextAudit {
+    /// The audit for answers about names declared in `path`: the
+    /// language's own (`text_audit`, where it asks for one there) and its
+    /// embedding components (`embedded_in`); `None` when it has neither.
+    pub fn for_file(ctx: &Context, path: &Path) -> Option<TextAudit> {
+        let audit = Self::of_language(ctx, path)?;
+        (audit.code.is_some() || audit.embedded.is_some()).then_some(audit)
+    }
+
+    /// The audit of a rename of a name declared in `path`: as
+    /// [`TextAudit::for_file`], and the name left in Markdown code blocks
+    /// of the language and in its comments and strings, which a rename
+    /// names but does not refuse for.
+    pub fn for_rename(ctx: &Context, path: &Path) -> Option<TextAudit> {
+        let mut audit = Self::of_language(ctx, path)?;
+        let config = ctx.lsp.config().language(&audit.language)?;
+        let mut tags: Vec<String> = std::iter::once(&config.name)
+            .chain(&config.extensions)
+            .chain(std::iter::once(&config.language_id))
+            .chain(config.language_ids.values())
+            .map(|tag| tag.to_ascii_lowercase())
+            .collect();
+        tags.sort();
+        tags.dedup();
+        audit.prose = Some(tags);
+        Some(audit)
+    }
+
+    fn of_language(ctx: &Context, path: &Path) -> Option<TextAudit> {
+        let language = ctx.lsp.config().language_for(path)?;
+        let extension = path.extension()?.to_str()?;
+        let code = language
+            .text_audit
+            .as_ref()
+            .filter(|audit| audit.extensions.iter().any(|e| e == extension))
+            .map(|audit| (audit.scope, audit.why.clone()));
+        let embedded = language
+            .embedded_in
+            .as_ref()
+            .map(|e| (e.extensions.clone(), e.why.clone()));
+        Some(TextAudit {
+            language: language.name.clone(),
+            dialect: Language::from_path(path),
+            code,
+            embedded,
+            prose: None,
+        })
+    }
+
+    /// Every place `name` appears in the workspace's files the audit
+    /// reads, .gitignore respected; a file in `texts` is read from there
+    /// instead of the disk (a rename's result).
+    pub async fn places(
+        &self,
+        ctx: &Context,
+        name: &str,
+        texts: HashMap<PathBuf, String>,
+    ) -> ToolResult<Places> {
+        let config = ctx.lsp.config().clone();
+        let root = ctx.workspace.root().to_path_buf();
+        let name = name.to_string();
+        let language = self.language.clone();
+        let dialect = self.dialect;
+        let scope = self.code.as_ref().map(|(scope, _)| *scope);
+        let embedded = self.embedded.as_ref().map(|(e, _)| e.clone());
+        let prose = self.prose.clone();
+        blocking(move || {
+            let mut places = Places::default();
+            let mut read = 0;
+            let extension_in = |path: &Path, list: &[String]| {
+                path.extension()
+                    .and_then(|e| e.to_str())
+                    .is_some_and(|e| list.iter().any(|x| x == e))
+            };
+            for entry in walk::sources(&root).sorted().file_entries() {
+                let path = entry.path();
+                let is_embedding = embedded.as_ref().is_some_and(|e| extension_in(path, e));
+                let is_markdown = prose.is_some()
+                    && path
+                        .extension()
+                        .and_then(|e| e.to_str())
+                        .is_some_and(|e| MARKDOWN.contains(&e));
+                let is_source = (scope.is_some() || prose.is_some())
+                    && config
+                        .language_for(path)
+                        .is_some_and(|l| l.name == language);
+                if !(is_embedding || is_markdown || is_source) {
+                    continue;
+                }
+                let text = match texts.get(path) {
+                    Some(text) => Some(text.clone()),
+                    None if read == MAX_FILES
+                        || entry.metadata().map_or(true, |m| m.len() > MAX_FILE_BYTES) =>
+                    {
+                        None
+                    }
+                    None => std::fs::read_to_string(path).ok(),
+                };
+                let Some(text) = text else {
+                    if is_embedding || (is_source && scope.is_some()) {
+                        places.unread += 1;
+                    } else {
+                        places.unread_prose += 1;
+                    }
+                    continue;
+                };
+                read += 1;
+                if is_markdown {
+                    let tags = prose.as_deref().unwrap_or_default();
+                    places.add(Kind::Markdown, path, scan::markdown(&text, &name, tags));
+                    continue;
+                }
+                let found = match (is_embedding, dialect) {
+                    (true, Some(dialect)) => scan::component(&text, &name, dialect),
+                    (true, None) => continue,
+                    (false, _) => {
+                        scan::source(path, text, &name, scope.unwrap_or(AuditScope::Code))
+                    }
+                };
+                let code_kind = if is_embedding {
+                    Kind::Embedded
+                } else {
+                    Kind::Code
+                };
+                if is_embedding || scope.is_some() {
+                    places.add(code_kind, path, found.code);
+                }
+                if prose.is_some() {
+                    places.add(Kind::Prose, path, found.prose);
+                }
+            }
+            Ok(places)
+        })
+        .await
+    }
+
+    /// The notes for the places of `places` that `counted` does not hold,
+    /// one per kind, `left_out` saying what the server did with them
+    /// (`did not count as references`, `did not rename`), each with
+    /// whether it is a kind that blocks a rename. Places are shown as
+    /// `file @line:char`, or `file @line` with `lines_only`.
+    pub fn notes(
+        &self,
+        ctx: &Context,
+        name: &str,
+        places: &Places,
+        counted: &[(PathBuf, Position)],
+        left_out: &str,
+        lines_only: bool,
+    ) -> Vec<(Kind, String)> {
+        let mut notes = Vec::new();
+        for (&kind, files) in &places.by_kind {
+            let left: BTreeMap<&PathBuf, Vec<Position>> = files
+                .iter()
+                .map(|(path, positions)| {
+                    let left = positions
+                        .iter()
+                        .filter(|at| !counted.iter().any(|(p, c)| p == path && c == *at))
+                        .copied()
+                        .collect::<Vec<_>>();
+                    (path, left)
+                })
+                .filter(|(_, left)| !left.is_empty())
+                .collect();
+            if left.is_empty() {
+                continue;
+            }
+            let total: usize = left.values().map(Vec::len).sum();
+            let count = match kind {
+                Kind::Prose => {
+                    crate::render::count(total, "comment or string", "comments and strings")
+                }
+                _ => crate::render::count(total, "place", "places"),
+            };
+            let files_count = crate::render::count(left.len(), "file", "files");
+            let shown = show_places(ctx, &left, lines_only);
+            let note = match kind {
+                Kind::Code | Kind::Embedded => {
+                    let (label, why) = match (kind, &self.code, &self.embedded) {
+                        (Kind::Code, Some((AuditScope::Macros, why)), _) => {
+                            ("in macro bodies ", why)
+                        }
+                        (Kind::Code, Some((AuditScope::Code, why)), _) => ("as code ", why),
+                        (Kind::Embedded, _, Some((_, why))) => ("", why),
+                        _ => continue,
+                    };
+                    format!(
+                        "`{name}` also appears {label}in {count} in {files_count} that the server {left_out} ({why}): {shown}; check them"
+                    )
+                }
+                Kind::Markdown => format!(
+                    "`{name}` is left in {count} in Markdown code blocks of {files_count}: {shown}"
+                ),
+                Kind::Prose => format!("`{name}` is left in {count} in {files_count}: {shown}"),
+            };
+            notes.push((kind, note));
+        }
+        for (kind, unread) in [
+            (Kind::Code, places.unread),
+            (Kind::Prose, places.unread_prose),
+        ] {
+            if unread > 0 {
+                notes.push((
+                    kind,
+                    format!(
+                        "`{name}` was looked for in the workspace's files beside the server's answer, but for {} (too many or too large)",
+                        crate::render::count(unread, "file", "files")
+                    ),
+                ));
+            }
+        }
+        notes
+    }
+}
+
+/// Places as `src/a.rs @12:5, @40:1; src/b.rs @3:9`, at most `SHOWN`.
+fn show_places(
+    ctx: &Context,
+    files: &BTreeMap<&PathBuf, Vec<Position>>,
+    lines_only: bool,
+) -> String {
+    let total: usize = files.values().map(Vec::len).sum();
+    let mut shown = Vec::new();
+    let mut budget = SHOWN;
+    for (path, positions) in files {
+        if budget == 0 {
+            break;
+        }
+        let mut at: Vec<String> = positions
+            .iter()
+            .take(budget)
+            .map(|p| match lines_only {
+                true => format!("@{}", p.line),
+                false => format!("@{}:{}", p.line, p.character),
+            })
+            .collect();
+        budget -= at.len();
+        at.dedup();
+        shown.push(format!("{} {}", ctx.workspace.display(path), at.join(", ")));
+    }
+    let mut shown = shown.join("; ");
+    if total > SHOWN {
+        shown.push_str(&format!(", and {} more", total - SHOWN));
+    }
+    shown
+}

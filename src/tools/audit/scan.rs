@@ -1,0 +1,292 @@
+//! Where a name appears in one file's text, and as what: the per-file
+//! half of the text audit. A source file of the language is read by
+//! tree-sitter (a name, or a comment or string); a component that embeds
+//! the language (`.svelte`, `.vue`, `.astro`) by its script blocks, parsed
+//! as the language, and a small reading of its template (expressions in
+//! braces and attribute values are code, the rest is text); a Markdown
+//! file by its fenced code blocks of the language.
+
+use std::ops::Range;
+use std::path::Path;
+
+use crate::lsp::config::AuditScope;
+use crate::model::Position;
+use crate::syntax::{self, Language, LineIndex, Token};
+
+/// A name's places in one file: as code, and in comments and strings
+/// (or a component's template text).
+#[derive(Debug, Default, PartialEq)]
+pub struct Found {
+    pub code: Vec<Position>,
+    pub prose: Vec<Position>,
+}
+
+/// The byte offsets where `name` is a whole word of `text`.
+pub fn word_offsets(text: &str, name: &str) -> Vec<usize> {
+    if name.is_empty() || !text.contains(name) {
+        return Vec::new();
+    }
+    let is_word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    text.match_indices(name)
+        .map(|(at, _)| at)
+        .filter(|&at| {
+            !text[..at].chars().next_back().is_some_and(is_word)
+                && !text[at + name.len()..].chars().next().is_some_and(is_word)
+        })
+        .collect()
+}
+
+/// `name` in a source file of the language: as code where tree-sitter
+/// reads a name there within `scope`, as prose in a comment or a string.
+pub fn source(path: &Path, text: String, name: &str, scope: AuditScope) -> Found {
+    let offsets = word_offsets(&text, name);
+    let Some(language) = Language::from_path(path).filter(|_| !offsets.is_empty()) else {
+        return Found::default();
+    };
+    let file = syntax::parse(language, text);
+    let mut found = Found::default();
+    for at in offsets {
+        let position = file.lines().position(file.text(), at);
+        match file.token_at(position) {
+            Token::Name if scope == AuditScope::Code || file.in_macro(position) => {
+                found.code.push(position)
+            }
+            Token::Comment | Token::Literal => found.prose.push(position),
+            Token::Name | Token::Keyword => {}
+        }
+    }
+    found
+}
+
+/// `name` in a component that embeds `language`'s code: its script
+/// blocks are read as `language` source, its template by [`template`].
+pub fn component(text: &str, name: &str, language: Language) -> Found {
+    let offsets = word_offsets(text, name);
+    if offsets.is_empty() {
+        return Found::default();
+    }
+    let scripts = script_blocks(text);
+    // The scripts alone, at their own offsets: the rest blanked out (line
+    // breaks kept), so a position in the parse is one in the file.
+    let masked: String = text
+        .char_indices()
+        .map(|(at, c)| {
+            if c == '\n' || scripts.iter().any(|s| s.contains(&at)) {
+                c
+            } else {
+                ' '
+            }
+        })
+        .collect();
+    let file = syntax::parse(language, masked);
+    let template = template(text, &scripts);
+    let mut found = Found::default();
+    for at in offsets {
+        let position = file.lines().position(file.text(), at);
+        let code = if scripts.iter().any(|s| s.contains(&at)) {
+            match file.token_at(position) {
+                Token::Name => Some(true),
+                Token::Comment | Token::Literal => Some(false),
+                Token::Keyword => None,
+            }
+        } else {
+            Some(template.iter().any(|t| t.contains(&at)))
+        };
+        match code {
+            Some(true) => found.code.push(position),
+            Some(false) => found.prose.push(position),
+            None => {}
+        }
+    }
+    found
+}
+
+/// The bodies of a component's `<script>` blocks, and an Astro
+/// component's frontmatter (between its opening `---` lines).
+fn script_blocks(text: &str) -> Vec<Range<usize>> {
+    let mut blocks = Vec::new();
+    if let Some(rest) = text.strip_prefix("---\n")
+        && let Some(end) = rest.find("\n---")
+    {
+        blocks.push(4..4 + end);
+    }
+    let lower = text.to_ascii_lowercase();
+    let mut from = 0;
+    while let Some(open) = lower[from..].find("<script").map(|at| from + at) {
+        let Some(body) = lower[open..].find('>').map(|at| open + at + 1) else {
+            break;
+        };
+        let end = lower[body..]
+            .find("</script")
+            .map_or(text.len(), |at| body + at);
+        blocks.push(body..end);
+        from = end;
+    }
+    blocks
+}
+
+/// Where a component's template holds code: inside braces (`{greet()}`,
+/// `{{ greet() }}`) and in a tag's quoted attribute values
+/// (`@click="greet"`). Text between tags, comments and `<style>` blocks
+/// are not code. The `scripts` are read apart, and skipped.
+fn template(text: &str, scripts: &[Range<usize>]) -> Vec<Range<usize>> {
+    let bytes = text.as_bytes();
+    let mut code = Vec::new();
+    let (mut at, mut depth, mut start) = (0, 0usize, 0);
+    let (mut in_tag, mut quote) = (false, None::<u8>);
+    while at < bytes.len() {
+        if let Some(script) = scripts.iter().find(|s| s.start == at) {
+            at = script.end.max(at + 1);
+            continue;
+        }
+        let rest = &text[at..];
+        let b = bytes[at];
+        if depth == 0 && quote.is_none() {
+            if !in_tag && rest.starts_with("<!--") {
+                at = rest.find("-->").map_or(bytes.len(), |end| at + end + 3);
+                continue;
+            }
+            if !in_tag && rest.len() > 6 && rest[..6].eq_ignore_ascii_case("<style") {
+                at = text[at..]
+                    .to_ascii_lowercase()
+                    .find("</style")
+                    .map_or(bytes.len(), |end| at + end + 7);
+                continue;
+            }
+        }
+        match (b, quote) {
+            (b'{', None) => {
+                if depth == 0 {
+                    start = at;
+                }
+                depth += 1;
+            }
+            (b'}', None) if depth > 0 => {
+                depth -= 1;
+                if depth == 0 {
+                    code.push(start..at + 1);
+                }
+            }
+            (b'"' | b'\'', None) if in_tag && depth == 0 => {
+                quote = Some(b);
+                start = at;
+            }
+            (q, Some(open)) if q == open => {
+                quote = None;
+                code.push(start..at + 1);
+            }
+            (b'<', None) if depth == 0 && !in_tag => {
+                in_tag = bytes
+                    .get(at + 1)
+                    .is_some_and(|n| n.is_ascii_alphabetic() || *n == b'/');
+            }
+            (b'>', None) if depth == 0 => in_tag = false,
+            _ => {}
+        }
+        at += 1;
+    }
+    code
+}
+
+/// `name` in the fenced code blocks of a Markdown text whose info string
+/// starts with one of `tags` (```` ```rust ````, ```` ```ts title="x" ````).
+pub fn markdown(text: &str, name: &str, tags: &[String]) -> Vec<Position> {
+    let offsets = word_offsets(text, name);
+    if offsets.is_empty() {
+        return Vec::new();
+    }
+    let blocks = fenced_blocks(text, tags);
+    let lines = LineIndex::new(text);
+    offsets
+        .into_iter()
+        .filter(|at| blocks.iter().any(|b| b.contains(at)))
+        .map(|at| lines.position(text, at))
+        .collect()
+}
+
+/// The bodies of the fenced code blocks tagged with one of `tags`.
+fn fenced_blocks(text: &str, tags: &[String]) -> Vec<Range<usize>> {
+    let mut blocks = Vec::new();
+    // The open fence: its character, its length, where its body starts,
+    // and whether its tag is one of `tags`.
+    let mut open: Option<(char, usize, usize, bool)> = None;
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let start = offset;
+        offset += line.len();
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        let fence = &line[indent..];
+        let marker = fence.chars().next().filter(|c| *c == '`' || *c == '~');
+        let run = marker.map_or(0, |m| fence.len() - fence.trim_start_matches(m).len());
+        match (open, marker) {
+            (None, Some(m)) if indent <= 3 && run >= 3 => {
+                let info = fence[run..].trim();
+                let tag = info
+                    .split(|c: char| c == ',' || c == '{' || c.is_whitespace())
+                    .next()
+                    .unwrap_or("")
+                    .to_ascii_lowercase();
+                open = Some((m, run, offset, tags.contains(&tag)));
+            }
+            (Some((m, length, body, wanted)), Some(c))
+                if c == m && run >= length && fence[run..].trim().is_empty() =>
+            {
+                if wanted {
+                    blocks.push(body..start);
+                }
+                open = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some((_, _, body, true)) = open {
+        blocks.push(body..text.len());
+    }
+    blocks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(line: u32, character: u32) -> Position {
+        Position::new(line, character)
+    }
+
+    fn typescript() -> Language {
+        Language::from_path(Path::new("a.ts")).unwrap()
+    }
+
+    #[test]
+    fn whole_words_only() {
+        assert_eq!(word_offsets("greet greeter $greet greet", "greet"), [0, 21]);
+        assert!(word_offsets("", "greet").is_empty());
+    }
+
+    #[test]
+    fn a_component_is_read_by_its_scripts_and_its_template() {
+        let svelte = "<script lang=\"ts\">\n  import { greet } from './g';\n  // greet them\n  const s = 'greet';\n</script>\n\n<h1>greet</h1>\n<button on:click={() => greet(name)}>Hi</button>\n<!-- greet -->\n<p title=\"greet\">x</p>\n<style>.greet { color: red }</style>\n";
+        let found = component(svelte, "greet", typescript());
+        assert_eq!(found.code, [at(2, 12), at(8, 25), at(10, 11)]);
+        assert_eq!(
+            found.prose,
+            [at(3, 6), at(4, 14), at(7, 5), at(9, 6), at(11, 9)]
+        );
+    }
+
+    #[test]
+    fn an_astro_frontmatter_is_script() {
+        let astro = "---\nimport { greet } from '../g';\n---\n<p>{greet('x')}</p>\n";
+        let found = component(astro, "greet", typescript());
+        assert_eq!(found.code, [at(2, 10), at(4, 5)]);
+        assert!(found.prose.is_empty());
+    }
+
+    #[test]
+    fn markdown_code_blocks_of_the_language_only() {
+        let tags = ["rust".to_string(), "rs".to_string()];
+        let md = "Call balance here.\n\n```rust,no_run\nlet b = l.balance();\n```\n\n```sh\nbalance\n```\n\n  ~~~~rs\nbalance\n~~~\n~~~~\n";
+        assert_eq!(markdown(md, "balance", &tags), [at(4, 11), at(12, 1)]);
+        assert!(markdown("```\nbalance\n```\n", "balance", &tags).is_empty());
+    }
+}
