@@ -100,6 +100,14 @@ pub struct LanguageConfig {
     /// `experimental/serverStatus`): it is not ready until it first has,
     /// however quiet it is before.
     pub reports_status: bool,
+    /// A check (`checks_on_save`) is asked for with rust-analyzer's
+    /// `rust-analyzer/runFlycheck` naming no document: every workspace
+    /// checked as cargo builds it (`--workspace --all-targets`, features
+    /// unified across the members), where a didSave of a test's or an
+    /// example's file checks that target alone with its package's own
+    /// features, and so not at all where it is gated by a feature another
+    /// member turns on.
+    pub checks_workspace: bool,
     /// The most projects opened for one question about a symbol (each costs
     /// the server memory); `None`: every project that can see it.
     pub max_projects: Option<usize>,
@@ -263,6 +271,7 @@ struct LanguageFile {
     fatal_log: Option<Vec<String>>,
     loose_files: Option<LooseFiles>,
     reports_status: Option<bool>,
+    checks_workspace: Option<bool>,
     max_projects: Option<usize>,
     one_project_requests: Option<Vec<String>>,
     server: Option<String>,
@@ -289,6 +298,7 @@ struct ServerFile {
     fatal_log: Option<Vec<String>>,
     loose_files: Option<LooseFiles>,
     reports_status: Option<bool>,
+    checks_workspace: Option<bool>,
     max_projects: Option<usize>,
     one_project_requests: Option<Vec<String>>,
 }
@@ -313,6 +323,7 @@ impl ServerFile {
             tsserver_requests: other.tsserver_requests.or(self.tsserver_requests),
             fatal_log: other.fatal_log.or(self.fatal_log),
             reports_status: other.reports_status.or(self.reports_status),
+            checks_workspace: other.checks_workspace.or(self.checks_workspace),
             loose_files: other.loose_files.or(self.loose_files),
             max_projects: other.max_projects.or(self.max_projects),
             one_project_requests: other.one_project_requests.or(self.one_project_requests),
@@ -341,6 +352,7 @@ impl LanguageFile {
             tsserver_requests: server.tsserver_requests.or(self.tsserver_requests),
             fatal_log: server.fatal_log.or(self.fatal_log.clone()),
             reports_status: server.reports_status.or(self.reports_status),
+            checks_workspace: server.checks_workspace.or(self.checks_workspace),
             loose_files: server.loose_files.or(self.loose_files.clone()),
             max_projects: server.max_projects.or(self.max_projects),
             one_project_requests: server
@@ -395,6 +407,7 @@ impl LanguageFile {
             embedded_in: other.embedded_in.or(self.embedded_in),
             fatal_log: other.fatal_log.or(self.fatal_log),
             reports_status: other.reports_status.or(self.reports_status),
+            checks_workspace: other.checks_workspace.or(self.checks_workspace),
             loose_files: other.loose_files.or(self.loose_files),
             max_projects: other.max_projects.or(self.max_projects),
             one_project_requests: other.one_project_requests.or(self.one_project_requests),
@@ -642,6 +655,7 @@ fn resolve(
         embedded_in: language.embedded_in,
         fatal_log: language.fatal_log.unwrap_or_default(),
         reports_status: language.reports_status.unwrap_or(false),
+        checks_workspace: language.checks_workspace.unwrap_or(false),
         loose_files: language.loose_files,
         max_projects: language.max_projects.map(|n| n.max(1)),
         one_project_requests: language.one_project_requests.unwrap_or_default(),

@@ -180,15 +180,20 @@ impl LspClient {
 
     /// `didSave` for a document whose text is what the disk holds.
     pub(super) fn notify_saved(&self, uri: &Url) -> Result<(), LspError> {
-        {
-            let mut state = self.shared.state();
-            state.saves += 1;
-            state.last_save = Some((state.progress_begun, std::time::Instant::now()));
-        }
+        self.count_save();
         self.notify::<DidSaveTextDocument>(DidSaveTextDocumentParams {
             text_document: TextDocumentIdentifier { uri: uri.clone() },
             text: None,
         })
+    }
+
+    /// Notes a save, or another request for a check (see
+    /// `quirks::check_on_save`): a check begun before it does not hold
+    /// what the disk holds now.
+    pub(super) fn count_save(&self) {
+        let mut state = self.shared.state();
+        state.saves += 1;
+        state.last_save = Some((state.progress_begun, std::time::Instant::now()));
     }
 
     /// Tells the server of the files created, changed or deleted on disk

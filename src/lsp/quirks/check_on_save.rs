@@ -6,11 +6,19 @@
 //! publications to settle, and records what
 //! the project looked like when it completed, so an unchanged project is
 //! not checked again. One check at a time per server: a second didSave
-//! restarts a running check.
+//! restarts a running check. A server that `checks_workspace` is asked
+//! with rust-analyzer's `runFlycheck` naming no document instead: a
+//! didSave of a test's or an example's file checks that target alone, with
+//! its package's own features, where cargo's build of the workspace turns
+//! on what other members ask for.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+use lsp_types::TextDocumentIdentifier;
+use lsp_types::notification::Notification;
+use serde::{Deserialize, Serialize};
 
 use super::super::LspError;
 use super::super::client::LspClient;
@@ -28,6 +36,21 @@ const CHECK_SETTLE_LIMIT: Duration = Duration::from_secs(3);
 
 /// How long a requested check may take to start.
 const CHECK_START: Duration = Duration::from_secs(3);
+
+/// rust-analyzer's request for a check: of the document's target (and
+/// what depends on it), or with none of every workspace.
+enum RunFlycheck {}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RunFlycheckParams {
+    text_document: Option<TextDocumentIdentifier>,
+}
+
+impl Notification for RunFlycheck {
+    type Params = RunFlycheckParams;
+    const METHOD: &'static str = "rust-analyzer/runFlycheck";
+}
 
 /// A client's checker state.
 #[derive(Debug, Default)]
@@ -104,7 +127,14 @@ pub(in crate::lsp) async fn check(
     // debounce), so "no check running" alone is not "checked".
     client.shared.state().parts = Some(Default::default());
     let parts = Parts(client);
-    client.notify_saved(&document.uri)?;
+    if client.language.checks_workspace {
+        client.count_save();
+        client.notify::<RunFlycheck>(RunFlycheckParams {
+            text_document: None,
+        })?;
+    } else {
+        client.notify_saved(&document.uri)?;
+    }
     let deadline = tokio::time::Instant::now() + client.language.request_timeout;
     loop {
         let (saves, last_save) = {

@@ -1,0 +1,150 @@
+//! Rust as cargo builds it, on the `cargo_features` fixture: a workspace
+//! whose `ledger` has a test crate gated by a feature only `app` turns on
+//! (`#![cfg(feature = "audit")]`), an example with `required-features`
+//! nobody turns on, a `macro_rules!` calling `Entry::amount`, and a derive
+//! macro (`describe`) whose `quote!` output calls the type's `label`.
+//! What `diagnostics` says is held to `cargo check --workspace
+//! --all-targets`, and every applied rename to the same check after it.
+//!
+//! rust-analyzer must be installed (scripts/test.sh does it).
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::json;
+
+/// `cargo check --workspace --all-targets` in `root`: its errors and
+/// warnings, one per line (the build's own words: no `Compiling` lines).
+fn cargo_check(root: &Path) -> String {
+    let out = Command::new("cargo")
+        .args([
+            "check",
+            "--workspace",
+            "--all-targets",
+            "--offline",
+            "--quiet",
+            "--message-format",
+            "short",
+        ])
+        .current_dir(root)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter(|l| l.contains(": error") || l.contains(": warning"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+const MOVED_WHILE_BORROWED: &str = "
+#[test]
+fn moved_while_borrowed() {
+    let entries = vec![Entry::new(1)];
+    let first = &entries[0];
+    drop(entries);
+    assert_eq!(first.amount(), 1);
+}
+";
+
+/// A borrow error in the test crate gated by `audit`: cargo's build of the
+/// workspace has the feature (app asks for it), so it reports the error.
+/// Checked as the saved file's target alone (`cargo check -p ledger
+/// --test audit`, the package's own features) the crate is empty, and the
+/// error would never be reported: the check is asked for the workspace.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_test_crate_gated_by_a_feature_another_member_turns_on_is_checked() {
+    let gated = std::fs::read_to_string(
+        common::fixtures_dir().join("cargo_features/ledger/tests/audit.rs"),
+    )
+    .unwrap();
+    let gated = format!("{gated}{MOVED_WHILE_BORROWED}");
+    let f = common::fixture_with("cargo_features", &[("ledger/tests/audit.rs", &gated)]);
+    let cargo = cargo_check(f.root());
+    assert_eq!(
+        cargo,
+        "ledger/tests/audit.rs:15:10: error[E0505]: cannot move out of `entries` because it is borrowed: move out of `entries` occurs here"
+    );
+    let file = f
+        .run("diagnostics", json!({"file": "ledger/tests/audit.rs"}))
+        .await;
+    assert!(
+        file.starts_with("1 error in 1 file")
+            && file.contains("@15:10 [Error][E0505] cannot move out of `entries`"),
+        "{file}"
+    );
+    // The whole workspace: the same one error, and the example the build
+    // leaves out counted apart.
+    let workspace = f.run("diagnostics", json!({})).await;
+    assert!(
+        workspace.starts_with("1 error in 1 file (")
+            && workspace.contains("ledger/tests/audit.rs (1 error)")
+            && workspace.contains("are not counted: ledger/examples/secure.rs"),
+        "{workspace}"
+    );
+}
+
+/// A rename whose uses are all the server's (the feature-gated test crate
+/// and the example the build leaves out among them) is written, and the
+/// workspace builds as before; renames that would leave uses in a
+/// `macro_rules!` body or a derive macro's `quote!` output name them and
+/// are not written.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn renames_are_whole_or_say_what_they_leave() {
+    let f = common::fixture("cargo_features");
+    let before = cargo_check(f.root());
+    assert_eq!(before, "");
+    let why = "(rust-analyzer does not see a name in a macro's rules (`macro_rules!`) or in macro input it cannot expand)";
+    let mut cases = common::cases!();
+
+    let amount = json!({"file": "ledger/src/lib.rs", "symbol": "Entry::amount", "new_name": "value", "apply": true});
+    let refused = f.run("rename", amount).await;
+    cases.check(
+        "a method called in a macro_rules! body",
+        refused.contains(&format!("`amount` also appears in macro bodies in 1 place in 1 file that the server did not rename {why}: ledger/src/lib.rs @24; check them"))
+            && refused.starts_with("error[cannot-rename]: nothing was written")
+            && f.read("ledger/src/lib.rs").contains("fn amount("),
+        &refused,
+    );
+    let label = json!({"file": "app/src/main.rs", "symbol": "Account::label", "new_name": "title", "apply": true});
+    let refused = f.run("rename", label).await;
+    cases.check(
+        "a method called by a derive macro's output",
+        refused.contains(&format!("`label` also appears in macro bodies in 1 place in 1 file that the server did not rename {why}: derive/src/lib.rs @14; check them"))
+            && f.read("app/src/main.rs").contains("fn label("),
+        &refused,
+    );
+    let new = json!({"file": "ledger/src/lib.rs", "symbol": "Entry::new", "new_name": "make", "apply": true});
+    let written = f.run("rename", new).await;
+    cases.check(
+        "a function used in a gated test crate and an unbuilt example",
+        written.contains("Renamed 'new' -> 'make': 8 changes across 5 files, written")
+            && f.read("ledger/tests/audit.rs").contains("Entry::make(5)")
+            && f.read("ledger/examples/secure.rs")
+                .contains("Entry::make(1)"),
+        &written,
+    );
+    cases.check_eq(
+        "the workspace builds after it",
+        cargo_check(f.root()),
+        before,
+    );
+    cases.finish();
+}
+
+/// Two sessions on one workspace give the same references, once the
+/// server is done indexing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn references_are_the_same_in_every_session() {
+    let f = common::fixture("cargo_features");
+    let at = json!({"file": "ledger/src/lib.rs", "symbol": "Entry::new"});
+    let first = f.run("references", at.clone()).await;
+    assert!(
+        first.contains("Found 8 references to new across 5 files"),
+        "{first}"
+    );
+    let other = common::context(f.root(), false);
+    let second = common::run(&other, "references", at).await;
+    assert_eq!(first, second);
+}
