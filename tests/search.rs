@@ -96,7 +96,7 @@ async fn typescript_matches_rank_and_filter() {
     assert_snapshot!(search(&f, json!({"query": " "})).await, @"error[invalid-params]: query is empty; pass a name or part of one");
     assert_snapshot!(search(&f, json!({"query": "a", "kinds": ["Klass"]})).await, @"error[invalid-params]: unknown kind 'Klass' in kinds; the kinds are File, Module, Namespace, Package, Class, Method, Property, Field, Constructor, Enum, Interface, Function, Variable, Constant, String, Number, Boolean, Array, Object, Key, Null, EnumMember, Struct, Event, Operator, TypeParameter, TypeAlias");
     assert_snapshot!(search(&f, json!({"query": "a", "path": "src/[.ts"})).await, @"error[invalid-glob]: path src/[.ts: unclosed character class; missing ']'");
-    assert_snapshot!(search(&f, json!({"query": "a", "offset": 500})).await, @r#"error[out-of-range]: 20 matches for query "a"; offset 500 is past the end"#);
+    assert_snapshot!(search(&f, json!({"query": "a", "offset": 500})).await, @r#"error[out-of-range]: 22 matches for query "a"; offset 500 is past the end"#);
 }
 
 /// A pnpm-style monorepo: no tsconfig at the root, one per package. The
@@ -344,6 +344,68 @@ async fn rust_answers_from_rust_analyzer_once_ready() {
         )
         .await
     );
+}
+
+/// A query finds the same symbols, exact names first, whether the index
+/// answers (rust-analyzer not started) or rust-analyzer does, which
+/// matches an upper-case query case-sensitively and so would leave out
+/// `accumulate_count_1` for "Account": the index adds what it left out.
+/// The exact name is on the first page though its file holds 60 weaker
+/// matches before it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_query_finds_the_same_symbols_exact_first_from_either_source() {
+    let lib = std::fs::read_to_string(common::fixtures_dir().join("rust/src/lib.rs")).unwrap()
+        + "\npub mod tally;\n";
+    let mut tally: String = (1..=60)
+        .map(|i| format!("pub fn accumulate_count_{i}() {{}}\n"))
+        .collect();
+    tally.push_str("pub struct Account;\n");
+    let files = [
+        ("src/lib.rs", lib.as_str()),
+        ("src/tally.rs", tally.as_str()),
+    ];
+    let served = common::fixture_with("rust", &files);
+    let unserved = common::fixture_with(
+        "rust",
+        &[
+            files[0],
+            files[1],
+            (
+                "sextant.toml",
+                "auto_install = false\n[language.rust]\ncommand = \"sextant-no-such-server\"\n",
+            ),
+        ],
+    );
+    search(&served, json!({"query": "x"})).await;
+    servers_ready(&served).await;
+    let mut cases = common::cases!();
+    for (name, f, source) in [
+        (
+            "rust-analyzer",
+            &served,
+            "from rust-analyzer and tree-sitter",
+        ),
+        ("the index", &unserved, "from tree-sitter"),
+    ] {
+        let first = search(f, json!({"query": "Account", "preview": "none"})).await;
+        cases.check(
+            &format!("{name}: the exact name on the first page"),
+            first.contains(source) && first.contains("@61:12 Struct - Account"),
+            &first,
+        );
+        let functions = search(
+            f,
+            json!({"query": "Account", "kinds": ["Function"], "preview": "none", "path": "src/tally.rs", "limit": 100}),
+        )
+        .await;
+        cases.check(
+            &format!("{name}: every function"),
+            functions.starts_with("Found 60 matches for query \"Account\" across 1 file")
+                && functions.contains("@60:8 Function - accumulate_count_60"),
+            &functions,
+        );
+    }
+    cases.finish();
 }
 
 /// rust-analyzer lists a `pub use` re-export as a symbol of its own: it

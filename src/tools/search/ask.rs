@@ -1,9 +1,13 @@
 //! Where search's matches come from: every language server the workspace
 //! needs, asked at once and each waited for until a deadline (a cold
 //! server goes on starting for the next search), and the tree-sitter
-//! symbol index for each language whose server did not answer, with a note
-//! that says why; npm packages' declarations, which no server searches,
-//! from their own index when libraries are asked for.
+//! symbol index, asked meanwhile: it answers for each language whose server
+//! did not answer, with a note that says why, and adds to a server's
+//! answer the workspace's matches the server's stricter matcher left out
+//! (rust-analyzer matches an upper-case query case-sensitively, tsserver
+//! by words), so a query finds the same symbols from either source; npm
+//! packages' declarations, which no server searches, from their own index
+//! when libraries are asked for.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -16,6 +20,7 @@ use crate::error::ToolResult;
 use crate::index::{IndexAnswer, IndexHit, SymbolIndex};
 use crate::lsp::symbols::{SymbolHit, workspace_symbols};
 use crate::lsp::{LspError, Need};
+use crate::model::Position;
 use crate::progress;
 use crate::tools::blocking;
 
@@ -23,6 +28,9 @@ use crate::tools::blocking;
 /// this its language is answered from the tree-sitter index (the server
 /// goes on starting for the next search).
 pub const SERVER_WAIT: Duration = Duration::from_millis(750);
+
+/// The tree-sitter index, as a source is named.
+pub(super) const INDEX: &str = "tree-sitter";
 
 /// The matches of every source, and what to say about them.
 #[derive(Debug, Default)]
@@ -50,11 +58,10 @@ pub(super) async fn gather(
         .into_iter()
         .filter_map(|file| start_asking(ctx, file, query, include_external, deadline))
         .collect();
-    // The tree-sitter index answers for the languages no server answers
-    // for. Built meanwhile on the first search (servers are starting then,
-    // and a later fallback finds it warm); after that asked only when a
-    // server did not answer, so it takes no time from one that did.
-    let early_index = (ctx.index.size().0 == 0).then(|| query_index(ctx, &ctx.index, query));
+    // The tree-sitter index, asked meanwhile (built on the first search,
+    // while the servers start): it answers for the languages no server
+    // answers for, and adds what a server's matcher left out.
+    let index = query_index(ctx, &ctx.index, query);
     // npm packages' declarations, which no server searches, meanwhile.
     let dependencies = include_external.then(|| query_index(ctx, &ctx.dependencies, query));
 
@@ -65,8 +72,6 @@ pub(super) async fn gather(
     // Languages whose servers answered with no match at all: what the
     // index has for them is added, and said.
     let mut found_none: Vec<(String, String)> = Vec::new();
-    // A server was given only some of its projects.
-    let mut partial = false;
     for asking in asks {
         let language = asking.language.clone();
         match asking.outcome(deadline).await {
@@ -92,6 +97,7 @@ pub(super) async fn gather(
                             kind: hit.kind,
                             name: hit.name,
                             from_server: true,
+                            from_index: false,
                         })
                     })
                     .collect();
@@ -103,7 +109,6 @@ pub(super) async fn gather(
                 // A server given only some of its projects (its memory
                 // bound) answers for those: the index adds the others'.
                 if asked.beyond > 0 {
-                    partial = true;
                     push_once(
                         &mut gathered.notes,
                         format!(
@@ -133,37 +138,48 @@ pub(super) async fn gather(
                 .push(format!("{why}; {language} results are from tree-sitter"));
         }
     }
-    // Every language answered by its server: the index's first build (if
-    // this search started it) goes on for later searches, unwaited for.
-    let index = match (
-        early_index,
-        noted.is_empty() && found_none.is_empty() && !partial,
-    ) {
-        (_, true) => IndexAnswer::default(),
-        (Some(started), false) => started.await?,
-        (None, false) => query_index(ctx, &ctx.index, query).await?,
-    };
+    let index = index.await?;
     let dependencies = match dependencies {
         Some(started) => Some(started.await?),
         None => None,
     };
     let mut from_index = false;
     let mut supplemented: HashSet<String> = HashSet::new();
+    // A server's own matches, by where they are, so the index adds only
+    // what it left out (a server names some symbols a little elsewhere:
+    // the line and name tell them too).
+    let by_server: HashSet<(&Path, Position)> = gathered
+        .found
+        .iter()
+        .map(|f| (f.path.as_path(), f.position))
+        .collect();
+    let by_line: HashSet<(&Path, u32, &str)> = gathered
+        .found
+        .iter()
+        .map(|f| (f.path.as_path(), f.position.line, f.name.as_str()))
+        .collect();
+    let mut added = Vec::new();
     for hit in index.hits {
         let language = ctx
             .lsp
             .config()
             .language_for(&hit.path)
             .map(|l| l.name.clone());
-        if language.as_ref().is_some_and(|l| answered.contains(l)) {
+        let Some(hit) = from_tree_sitter(hit, query) else {
+            continue;
+        };
+        if by_server.contains(&(hit.path.as_path(), hit.position))
+            || by_line.contains(&(hit.path.as_path(), hit.position.line, hit.name.as_str()))
+        {
             continue;
         }
-        if let Some(hit) = from_tree_sitter(hit, query) {
-            from_index = true;
-            gathered.found.push(hit);
+        from_index = true;
+        if !language.as_ref().is_some_and(|l| answered.contains(l)) {
             supplemented.extend(language);
         }
+        added.push(hit);
     }
+    gathered.found.extend(added);
     for (language, server) in found_none {
         if supplemented.contains(&language) && !noted.contains(&language) {
             gathered.notes.push(format!(
@@ -182,7 +198,7 @@ pub(super) async fn gather(
         gathered.notes.extend(dependencies.incomplete);
     }
     if from_index {
-        gathered.sources.push("tree-sitter".to_string());
+        gathered.sources.push(INDEX.to_string());
     }
     if let Some(why) = index.incomplete {
         gathered.notes.push(why);
@@ -223,9 +239,13 @@ fn start_asking(
     let language = ctx.lsp.config().language_for(&file)?;
     // A server's library search (rust-analyzer's `query*`) leaves the
     // workspace out: ask both.
+    let query = match language.lowercase_symbol_query {
+        true => query.to_lowercase(),
+        false => query.to_string(),
+    };
     let queries = match &language.library_query_suffix {
-        Some(suffix) if include_external => vec![query.to_string(), format!("{query}{suffix}")],
-        _ => vec![query.to_string()],
+        Some(suffix) if include_external => vec![query.clone(), format!("{query}{suffix}")],
+        _ => vec![query],
     };
     let language = language.name.clone();
     let server = ctx.lsp.server_name(&file)?;
@@ -316,6 +336,7 @@ fn from_tree_sitter(hit: IndexHit, query: &str) -> Option<Found> {
         name: hit.symbol.name,
         container: hit.symbol.container,
         from_server: false,
+        from_index: true,
     })
 }
 

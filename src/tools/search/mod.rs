@@ -5,8 +5,9 @@
 //! session never waits long for a cold server.
 //!
 //! Matches are ranked exact name, then prefix, then case-insensitive
-//! substring, then fuzzy (the query's characters in order); files come by
-//! their best match, symbols by line within a file.
+//! substring, then fuzzy (the query's characters in order); a page holds
+//! the best from its offset, its files by their best match, symbols by
+//! line within a file.
 
 mod ask;
 mod page;
@@ -85,6 +86,8 @@ struct Found {
     rank: u8,
     /// A server's hit, not yet given tree-sitter's kind and name path.
     from_server: bool,
+    /// The tree-sitter index's hit, not a server's.
+    from_index: bool,
 }
 
 async fn search(ctx: Arc<Context>, params: Params) -> ToolResult<SearchResult> {
@@ -106,7 +109,7 @@ async fn search(ctx: Arc<Context>, params: Params) -> ToolResult<SearchResult> {
 
     let Gathered {
         mut found,
-        sources,
+        mut sources,
         notes,
     } = ask::gather(&ctx, &query, include_external).await?;
 
@@ -123,6 +126,10 @@ async fn search(ctx: Arc<Context>, params: Params) -> ToolResult<SearchResult> {
     // Two projects of one server answer the same symbol: keep one.
     let mut seen = HashSet::new();
     found.retain(|f| seen.insert((f.path.clone(), f.position)));
+    // The index is a source only if one of its hits is kept.
+    if !found.iter().any(|f| f.from_index) {
+        sources.retain(|source| source != ask::INDEX);
+    }
     let found = blocking(move || Ok(page::declarations_first(found))).await?;
     let ordered = order(found);
     let total = ordered.iter().map(|(_, matches)| matches.len()).sum();

@@ -1,9 +1,10 @@
 //! The page of a search's matches: in rank order from the offset asked
-//! for, each shown as the file's outline shows it (kind, name path,
-//! declaration), admitted while the answer's text stays within its budget.
-//! A file is read and parsed only when one of its matches is on the page.
+//! for, shown by file, each as the file's outline shows it (kind, name
+//! path, declaration), admitted while the answer's text stays within its
+//! budget. A file is read and parsed only when one of its matches is on
+//! the page.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -14,10 +15,13 @@ use crate::syntax::{self, Language, LineIndex};
 use crate::tools::name_path::declared_at;
 use crate::tools::page::Pager;
 
-/// The files of the page and where the next page starts: `ordered` (files
-/// by best match, matches by position) from the pager's offset, each match
-/// with its declaration (tree-sitter's where sextant has a grammar, else
-/// its line).
+/// The files of the page and where the next page starts. The page holds
+/// the best matches from the pager's offset (by rank, then the file's
+/// place in `ordered`, then position), shown by file in `ordered`'s order
+/// (files by best match), each file's in position order: an exact name is
+/// on the first page however many weaker matches its file holds before
+/// it. Each match is shown with its declaration (tree-sitter's where
+/// sextant has a grammar, else its line).
 pub(super) fn page(
     ctx: &Context,
     ordered: &[(PathBuf, Vec<Found>)],
@@ -25,34 +29,59 @@ pub(super) fn page(
     preview: SearchPreview,
 ) -> (Vec<SearchFile>, Option<usize>) {
     let total: usize = ordered.iter().map(|(_, m)| m.len()).sum();
-    let mut files = Vec::new();
-    'files: for (path, matches) in ordered {
-        if pager.skip_many(matches.len()) {
+    // (rank, file, match): matches within a file are in position order.
+    let mut ranked: Vec<(u8, usize, usize)> = ordered
+        .iter()
+        .enumerate()
+        .flat_map(|(file, (_, matches))| {
+            matches
+                .iter()
+                .enumerate()
+                .map(move |(at, found)| (found.rank, file, at))
+        })
+        .collect();
+    ranked.sort_unstable();
+    let mut sources: HashMap<usize, Source> = HashMap::new();
+    let mut shown: BTreeMap<usize, SearchFile> = BTreeMap::new();
+    let mut order: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (_, file, at) in ranked {
+        if pager.skip() {
             continue;
         }
-        let source = Source::read(path);
-        let mut file = SearchFile {
+        let (path, matches) = &ordered[file];
+        let source = sources.entry(file).or_insert_with(|| Source::read(path));
+        let symbol = source.symbol(matches[at].clone(), preview);
+        // A file's header, the first time it is on the page: its path and
+        // at most `(999 of 999 results)`.
+        let header = match shown.contains_key(&file) {
+            true => 0,
+            false => ctx.workspace.display(path).len() + 20,
+        };
+        if !pager.admit(crate::render::search_symbol(&symbol).len() + header) {
+            break;
+        }
+        let entry = shown.entry(file).or_insert_with(|| SearchFile {
             path: ctx.workspace.display(path),
             total: matches.len(),
             symbols: Vec::new(),
-        };
-        // Its header: the path and at most `(999 of 999 results)`.
-        pager.add(file.path.len() + 20);
-        for found in matches {
-            if pager.skip() {
-                continue;
-            }
-            let symbol = source.symbol(found.clone(), preview);
-            if !pager.admit(crate::render::search_symbol(&symbol).len()) {
-                if !file.symbols.is_empty() {
-                    files.push(file);
-                }
-                break 'files;
-            }
-            file.symbols.push(symbol);
-        }
-        files.push(file);
+        });
+        entry.symbols.push(symbol);
+        order.entry(file).or_default().push(at);
     }
+    let files = shown
+        .into_iter()
+        .map(|(file, mut shown)| {
+            let mut symbols: Vec<(usize, SearchSymbol)> = order
+                .remove(&file)
+                .unwrap_or_default()
+                .into_iter()
+                .zip(shown.symbols)
+                .collect();
+            symbols.sort_by_key(|(at, _)| *at);
+            shown.symbols = symbols.into_iter().map(|(_, symbol)| symbol).collect();
+            shown
+        })
+        .collect();
     (files, pager.page(total).next_offset)
 }
 
