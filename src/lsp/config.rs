@@ -108,11 +108,6 @@ pub struct LanguageConfig {
     /// features, and so not at all where it is gated by a feature another
     /// member turns on.
     pub checks_workspace: bool,
-    /// The server matches a workspace/symbol query with an upper-case
-    /// letter case-sensitively (rust-analyzer's smart case), where search
-    /// ranks names in any case: it is asked in lower case, so a query
-    /// finds the same symbols however it is written.
-    pub lowercase_symbol_query: bool,
     /// The most projects opened for one question about a symbol (each costs
     /// the server memory); `None`: every project that can see it.
     pub max_projects: Option<usize>,
@@ -277,7 +272,6 @@ struct LanguageFile {
     loose_files: Option<LooseFiles>,
     reports_status: Option<bool>,
     checks_workspace: Option<bool>,
-    lowercase_symbol_query: Option<bool>,
     max_projects: Option<usize>,
     one_project_requests: Option<Vec<String>>,
     server: Option<String>,
@@ -305,7 +299,6 @@ struct ServerFile {
     loose_files: Option<LooseFiles>,
     reports_status: Option<bool>,
     checks_workspace: Option<bool>,
-    lowercase_symbol_query: Option<bool>,
     max_projects: Option<usize>,
     one_project_requests: Option<Vec<String>>,
 }
@@ -331,7 +324,6 @@ impl ServerFile {
             fatal_log: other.fatal_log.or(self.fatal_log),
             reports_status: other.reports_status.or(self.reports_status),
             checks_workspace: other.checks_workspace.or(self.checks_workspace),
-            lowercase_symbol_query: other.lowercase_symbol_query.or(self.lowercase_symbol_query),
             loose_files: other.loose_files.or(self.loose_files),
             max_projects: other.max_projects.or(self.max_projects),
             one_project_requests: other.one_project_requests.or(self.one_project_requests),
@@ -361,9 +353,6 @@ impl LanguageFile {
             fatal_log: server.fatal_log.or(self.fatal_log.clone()),
             reports_status: server.reports_status.or(self.reports_status),
             checks_workspace: server.checks_workspace.or(self.checks_workspace),
-            lowercase_symbol_query: server
-                .lowercase_symbol_query
-                .or(self.lowercase_symbol_query),
             loose_files: server.loose_files.or(self.loose_files.clone()),
             max_projects: server.max_projects.or(self.max_projects),
             one_project_requests: server
@@ -419,7 +408,6 @@ impl LanguageFile {
             fatal_log: other.fatal_log.or(self.fatal_log),
             reports_status: other.reports_status.or(self.reports_status),
             checks_workspace: other.checks_workspace.or(self.checks_workspace),
-            lowercase_symbol_query: other.lowercase_symbol_query.or(self.lowercase_symbol_query),
             loose_files: other.loose_files.or(self.loose_files),
             max_projects: other.max_projects.or(self.max_projects),
             one_project_requests: other.one_project_requests.or(self.one_project_requests),
@@ -668,7 +656,6 @@ fn resolve(
         fatal_log: language.fatal_log.unwrap_or_default(),
         reports_status: language.reports_status.unwrap_or(false),
         checks_workspace: language.checks_workspace.unwrap_or(false),
-        lowercase_symbol_query: language.lowercase_symbol_query.unwrap_or(false),
         loose_files: language.loose_files,
         max_projects: language.max_projects.map(|n| n.max(1)),
         one_project_requests: language.one_project_requests.unwrap_or_default(),

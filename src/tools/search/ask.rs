@@ -5,7 +5,8 @@
 //! did not answer, with a note that says why, and adds to a server's
 //! answer the workspace's matches the server's stricter matcher left out
 //! (rust-analyzer matches an upper-case query case-sensitively, tsserver
-//! by words), so a query finds the same symbols from either source; npm
+//! by words), so a query finds the symbols the workspace declares from
+//! either source; npm
 //! packages' declarations, which no server searches, from their own index
 //! when libraries are asked for.
 
@@ -239,13 +240,9 @@ fn start_asking(
     let language = ctx.lsp.config().language_for(&file)?;
     // A server's library search (rust-analyzer's `query*`) leaves the
     // workspace out: ask both.
-    let query = match language.lowercase_symbol_query {
-        true => query.to_lowercase(),
-        false => query.to_string(),
-    };
     let queries = match &language.library_query_suffix {
-        Some(suffix) if include_external => vec![query.clone(), format!("{query}{suffix}")],
-        _ => vec![query],
+        Some(suffix) if include_external => vec![query.to_string(), format!("{query}{suffix}")],
+        _ => vec![query.to_string()],
     };
     let language = language.name.clone();
     let server = ctx.lsp.server_name(&file)?;
