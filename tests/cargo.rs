@@ -4,7 +4,8 @@
 //! nobody turns on, a `macro_rules!` calling `Entry::amount`, and a derive
 //! macro (`describe`) whose `quote!` output calls the type's `label`.
 //! What `diagnostics` says is held to `cargo check --workspace
-//! --all-targets`, and every applied rename to the same check after it.
+//! --all-targets` (and what neither checks is named), and every applied
+//! rename to the same check after it.
 //!
 //! rust-analyzer must be installed (scripts/test.sh does it).
 
@@ -60,7 +61,14 @@ async fn a_test_crate_gated_by_a_feature_another_member_turns_on_is_checked() {
     )
     .unwrap();
     let gated = format!("{gated}{MOVED_WHILE_BORROWED}");
-    let f = common::fixture_with("cargo_features", &[("ledger/tests/audit.rs", &gated)]);
+    let f = common::fixture_with(
+        "cargo_features",
+        &[
+            ("ledger/tests/audit.rs", &gated),
+            // No `mod` declares it: nothing checks it.
+            ("ledger/src/orphan.rs", "pub fn orphan() -> u8 { 1 }\n"),
+        ],
+    );
     let cargo = cargo_check(f.root());
     assert_eq!(
         cargo,
@@ -74,13 +82,14 @@ async fn a_test_crate_gated_by_a_feature_another_member_turns_on_is_checked() {
             && file.contains("@15:10 [Error][E0505] cannot move out of `entries`"),
         "{file}"
     );
-    // The whole workspace: the same one error, and the example the build
-    // leaves out counted apart.
+    // The whole workspace: the same one error, the example the build
+    // leaves out counted apart, and the file nothing checks named.
     let workspace = f.run("diagnostics", json!({})).await;
     assert!(
-        workspace.starts_with("1 error in 1 file (")
+        workspace.starts_with("1 error in 1 file (6 checked)")
             && workspace.contains("ledger/tests/audit.rs (1 error)")
-            && workspace.contains("are not counted: ledger/examples/secure.rs"),
+            && workspace.contains("are not counted: ledger/examples/secure.rs")
+            && workspace.contains("Note: 1 file is in none of the server's projects, so nothing checked it: ledger/src (1)"),
         "{workspace}"
     );
 }

@@ -11,7 +11,7 @@ use futures::StreamExt;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use self::notes::{outside_note, syntax_only_note, unbuilt_note, unchecked_note};
+use self::notes::{outside_note, syntax_only_note, unbuilt_note, unchecked_note, unlinked_note};
 use super::Tool;
 use super::page::Pager;
 use crate::context::Context;
@@ -267,7 +267,29 @@ async fn folder_report(
     if !unchecked.is_empty() {
         notes.push(unchecked_note(ctx, &unchecked, paths.len()));
     }
-    let files_checked = checked.len();
+    // Files in none of their server's projects: nothing checked them.
+    let mut unlinked: Vec<PathBuf> = Vec::new();
+    for (shown, diagnostics) in &checked {
+        let path = ctx.workspace.root().join(shown);
+        let Some(said) = ctx
+            .lsp
+            .config()
+            .language_for(&path)
+            .and_then(|l| l.unlinked.as_ref())
+        else {
+            continue;
+        };
+        if diagnostics
+            .iter()
+            .any(|d| d.code.as_deref() == Some(said.code.as_str()))
+        {
+            unlinked.push(path);
+        }
+    }
+    if !unlinked.is_empty() {
+        notes.push(unlinked_note(ctx, &unlinked, checked.len()));
+    }
+    let files_checked = checked.len() - unlinked.len();
     let files = shown_files(checked, min_severity);
     // Files whose findings the project's own check would not have: their
     // server checked them outside every project, with its defaults.

@@ -1,7 +1,7 @@
 //! The notes a diagnostics report carries about what it did not count or
 //! could not check: files of targets the build leaves out, files outside
-//! every project, files checked for syntax only, files the time bound left
-//! unchecked.
+//! every project (checked with a server's defaults, or not at all), files
+//! checked for syntax only, files the time bound left unchecked.
 
 use std::path::PathBuf;
 
@@ -95,8 +95,34 @@ pub(super) fn listed(shown: &[String]) -> String {
 /// "N of M files were not checked within the bound", with the folders they
 /// are in and how to check them.
 pub(super) fn unchecked_note(ctx: &Context, unchecked: &[PathBuf], total: usize) -> String {
+    let bound = ctx.lsp.config().workspace_diagnostics_timeout.as_secs_f64();
+    format!(
+        "{} of {total} files were not checked within {bound} s: {}; pass one of those folders (or a file) as `file`, or raise workspace_diagnostics_timeout in sextant.toml",
+        unchecked.len(),
+        by_folder(ctx, unchecked)
+    )
+}
+
+/// Files in none of their server's projects (rust-analyzer's unlinked
+/// files: no `mod` declares them, or no cargo project holds them): no
+/// check reads them, so "no errors" there says nothing. Counted with the
+/// folders they are in.
+pub(super) fn unlinked_note(ctx: &Context, unlinked: &[PathBuf], total: usize) -> String {
+    let (files, are, them) = match unlinked.len() {
+        1 => ("1 file".to_string(), "is", "it"),
+        n => (format!("{n} of {total} files"), "are", "them"),
+    };
+    format!(
+        "{files} {are} in none of the server's projects, so nothing checked {them}: {} (pass one as `file` for why, and what to do)",
+        by_folder(ctx, unlinked)
+    )
+}
+
+/// `paths` counted by folder, the folders with most first, at most
+/// `UNCHECKED_FOLDERS_SHOWN` named: `src/a (12), src/b (3), 2 more folders`.
+fn by_folder(ctx: &Context, paths: &[PathBuf]) -> String {
     let mut folders: Vec<(String, usize)> = Vec::new();
-    for path in unchecked {
+    for path in paths {
         let folder = path
             .parent()
             .map_or_else(|| ".".to_string(), |p| ctx.workspace.display(p));
@@ -118,10 +144,5 @@ pub(super) fn unchecked_note(ctx: &Context, unchecked: &[PathBuf], total: usize)
             "more folders",
         ));
     }
-    let bound = ctx.lsp.config().workspace_diagnostics_timeout.as_secs_f64();
-    format!(
-        "{} of {total} files were not checked within {bound} s: {}; pass one of those folders (or a file) as `file`, or raise workspace_diagnostics_timeout in sextant.toml",
-        unchecked.len(),
-        listed.join(", ")
-    )
+    listed.join(", ")
 }
