@@ -97,6 +97,7 @@ pub async fn diagnose(
     if client.language.checks_on_save
         && let Some(checked) = checker_published(session)
     {
+        let checked = one_per_finding(checked);
         match pulled {
             // Pulled diagnostics are the server's own; published ones are
             // the checker's. Both often find the same error (E0583 from
@@ -131,6 +132,25 @@ pub async fn published_for(supervisor: &Supervisor, path: &Path) -> Vec<Diagnost
         }
     }
     diagnostics
+}
+
+/// The checker's findings, each once: rustc reports a file's warning for
+/// every target it compiles the file for (a library and its tests), the
+/// second time with or without a note the first had, where cargo prints it
+/// once. Of two, the one that says more is kept.
+fn one_per_finding(checked: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    let mut kept: Vec<Diagnostic> = Vec::with_capacity(checked.len());
+    for finding in checked {
+        match kept
+            .iter_mut()
+            .find(|k| k.severity == finding.severity && same_finding(k, &finding))
+        {
+            Some(known) if finding.message.len() > known.message.len() => *known = finding,
+            Some(_) => {}
+            None => kept.push(finding),
+        }
+    }
+    kept
 }
 
 /// Two reports of one error: the same code at the same place.
@@ -250,4 +270,45 @@ fn convert_with(
             message: d.message,
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Position;
+
+    fn finding(severity: Severity, line: u32, code: &str, message: &str) -> Diagnostic {
+        Diagnostic {
+            severity,
+            position: Position::new(line, 13),
+            end: Position::new(line, 19),
+            code: Some(code.to_string()),
+            source: Some("rustc".to_string()),
+            message: message.to_string(),
+        }
+    }
+
+    #[test]
+    fn a_finding_reported_for_two_targets_is_kept_once_with_its_note() {
+        let abi = "`extern` declarations without an explicit ABI are deprecated";
+        let noted = format!("{abi}\n`#[warn(missing_abi)]` on by default");
+        let kept = one_per_finding(vec![
+            finding(Severity::Warning, 7, "missing_abi", abi),
+            finding(Severity::Warning, 7, "missing_abi", &noted),
+            finding(Severity::Warning, 9, "missing_abi", abi),
+            finding(Severity::Error, 7, "missing_abi", abi),
+        ]);
+        let messages: Vec<(u32, Severity, &str)> = kept
+            .iter()
+            .map(|d| (d.position.line, d.severity, d.message.as_str()))
+            .collect();
+        assert_eq!(
+            messages,
+            [
+                (7, Severity::Warning, noted.as_str()),
+                (9, Severity::Warning, abi),
+                (7, Severity::Error, abi)
+            ]
+        );
+    }
 }
