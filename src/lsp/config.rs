@@ -190,6 +190,10 @@ pub struct TextAudit {
     /// code) or `"macros"` (only in macro bodies and input).
     #[serde(default)]
     pub scope: AuditScope,
+    /// Why the server misses names in conditional code (`#[cfg(windows)]`,
+    /// the grammar's `conditional` tokens), where the audit then looks too.
+    #[serde(default)]
+    pub conditional: Option<String>,
 }
 
 /// Where a text audit looks for a name.

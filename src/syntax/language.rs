@@ -112,6 +112,16 @@ pub(super) struct Tokens {
     /// rename may leave the names there.
     #[serde(default)]
     pub macros: Vec<String>,
+    /// How an attribute that makes the item after it conditional starts
+    /// (`#[cfg(`): code a server may not analyse in its build.
+    #[serde(default)]
+    pub conditional: Vec<String>,
+    /// How one that makes the whole file conditional starts (`#![cfg(`).
+    #[serde(default)]
+    pub conditional_file: Vec<String>,
+    /// Such attributes always on for a server (`#[cfg(test)]`), whole.
+    #[serde(default)]
+    pub always_on: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -176,6 +176,51 @@ impl SourceFile {
         self.inside(position, |kind| self.language.is_macro(kind))
     }
 
+    /// Whether `position` is in conditional code: an item (or a file)
+    /// under an attribute the grammar's `conditional` tokens name
+    /// (`#[cfg(windows)]`), but for those always on (`#[cfg(test)]`).
+    pub fn in_conditional(&self, position: crate::model::Position) -> bool {
+        let tokens = &self.language.spec().tokens;
+        let under = |node: tree_sitter::Node<'_>, prefixes: &[String]| {
+            let text = self.text.get(node.byte_range()).unwrap_or_default();
+            prefixes.iter().any(|p| text.starts_with(p.as_str()))
+                && !tokens.always_on.iter().any(|on| text.trim() == on)
+        };
+        if !tokens.conditional_file.is_empty() {
+            let root = self.trees[0].root_node();
+            let mut cursor = root.walk();
+            if root
+                .named_children(&mut cursor)
+                .any(|child| under(child, &tokens.conditional_file))
+            {
+                return true;
+            }
+        }
+        if tokens.conditional.is_empty() {
+            return false;
+        }
+        let mut node = self.leaf_at(position);
+        while let Some(n) = node {
+            // The attributes just before it: those that start with `#`.
+            let mut attribute = n.prev_named_sibling();
+            while let Some(a) = attribute {
+                if !self
+                    .text
+                    .get(a.byte_range())
+                    .is_some_and(|t| t.starts_with('#'))
+                {
+                    break;
+                }
+                if under(a, &tokens.conditional) {
+                    return true;
+                }
+                attribute = a.prev_named_sibling();
+            }
+            node = n.parent();
+        }
+        false
+    }
+
     /// Whether `position` is where a type names what it extends or
     /// implements (`class A extends B`).
     pub fn in_heritage(&self, position: crate::model::Position) -> bool {

@@ -47,6 +47,9 @@ pub struct TextAudit {
     /// The language's own audit (`text_audit`) where it asks for one:
     /// where in its files a use may be missed, and why.
     code: Option<(AuditScope, String)>,
+    /// Why the server misses names in conditional code, where the audit
+    /// then looks too (`text_audit.conditional`: Rust's `#[cfg]`).
+    conditional: Option<String>,
     /// The files of other languages that embed this one's code
     /// (`embedded_in`): their extensions, and why the server misses them.
     embedded: Option<(Vec<String>, String)>,
@@ -60,6 +63,9 @@ pub struct TextAudit {
 pub enum Kind {
     /// Code of the language where its audit looks (`text_audit`).
     Code,
+    /// Code under a condition the server's build leaves off
+    /// (`#[cfg(windows)]`).
+    Conditional,
     /// Code in a component the server does not read (`.svelte`).
     Embedded,
     /// Code in a Markdown code block of the language.
@@ -72,7 +78,7 @@ impl Kind {
     /// Whether a rename that leaves the name there is not written unless
     /// asked to: the code breaks; docs, comments and strings do not.
     pub fn blocks(self) -> bool {
-        matches!(self, Kind::Code | Kind::Embedded)
+        matches!(self, Kind::Code | Kind::Conditional | Kind::Embedded)
     }
 }
 
@@ -109,13 +115,13 @@ impl Places {
         self
     }
 
-    /// Its places of the language's own code (`Kind::Code`) that
-    /// `counted` does not hold: those the server may know as another
-    /// symbol.
+    /// Its places of the language's own code (`Kind::Code`, and
+    /// `Kind::Conditional`) that `counted` does not hold: those the server
+    /// may know as another symbol.
     pub fn code_left_out(&self, counted: &[(PathBuf, Position)]) -> Vec<(PathBuf, Position)> {
-        self.by_kind
-            .get(&Kind::Code)
-            .into_iter()
+        [Kind::Code, Kind::Conditional]
+            .iter()
+            .filter_map(|kind| self.by_kind.get(kind))
             .flatten()
             .flat_map(|(path, positions)| positions.iter().map(move |p| (path.clone(), *p)))
             .filter(|place| !counted.contains(place))
@@ -198,11 +204,12 @@ impl TextAudit {
     fn of_language(ctx: &Context, path: &Path) -> Option<TextAudit> {
         let language = ctx.lsp.config().language_for(path)?;
         let extension = path.extension()?.to_str()?;
-        let code = language
+        let audit = language
             .text_audit
             .as_ref()
-            .filter(|audit| audit.extensions.iter().any(|e| e == extension))
-            .map(|audit| (audit.scope, audit.why.clone()));
+            .filter(|audit| audit.extensions.iter().any(|e| e == extension));
+        let code = audit.map(|audit| (audit.scope, audit.why.clone()));
+        let conditional = audit.and_then(|audit| audit.conditional.clone());
         let embedded = language
             .embedded_in
             .as_ref()
@@ -211,6 +218,7 @@ impl TextAudit {
             language: language.name.clone(),
             dialect: Language::from_path(path),
             code,
+            conditional,
             embedded,
             prose: None,
         })
@@ -231,6 +239,7 @@ impl TextAudit {
         let language = self.language.clone();
         let dialect = self.dialect;
         let scope = self.code.as_ref().map(|(scope, _)| *scope);
+        let conditional = self.conditional.is_some();
         let embedded = self.embedded.as_ref().map(|(e, _)| e.clone());
         let prose = self.prose.clone();
         blocking(move || {
@@ -282,9 +291,13 @@ impl TextAudit {
                 let found = match (is_embedding, dialect) {
                     (true, Some(dialect)) => scan::component(&text, &name, dialect),
                     (true, None) => continue,
-                    (false, _) => {
-                        scan::source(path, text, &name, scope.unwrap_or(AuditScope::Code))
-                    }
+                    (false, _) => scan::source(
+                        path,
+                        text,
+                        &name,
+                        scope.unwrap_or(AuditScope::Code),
+                        conditional,
+                    ),
                 };
                 let code_kind = if is_embedding {
                     Kind::Embedded
@@ -294,6 +307,7 @@ impl TextAudit {
                 if is_embedding || scope.is_some() {
                     places.add(code_kind, path, found.code);
                 }
+                places.add(Kind::Conditional, path, found.conditional);
                 if prose.is_some() {
                     places.add(Kind::Prose, path, found.prose);
                 }
@@ -344,8 +358,12 @@ impl TextAudit {
             let files_count = crate::render::count(left.len(), "file", "files");
             let shown = show_places(ctx, &left, lines_only);
             let note = match kind {
-                Kind::Code | Kind::Embedded => {
+                Kind::Code | Kind::Conditional | Kind::Embedded => {
                     let (label, why) = match (kind, &self.code, &self.embedded) {
+                        (Kind::Conditional, ..) => match &self.conditional {
+                            Some(why) => ("in conditional code ", why),
+                            None => continue,
+                        },
                         (Kind::Code, Some((AuditScope::Macros, why)), _) => {
                             ("in macro bodies ", why)
                         }

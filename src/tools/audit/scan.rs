@@ -18,6 +18,9 @@ use crate::syntax::{self, Language, LineIndex, Token};
 #[derive(Debug, Default, PartialEq)]
 pub struct Found {
     pub code: Vec<Position>,
+    /// Names in conditional code (`#[cfg(windows)]`) outside `code`, when
+    /// asked for.
+    pub conditional: Vec<Position>,
     pub prose: Vec<Position>,
 }
 
@@ -37,8 +40,16 @@ pub fn word_offsets(text: &str, name: &str) -> Vec<usize> {
 }
 
 /// `name` in a source file of the language: as code where tree-sitter
-/// reads a name there within `scope`, as prose in a comment or a string.
-pub fn source(path: &Path, text: String, name: &str, scope: AuditScope) -> Found {
+/// reads a name there within `scope`, else as conditional code where it is
+/// under a conditional attribute (with `conditional`), as prose in a
+/// comment or a string.
+pub fn source(
+    path: &Path,
+    text: String,
+    name: &str,
+    scope: AuditScope,
+    conditional: bool,
+) -> Found {
     let offsets = word_offsets(&text, name);
     let Some(language) = Language::from_path(path).filter(|_| !offsets.is_empty()) else {
         return Found::default();
@@ -50,6 +61,9 @@ pub fn source(path: &Path, text: String, name: &str, scope: AuditScope) -> Found
         match file.token_at(position) {
             Token::Name if scope == AuditScope::Code || file.in_macro(position) => {
                 found.code.push(position)
+            }
+            Token::Name if conditional && file.in_conditional(position) => {
+                found.conditional.push(position)
             }
             Token::Comment | Token::Literal => found.prose.push(position),
             Token::Name | Token::Keyword => {}
@@ -280,6 +294,48 @@ mod tests {
         let found = component(astro, "greet", typescript());
         assert_eq!(found.code, [at(2, 10), at(4, 5)]);
         assert!(found.prose.is_empty());
+    }
+
+    #[test]
+    fn rust_names_in_macros_conditional_code_and_prose() {
+        let rust = "\
+//! Totals: amount
+#[cfg(windows)]
+fn console(e: &Entry) -> i64 { e.amount() }
+#[cfg(test)]
+fn tested(e: &Entry) -> i64 { e.amount() }
+#[cfg(feature = \"tls\")]
+#[inline]
+mod secure { fn f(e: &Entry) -> i64 { e.amount() } }
+fn plain(e: &Entry) -> i64 { e.amount() + total!(e.amount()) }
+";
+        let found = source(
+            Path::new("a.rs"),
+            rust.to_string(),
+            "amount",
+            AuditScope::Macros,
+            true,
+        );
+        assert_eq!(found.code, [at(9, 52)]);
+        assert_eq!(found.conditional, [at(3, 34), at(8, 41)]);
+        assert_eq!(found.prose, [at(1, 13)]);
+        let whole = "#![cfg(unix)]\nfn f(e: &Entry) -> i64 { e.amount() }\n";
+        let found = source(
+            Path::new("b.rs"),
+            whole.to_string(),
+            "amount",
+            AuditScope::Macros,
+            true,
+        );
+        assert_eq!(found.conditional, [at(2, 28)]);
+        let found = source(
+            Path::new("b.rs"),
+            whole.to_string(),
+            "amount",
+            AuditScope::Macros,
+            false,
+        );
+        assert!(found.conditional.is_empty() && found.code.is_empty());
     }
 
     #[test]
