@@ -13,31 +13,13 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::json;
 
 /// `cargo check --workspace --all-targets` in `root`: its errors and
-/// warnings, one per line (the build's own words: no `Compiling` lines).
+/// warnings, one per line.
 fn cargo_check(root: &Path) -> String {
-    let out = Command::new("cargo")
-        .args([
-            "check",
-            "--workspace",
-            "--all-targets",
-            "--offline",
-            "--quiet",
-            "--message-format",
-            "short",
-        ])
-        .current_dir(root)
-        .output()
-        .unwrap();
-    String::from_utf8_lossy(&out.stderr)
-        .lines()
-        .filter(|l| l.contains(": error") || l.contains(": warning"))
-        .collect::<Vec<_>>()
-        .join("\n")
+    common::cargo_check(root, &["--workspace", "--all-targets"])
 }
 
 const MOVED_WHILE_BORROWED: &str = "

@@ -49,16 +49,7 @@ fn tsc_errors(root: &Path) -> String {
 
 /// The errors and warnings `cargo check` reports, one per line.
 fn cargo_check(root: &Path) -> String {
-    let out = Command::new("cargo")
-        .args(["check", "--offline", "--quiet", "--message-format", "short"])
-        .current_dir(root)
-        .output()
-        .unwrap();
-    String::from_utf8_lossy(&out.stderr)
-        .lines()
-        .filter(|l| l.contains(": error") || l.contains(": warning"))
-        .collect::<Vec<_>>()
-        .join("\n")
+    common::cargo_check(root, &[])
 }
 
 /// The patch id a preview shows.

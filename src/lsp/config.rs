@@ -785,7 +785,7 @@ mod tests {
         assert_eq!(
             rust.initialization_options,
             Some(serde_json::json!({
-                "cargo": {"targetDir": true},
+                "cargo": {"targetDir": true, "cfgs": ["debug_assertions"]},
                 "checkOnSave": false,
                 "workspace": {"symbol": {"search": {"kind": "all_symbols", "limit": 1000}}}
             }))

@@ -617,3 +617,20 @@ impl Drop for Cases {
         }
     }
 }
+
+/// What `cargo check` (with `args` after `check`) reports in `root`: its
+/// errors and warnings, one per line, in cargo's short form.
+pub fn cargo_check(root: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("cargo")
+        .arg("check")
+        .args(args)
+        .args(["--offline", "--quiet", "--message-format", "short"])
+        .current_dir(root)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter(|l| l.contains(": error") || l.contains(": warning"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}

@@ -34,8 +34,9 @@ const CHECK_QUIET: Duration = Duration::from_millis(300);
 /// The longest wait for that quiet.
 const CHECK_SETTLE_LIMIT: Duration = Duration::from_secs(3);
 
-/// How long a requested check may take to start.
-const CHECK_START: Duration = Duration::from_secs(3);
+/// How long a requested check may take to start (rust-analyzer begins at
+/// once, but on a loaded machine seconds later).
+const CHECK_START: Duration = Duration::from_secs(10);
 
 /// rust-analyzer's request for a check: of the document's target (and
 /// what depends on it), or with none of every workspace.
@@ -168,12 +169,20 @@ pub(in crate::lsp) async fn check(
         }
     }
     parts.merge();
-    Ok(match (check_running(client), fingerprint) {
-        (Some(check), _) => Some(format!(
+    let last_save = client.shared.state().last_save.map(|(saved, _)| saved);
+    let began = last_save.is_some_and(|saved| check_began_after(client, saved));
+    Ok(match (check_running(client), began, fingerprint) {
+        (Some(check), ..) => Some(format!(
             "{}: {check} is still running; its results are not included yet",
             client.server()
         )),
-        (None, fingerprint) => {
+        // Never "checked" on a check that did not run.
+        (None, false, _) => Some(format!(
+            "{}: the check asked for had not begun after {} s; its results are not included (ask again)",
+            client.server(),
+            CHECK_START.as_secs()
+        )),
+        (None, true, fingerprint) => {
             if fingerprint.is_some() {
                 *lock(&client.checks.checked) = fingerprint;
             }

@@ -1,7 +1,8 @@
 //! The text audit of a server's answer about a name, where the server
 //! cannot always tell a name's uses: the language's `text_audit` files
 //! (JavaScript, whose members' objects often have no type; Rust's macro
-//! bodies) and the components that embed the language where its server
+//! bodies, and its code under a `#[cfg]` that may be off in the server's
+//! build) and the components that embed the language where its server
 //! does not read them (`embedded_in`: `.svelte`). Every place the name
 //! appears as code there is found by a word search and told from comments
 //! and strings by tree-sitter (`scan`). What the answer left out of those
