@@ -619,9 +619,13 @@ impl Drop for Cases {
 }
 
 /// What `cargo check` (with `args` after `check`) reports in `root`: its
-/// errors and warnings, one per line, in cargo's short form.
+/// errors and warnings, one per line, in cargo's short form. It builds in
+/// the project's own `target`: cargo hashes a path package by its place in
+/// its workspace, so copies of one fixture sharing a CARGO_TARGET_DIR
+/// would take each other's artifacts as their own.
 pub fn cargo_check(root: &Path, args: &[&str]) -> String {
     let out = std::process::Command::new("cargo")
+        .env_remove("CARGO_TARGET_DIR")
         .arg("check")
         .args(args)
         .args(["--offline", "--quiet", "--message-format", "short"])
