@@ -424,11 +424,7 @@ mod dependency_tests {
     fn the_dependencies_declarations_are_indexed() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        let write = |path: &str, text: &str| {
-            let path = root.join(path);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, text).unwrap();
-        };
+        let write = |path: &str, text: &str| crate::fs::write_test_file(root, path, text);
         write(
             "packages/app/package.json",
             r#"{"dependencies": {"lib": "1", "@scope/pkg": "1"}}"#,

@@ -6,3 +6,12 @@ pub mod patch;
 pub mod text;
 pub mod walk;
 pub mod workspace;
+
+/// Writes `text` to `path` under `root`, its folders made: a test's small
+/// tree of files.
+#[cfg(test)]
+pub(crate) fn write_test_file(root: &std::path::Path, path: &str, text: &str) {
+    let path = root.join(path);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}

@@ -223,11 +223,7 @@ mod tests {
     fn targets_whose_required_features_the_build_leaves_off() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        let write = |path: &str, text: &str| {
-            let path = root.join(path);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, text).unwrap();
-        };
+        let write = |path: &str, text: &str| crate::fs::write_test_file(root, path, text);
         write("Cargo.toml", "[workspace]\nmembers = [\"core\", \"app\"]\n");
         write(
             "core/Cargo.toml",

@@ -246,19 +246,13 @@ impl TextAudit {
         blocking(move || {
             let mut places = Places::default();
             let mut read = 0;
-            let extension_in = |path: &Path, list: &[String]| {
-                path.extension()
-                    .and_then(|e| e.to_str())
-                    .is_some_and(|e| list.iter().any(|x| x == e))
-            };
             for entry in walk::sources(&root).sorted().file_entries() {
                 let path = entry.path();
-                let is_embedding = embedded.as_ref().is_some_and(|e| extension_in(path, e));
-                let is_markdown = prose.is_some()
-                    && path
-                        .extension()
-                        .and_then(|e| e.to_str())
-                        .is_some_and(|e| MARKDOWN.contains(&e));
+                let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+                let is_embedding = embedded
+                    .as_ref()
+                    .is_some_and(|e| e.iter().any(|x| x == extension));
+                let is_markdown = prose.is_some() && MARKDOWN.contains(&extension);
                 let is_source = (scope.is_some() || prose.is_some())
                     && config
                         .language_for(path)

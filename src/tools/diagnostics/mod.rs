@@ -117,18 +117,13 @@ async fn file_report(
             "the build leaves {shown} out ({why}, off in the workspace's features): `cargo check --workspace --all-targets` reports none of these"
         ));
     }
-    Ok(DiagnosticsReport {
-        scope: DiagnosticsScope::File(shown),
+    Ok(unpaged(
+        DiagnosticsScope::File(shown),
         min_severity,
         files,
-        files_checked: 1,
+        1,
         notes,
-        counts: [0; 4],
-        files_with: 0,
-        folders: Vec::new(),
-        folders_total: 0,
-        page: Page::default(),
-    })
+    ))
 }
 
 /// One file of a folder report, as it ended.
@@ -324,7 +319,19 @@ async fn folder_report(
     if !syntax_only.is_empty() {
         notes.push(syntax_only_note(&syntax_only, coverage.full_checking));
     }
-    Ok(DiagnosticsReport {
+    Ok(unpaged(scope, min_severity, files, files_checked, notes))
+}
+
+/// A report before `paged` counts it and cuts its page: its counts,
+/// folders and page are derived there.
+fn unpaged(
+    scope: DiagnosticsScope,
+    min_severity: Severity,
+    files: Vec<FileDiagnostics>,
+    files_checked: usize,
+    notes: Vec<String>,
+) -> DiagnosticsReport {
+    DiagnosticsReport {
         scope,
         min_severity,
         files,
@@ -335,7 +342,7 @@ async fn folder_report(
         folders: Vec::new(),
         folders_total: 0,
         page: Page::default(),
-    })
+    }
 }
 
 /// One file of a folder report: opened if the server did not have it open
