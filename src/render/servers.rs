@@ -104,8 +104,15 @@ pub fn diagnostic_line(diagnostic: &Diagnostic) -> String {
     if let Some(code) = &diagnostic.code {
         let _ = write!(line, "[{code}]");
     }
-    // Multi-line messages (rustc's notes) stay readable, indented.
-    let message = diagnostic.message.trim_end().replace('\n', "\n      ");
+    // Multi-line messages (rustc's notes, ty's `info:` lines) stay
+    // readable, indented; the blank lines between their parts say nothing.
+    let message = diagnostic
+        .message
+        .lines()
+        .map(str::trim_end)
+        .filter(|line| !line.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n      ");
     let _ = write!(line, " {message}");
     if let Some(source) = &diagnostic.source {
         let _ = write!(line, " ({source})");

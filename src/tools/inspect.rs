@@ -373,7 +373,10 @@ pub fn readable_markdown(text: &str) -> String {
     let mut fence_start = 0;
     for line in text.lines() {
         let trimmed = line.trim_start();
-        if trimmed.starts_with("```") {
+        if let Some(info) = trimmed.strip_prefix("```") {
+            // A longer fence (ty opens docstring examples with eleven
+            // backticks) reads the same with three.
+            let line = format!("```{}", info.trim_start_matches('`'));
             if in_code {
                 in_code = false;
                 // An empty fence says nothing.
@@ -403,7 +406,9 @@ pub fn readable_markdown(text: &str) -> String {
         if line.contains("{unknown}") {
             continue;
         }
-        lines.push(plain_markdown_line(line.trim_end()));
+        // ty keeps a docstring's indentation as `&nbsp;`s.
+        let line = line.trim_end().replace("&nbsp;", " ");
+        lines.push(plain_markdown_line(&line));
     }
     // Blank lines: none at either end, never two in a row.
     let mut out: Vec<String> = Vec::new();
@@ -491,6 +496,17 @@ mod tests {
         assert_eq!(
             readable_markdown(hover),
             "```rust\nsextant_fixture::Ledger\n```\n\n```rust\npub fn total(&self) -> i64\n```\n\nSums the _entries_, see `Vec::iter`."
+        );
+    }
+
+    /// ty's rendering of a docstring: indentation as `&nbsp;`, examples
+    /// in a fence of many backticks.
+    #[test]
+    fn docstring_indentation_and_long_fences_read_plainly() {
+        let hover = "Roughly:\n&nbsp;&nbsp;sqrt(x)\n\n```````````python\n    >>> hypot(3.0, 4.0)\n```````````\n";
+        assert_eq!(
+            readable_markdown(hover),
+            "Roughly:\n  sqrt(x)\n\n```python\n    >>> hypot(3.0, 4.0)\n```"
         );
     }
 
