@@ -4,7 +4,8 @@
 # the TypeScript servers, each in its own npm prefix of sextant's tools
 # directory: TypeScript 7's native server (the default), and
 # typescript-language-server with TypeScript 6 (TypeScript 7 has no
-# tsserver), which projects pinning TypeScript 6 or older get.
+# tsserver), which projects pinning TypeScript 6 or older get; and ty for
+# Python, with pip into its own folder, at the version languages.toml pins.
 # Source it: it exports SEXTANT_TOOLS_DIR.
 set -euo pipefail
 
@@ -21,5 +22,13 @@ fi
 tsls="$tools/typescript-language-server/node_modules"
 if [ ! -x "$tsls/.bin/typescript-language-server" ] || [ ! -f "$tsls/typescript/lib/tsserver.js" ]; then
     npm_install typescript-language-server typescript-language-server@5 typescript@6
+fi
+pip_install() {
+    python3 -m pip install --disable-pip-version-check --no-input --quiet --target "$tools/$1" "${@:2}"
+}
+ty_pin=$(grep -o '"ty==[0-9.]*"' languages.toml | tr -d '"')
+if [ "$("$tools/ty/bin/ty" --version 2>/dev/null | cut -d' ' -f2)" != "${ty_pin#ty==}" ]; then
+    rm -rf "$tools/ty"
+    pip_install ty "$ty_pin"
 fi
 export SEXTANT_TOOLS_DIR="$tools"

@@ -67,6 +67,8 @@ fn a_one_off_run_watches_no_files() {
     ]}, {
         insta::assert_snapshot!(text, @r"
         Language servers:
+          ty (python): not started
+            command: ty server
           rust-analyzer (rust): not started
             command: rust-analyzer
           typescript-go (typescript): not started

@@ -1,7 +1,8 @@
 //! The tree-sitter outline against the language servers' outline of the same
 //! files: every source file of the `ts` and `commonjs` fixtures (with each
-//! TypeScript server) and of the `rust` fixture (rust-analyzer), the non-ASCII and CRLF ones
-//! included, since positions are 1-based characters on both sides.
+//! TypeScript server), of the `rust` fixture (rust-analyzer) and of the
+//! `python` fixture with `syntax/decls.py` (ty), the non-ASCII and CRLF
+//! ones included, since positions are 1-based characters on both sides.
 //!
 //! tree-sitter follows typescript-language-server's kinds (ARCHITECTURE,
 //! "Decisions worth knowing"); TypeScript 7's native server names some
@@ -260,6 +261,21 @@ const KNOWN: &[Known] = &[
             ("@20:9 Constant - separator", "22:22-22:53", "20:1-20:29"),
         ],
     },
+    // ty gives each name of `first, second = 1, 2` the whole statement's
+    // range, and a `for` or `with` target the whole statement (its body
+    // included, where the names it binds are its siblings); tree-sitter
+    // gives each name its own, since symbols nest by range.
+    Known {
+        server: "ty",
+        file: "decls.py",
+        rows: &[],
+        ranges: &[
+            ("@8:1 Variable - first", "8:1-8:21", "8:1-8:6"),
+            ("@8:8 Variable - second", "8:1-8:21", "8:8-8:14"),
+            ("@75:5 Variable - index", "75:1-76:17", "75:5-75:10"),
+            ("@78:24 Variable - handle", "78:1-79:30", "78:24-78:30"),
+        ],
+    },
 ];
 
 /// One symbol of a flattened outline.
@@ -398,7 +414,10 @@ async fn check_fixture(f: Fixture, server: &str, folder: &str, extension: &str) 
         .unwrap()
         .map(|entry| entry.unwrap().file_name().into_string().unwrap())
         .filter(|file| file.ends_with(extension))
-        .map(|file| format!("{folder}/{file}"))
+        .map(|file| match folder {
+            "." => file,
+            _ => format!("{folder}/{file}"),
+        })
         .collect();
     files.sort();
     let mut failures = Vec::new();
@@ -408,10 +427,13 @@ async fn check_fixture(f: Fixture, server: &str, folder: &str, extension: &str) 
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-    let prefix = format!("{folder}/");
+    let in_folder = |file: &str| match file.rsplit_once('/') {
+        Some((dir, _)) => dir == folder,
+        None => folder == ".",
+    };
     for known in KNOWN
         .iter()
-        .filter(|k| k.server == server && k.file.starts_with(&prefix))
+        .filter(|k| k.server == server && in_folder(k.file) && k.file.ends_with(extension))
     {
         assert!(
             files.iter().any(|file| file == known.file),
@@ -445,4 +467,13 @@ async fn commonjs_outlines_agree() {
     check_fixture(fixture("commonjs"), TYPESCRIPT_GO, "lib", ".js").await;
     let f = fixture_on("commonjs", TYPESCRIPT_LANGUAGE_SERVER);
     check_fixture(f, TYPESCRIPT_LANGUAGE_SERVER, "lib", ".js").await;
+}
+
+/// Python: the `python` fixture's package, and every form of declaration
+/// (`syntax/decls.py`: decorated methods, overloads, nested classes, names
+/// bound under `if`, `try`, `for` and `with`), on ty.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ty_and_tree_sitter_agree() {
+    check_fixture(fixture("python"), "ty", "shapes", ".py").await;
+    check_fixture(fixture("syntax"), "ty", ".", ".py").await;
 }

@@ -91,6 +91,8 @@ fn every_query_compiles_against_its_grammars() {
             "tsx: queries/typescript/signature.scm",
             "rust: queries/rust/outline.scm",
             "rust: queries/rust/signature.scm",
+            "python: queries/python/outline.scm",
+            "python: queries/python/signature.scm",
         ]
     );
 }
@@ -111,7 +113,9 @@ fn languages_by_extension() {
     assert_eq!(of("x.mjs"), Some(Language::named("JavaScript").unwrap()));
     assert_eq!(of("x.cjs"), Some(Language::named("JavaScript").unwrap()));
     assert_eq!(of("lib.rs"), Some(Language::named("Rust").unwrap()));
-    assert_eq!(of("x.py"), None);
+    assert_eq!(of("x.py"), Some(Language::named("Python").unwrap()));
+    assert_eq!(of("x.pyi"), Some(Language::named("Python").unwrap()));
+    assert_eq!(of("x.go"), None);
     assert_eq!(of("Makefile"), None);
 }
 
@@ -157,6 +161,11 @@ fn rust_declarations() {
     assert_snapshot!(outline_text("syntax/decls.rs"));
 }
 
+#[test]
+fn python_declarations() {
+    assert_snapshot!(outline_text("syntax/decls.py"));
+}
+
 /// The fixtures the language-server tests use: the tree-sitter outline
 /// follows typescript-language-server's and rust-analyzer's conventions
 /// (kinds, names, positions) so the two can be compared.
@@ -164,6 +173,7 @@ fn rust_declarations() {
 fn fixture_projects_follow_the_servers_conventions() {
     assert_snapshot!("shapes_ts", outline_text("ts/src/shapes.ts"));
     assert_snapshot!("ledger_rs", outline_text("rust/src/lib.rs"));
+    assert_snapshot!("geometry_py", outline_text("python/shapes/geometry.py"));
 }
 
 #[test]
@@ -186,12 +196,14 @@ fn crlf_files_outline_like_lf_files() {
     assert_eq!(crlf, lf_out);
     assert_snapshot!("crlf_ts", crlf);
     assert_snapshot!("crlf_rs", outline_text("rust/src/crlf.rs"));
+    assert_snapshot!("crlf_py", outline_text("python/shapes/units.py"));
 }
 
 #[test]
 fn files_with_syntax_errors_outline_what_they_can() {
     assert_snapshot!("syntax_error_ts", outline_text("syntax/syntax_error.ts"));
     assert_snapshot!("syntax_error_rs", outline_text("syntax/syntax_error.rs"));
+    assert_snapshot!("syntax_error_py", outline_text("syntax/syntax_error.py"));
 }
 
 #[test]

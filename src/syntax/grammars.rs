@@ -41,4 +41,5 @@ pub(super) const REGISTERED: &[Registered] = &[
         ]
     ),
     language!("rust", [("rust", tree_sitter_rust::LANGUAGE)]),
+    language!("python", [("python", tree_sitter_python::LANGUAGE)]),
 ];

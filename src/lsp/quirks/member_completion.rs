@@ -1,13 +1,14 @@
-//! TypeScript 7's server (typescript-go) completing inside a member access
-//! that already names a member called (`c.|json(c.env)`, `c.js|on(...)`):
-//! its list is right, but each property it resolves is given the type of
-//! the call (`env` comes back typed as `json` is, or as `() => any` when
-//! the name typed so far is no member). Such a completion is asked of a
-//! scratch copy of the document, one that exists only in the server, with
-//! that name cut out (`c.|(c.env)`): nothing before the dot moves, and the
-//! copy sits beside the file so its imports resolve alike. The copy is
-//! closed once its items are resolved, and what the server publishes about
-//! it is not kept.
+//! Servers that complete badly inside a member access that already names a
+//! member (the `completes_in_copy` key). TypeScript 7's server
+//! (typescript-go), at `c.|json(c.env)` or `c.js|on(...)`: its list is
+//! right, but each property it resolves is given the type of the call
+//! (`env` comes back typed as `json` is, or as `() => any` when the name
+//! typed so far is no member). ty, at `s.|upper()`: no list at all. Such a
+//! completion is asked of a scratch copy of the document, one that exists
+//! only in the server, with that name cut out (`c.|(c.env)`): nothing
+//! before the dot moves, and the copy sits beside the file so its imports
+//! resolve alike. The copy is closed once its items are resolved, and what
+//! the server publishes about it is not kept.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -18,7 +19,6 @@ use lsp_types::{TextDocumentItem, Url};
 use super::super::LspError;
 use super::super::client::LspClient;
 use super::super::documents::Document;
-use super::typescript_server::TYPESCRIPT_GO;
 use crate::model::Position;
 
 /// Numbers the copies, so two completions in one file at once do not open
@@ -42,7 +42,7 @@ pub(in crate::lsp) fn open(
     document: &Document,
     position: Position,
 ) -> Result<Option<Scratch>, LspError> {
-    if client.language.server != TYPESCRIPT_GO {
+    if !client.language.completes_in_copy {
         return Ok(None);
     }
     let cut = document
