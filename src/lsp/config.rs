@@ -80,6 +80,17 @@ pub struct LanguageConfig {
     /// The server is told every cargo project under its root
     /// (rust-analyzer's `linkedProjects`, see `quirks::cargo_projects`).
     pub cargo_projects: bool,
+    /// The compilation database the server needs to see past one file.
+    pub compile_database: Option<CompileDatabase>,
+    /// Set only on the language as its server was started: what it was
+    /// started without, and so where its answers stop (no compilation
+    /// database: each file alone).
+    pub started_without: Option<String>,
+    /// Set only on the language as its server was started: a file to
+    /// open before any question, since the server learns its project
+    /// from the first file it opens (clangd loads its compilation
+    /// database then, and indexes it).
+    pub opens_first: Option<PathBuf>,
     /// How the server says a file is in none of its projects.
     pub unlinked: Option<Unlinked>,
     /// Files whose names' uses the server cannot always tell, so answers
@@ -175,6 +186,25 @@ pub struct Unlinked {
     /// The code of the diagnostic it gives such a file.
     pub code: String,
     /// What to do about it, told with the answer.
+    pub advice: String,
+}
+
+/// A compilation database the server needs to see past one file
+/// (clangd's `compile_commands.json`; see `quirks::compile_database`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompileDatabase {
+    /// Its file name.
+    pub file: String,
+    /// The folders of a project root it is looked for in, in order; one
+    /// ending in `*` stands for every folder whose name starts so.
+    pub folders: Vec<String>,
+    /// The server's argument that names the folder it is in (`--flag`,
+    /// given as `--flag=FOLDER`).
+    pub arg: String,
+    /// What the server does without one.
+    pub why: String,
+    /// How to make one.
     pub advice: String,
 }
 
@@ -317,6 +347,7 @@ struct LanguageFile {
     library_query_suffix: Option<String>,
     reload_delay: Option<f64>,
     cargo_projects: Option<bool>,
+    compile_database: Option<CompileDatabase>,
     unlinked: Option<Unlinked>,
     text_audit: Option<TextAudit>,
     embedded_in: Option<TextAudit>,
@@ -458,6 +489,7 @@ impl LanguageFile {
             library_query_suffix: other.library_query_suffix.or(self.library_query_suffix),
             reload_delay: other.reload_delay.or(self.reload_delay),
             cargo_projects: other.cargo_projects.or(self.cargo_projects),
+            compile_database: other.compile_database.or(self.compile_database),
             unlinked: other.unlinked.or(self.unlinked),
             text_audit: other.text_audit.or(self.text_audit),
             embedded_in: other.embedded_in.or(self.embedded_in),
@@ -707,6 +739,9 @@ fn resolve(
         project_files: language.project_files.unwrap_or_default(),
         library_query_suffix: language.library_query_suffix,
         cargo_projects: language.cargo_projects.unwrap_or(false),
+        compile_database: language.compile_database,
+        started_without: None,
+        opens_first: None,
         unlinked: language.unlinked,
         text_audit: language.text_audit,
         embedded_in: language.embedded_in,
@@ -722,6 +757,18 @@ fn resolve(
         ),
         choice: None,
     })
+}
+
+/// Where sextant keeps what it makes for servers (copies of compilation
+/// databases, and the indexes servers keep beside them):
+/// `$XDG_CACHE_HOME/sextant`, else `~/.cache/sextant`.
+pub fn default_cache_dir() -> PathBuf {
+    std::env::var_os("XDG_CACHE_HOME")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir)
+        .join("sextant")
 }
 
 /// `$SEXTANT_TOOLS_DIR`, else `$XDG_DATA_HOME/sextant/tools`, else
@@ -746,7 +793,7 @@ mod tests {
     fn built_in_languages() {
         let config = Config::built_in();
         let names: Vec<&str> = config.languages.iter().map(|l| l.name.as_str()).collect();
-        assert_eq!(names, ["python", "rust", "typescript"]);
+        assert_eq!(names, ["c", "python", "rust", "typescript"]);
         let ts = config.language_for(Path::new("a/b.tsx")).unwrap();
         assert_eq!(ts.language_id_for(Path::new("b.tsx")), "typescriptreact");
         assert_eq!(ts.language_id_for(Path::new("b.ts")), "typescript");

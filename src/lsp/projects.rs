@@ -142,6 +142,9 @@ impl Supervisor {
     ) -> (bool, Vec<PathBuf>) {
         let projects = &client.projects_opened;
         let _turn = projects.turn.lock().await;
+        if open_first(client).await {
+            return (true, Vec::new());
+        }
         if lock(&projects.opened).all {
             return (false, Vec::new());
         }
@@ -278,6 +281,43 @@ impl Supervisor {
         files
     }
 }
+
+/// Opens the file the server must see before it knows its project
+/// (`opens_first`: clangd loads its compilation database when it opens
+/// its first file), once, and waits for the work that starts (clangd's
+/// background index) to be announced, so the readiness wait after this
+/// sees it. Whether it opened the file.
+async fn open_first(client: &LspClient) -> bool {
+    let Some(file) = client.language.opens_first.as_ref() else {
+        return false;
+    };
+    let opened = &client.projects_opened.opened;
+    if lock(opened).files.iter().any(|(path, _, _)| path == file) {
+        return false;
+    }
+    let begun = client.shared.state().progress_begun;
+    let Ok(synced) = client.sync(file).await else {
+        return false;
+    };
+    {
+        let mut opened = lock(opened);
+        opened
+            .files
+            .push((file.clone(), synced.document.uri, synced.document.sent_at));
+        opened.at = Some(tokio::time::Instant::now());
+        opened.loaded = false;
+    }
+    let announced = tokio::time::Instant::now() + WORK_ANNOUNCED_WAIT;
+    client
+        .wait_until(announced, || client.shared.state().progress_begun > begun)
+        .await;
+    true
+}
+
+/// How long a server that learns its project from its first open file
+/// may take to announce the work that starts (clangd: a few ms; nothing,
+/// with its index already up to date).
+const WORK_ANNOUNCED_WAIT: Duration = Duration::from_secs(1);
 
 /// Waits until the server has `document` in a loaded project, where that
 /// is not so when it answers (typescript-language-server, see

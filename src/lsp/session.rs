@@ -242,8 +242,18 @@ impl Session {
                 loose_files::MAX_FILES
             )
         });
-        let parts: Vec<String> = [unloaded, bound, loose].into_iter().flatten().collect();
+        let alone = self.started_without();
+        let parts: Vec<String> = [unloaded, bound, loose, alone]
+            .into_iter()
+            .flatten()
+            .collect();
         (!parts.is_empty()).then(|| parts.join("; "))
+    }
+
+    /// What the server was started without, so that it reads each file
+    /// alone (no compilation database: see `quirks::compile_database`).
+    pub fn started_without(&self) -> Option<String> {
+        self.server.client.language.started_without.clone()
     }
 
     /// Closes the document if this session opened it: a report over many

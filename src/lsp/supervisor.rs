@@ -19,7 +19,7 @@ use super::client::LspClient;
 use super::config::{Config, LanguageConfig};
 use super::install;
 use super::projects::{Projects, forget_projects_if_changed};
-use super::quirks::{cargo_projects, loose_files};
+use super::quirks::{cargo_projects, compile_database, loose_files};
 use super::watch::{ChangeKind, Deliver, FileChange, FileWatcher};
 use crate::logbook::LogBook;
 use crate::model::{LogLevel, WatchStatus};
@@ -297,18 +297,52 @@ impl Supervisor {
     }
 
     /// The slot's language as its server is started: with every cargo
-    /// project under its root linked, where that applies (see
-    /// `quirks::cargo_projects`).
+    /// project under its root linked (see `quirks::cargo_projects`), and
+    /// pointed at its compilation database or started without one (see
+    /// `quirks::compile_database`), where those apply.
     async fn as_started(&self, slot: &Slot) -> Arc<LanguageConfig> {
         let (language, root) = (Arc::clone(&slot.language), slot.root.clone());
-        let options = tokio::task::spawn_blocking(move || {
-            cargo_projects::initialization_options(&language, &root)
+        let cache_dir = crate::lsp::config::default_cache_dir();
+        let (options, database) = tokio::task::spawn_blocking(move || {
+            (
+                cargo_projects::initialization_options(&language, &root),
+                compile_database::prepare(&language, &root, &cache_dir),
+            )
         })
         .await
-        .ok()
-        .flatten();
+        .unwrap_or_default();
+        let server = slot.language.server_name();
+        let language = match database {
+            None => Arc::clone(&slot.language),
+            Some(compile_database::Start::With {
+                args,
+                database,
+                first_file,
+            }) => {
+                self.logs.record(
+                    LogLevel::Info,
+                    server,
+                    format!(
+                        "reads {} (a copy: {})",
+                        self.shown(&database),
+                        args.join(" ")
+                    ),
+                );
+                let mut language = (*slot.language).clone();
+                language.args.extend(args);
+                language.opens_first = first_file;
+                Arc::new(language)
+            }
+            Some(compile_database::Start::Without(why)) => {
+                self.logs.record(LogLevel::Info, server, why.clone());
+                Arc::new(LanguageConfig {
+                    started_without: Some(why),
+                    ..(*slot.language).clone()
+                })
+            }
+        };
         let Some(options) = options else {
-            return Arc::clone(&slot.language);
+            return language;
         };
         if let Some(linked) = options.get("linkedProjects").and_then(|l| l.as_array()) {
             self.logs.record(
@@ -328,7 +362,7 @@ impl Supervisor {
         }
         Arc::new(LanguageConfig {
             initialization_options: Some(options),
-            ..(*slot.language).clone()
+            ..(*language).clone()
         })
     }
 

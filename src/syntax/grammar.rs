@@ -49,6 +49,10 @@ pub(crate) enum Role {
     /// `@qualifier`: the object a member is assigned to (`res` of
     /// `res.send = function …`).
     Qualifier,
+    /// `@scope`: the scope a name is qualified by where it is declared
+    /// (`Circle` of C++'s `double Circle::area() const { … }`): part of
+    /// the shown name, joined by the language's name separator.
+    Scope,
     /// `@declaration`: a declaration node for signature previews.
     Declaration,
     /// `@body`: where a signature preview stops.
@@ -304,6 +308,7 @@ fn role(capture: &str) -> Option<Role> {
         "trait" => Role::Trait,
         "negative" => Role::Negative,
         "qualifier" => Role::Qualifier,
+        "scope" => Role::Scope,
         "declaration" => Role::Declaration,
         "body" => Role::Body,
         "prefix" => Role::Prefix,

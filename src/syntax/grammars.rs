@@ -42,4 +42,6 @@ pub(super) const REGISTERED: &[Registered] = &[
     ),
     language!("rust", [("rust", tree_sitter_rust::LANGUAGE)]),
     language!("python", [("python", tree_sitter_python::LANGUAGE)]),
+    language!("c", [("c", tree_sitter_c::LANGUAGE)]),
+    language!("cpp", [("cpp", tree_sitter_cpp::LANGUAGE)]),
 ];

@@ -327,8 +327,22 @@ mod tests {
             }
         }
         let names: Vec<&str> = Language::all().map(Language::name).collect();
-        assert_eq!(names, ["TypeScript", "TSX", "JavaScript", "Rust"]);
-        assert_eq!(extensions(), ".ts .mts .cts .tsx .js .jsx .mjs .cjs .rs");
+        assert_eq!(
+            names,
+            [
+                "TypeScript",
+                "TSX",
+                "JavaScript",
+                "Rust",
+                "Python",
+                "C",
+                "C++"
+            ]
+        );
+        assert_eq!(
+            extensions(),
+            ".ts .mts .cts .tsx .js .jsx .mjs .cjs .rs .py .pyi .c .cc .cpp .cxx .c++ .h .hh .hpp .hxx .h++ .ipp .tpp .inl"
+        );
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //! and the symbols are nested by range containment, never by names.
 
 use std::cmp::Reverse;
+use std::collections::HashMap;
 
 use streaming_iterator::StreamingIterator;
 use tree_sitter::{QueryCursor, QueryMatch, Tree};
@@ -140,6 +141,7 @@ struct Match {
     trait_: Option<(usize, usize)>,
     negative: bool,
     qualifier: Option<(usize, usize)>,
+    scope: Option<(usize, usize)>,
 }
 
 /// The tree-sitter outline of a file (nested and filtered) and its
@@ -178,9 +180,21 @@ fn build_with(file: &SourceFile, walk: Walk) -> (Vec<OutlineSymbol>, Declaration
     }
 
     // One symbol per node: the first pattern wins (`constructor` before
-    // method, a fn with `self` before a plain fn).
+    // method, a fn with `self` before a plain fn). And one per name: two
+    // patterns that see one name from different nodes (a C member whose
+    // type has a body, `union { … } as;`, is named from its declarator so
+    // that the body is its sibling; the plain member pattern would name
+    // it from the whole declaration) are one symbol, the first pattern's.
     found.sort_by_key(|m| (m.node.0, Reverse(m.node.1), m.pattern));
     found.dedup_by_key(|m| m.node);
+    let mut first_by_name: HashMap<(usize, usize), usize> = HashMap::new();
+    for m in &found {
+        if let Some(name) = m.name {
+            let first = first_by_name.entry(name).or_insert(m.pattern);
+            *first = (*first).min(m.pattern);
+        }
+    }
+    found.retain(|m| m.name.is_none_or(|name| first_by_name[&name] == m.pattern));
 
     // Drop what lies inside a function body. Bodies are syntax nodes, so
     // any two are nested or apart: a stack of the open ones suffices.
@@ -219,7 +233,15 @@ fn build_with(file: &SourceFile, walk: Walk) -> (Vec<OutlineSymbol>, Declaration
             };
             let name = match (m.kind, m.name) {
                 (SymbolKind::Object, Some(name)) => impl_label(text, m.trait_, name, m.negative),
-                (_, Some((s, e))) => one_line(&text[s..e]),
+                (_, Some((s, e))) => match m.scope {
+                    Some((scope_start, scope_end)) => format!(
+                        "{}{}{}",
+                        one_line(&text[scope_start..scope_end]),
+                        file.language.name_separator(),
+                        one_line(&text[s..e])
+                    ),
+                    None => one_line(&text[s..e]),
+                },
                 (_, None) => compiled.pattern_names[m.pattern]
                     .clone()
                     .unwrap_or_else(|| "<anonymous>".to_string()),
@@ -302,6 +324,7 @@ fn take_outline_match(
     let mut trait_ = None;
     let mut negative = false;
     let mut qualifier = None;
+    let mut scope = None;
     for capture in m.captures() {
         let node = capture.node;
         let span = (node.start_byte(), node.end_byte());
@@ -314,6 +337,7 @@ fn take_outline_match(
             Role::Trait => trait_ = Some(span),
             Role::Negative => negative = true,
             Role::Qualifier => qualifier = Some(span),
+            Role::Scope => scope = Some(span),
             Role::Opaque => opaque.push(span),
             _ => {}
         }
@@ -328,6 +352,7 @@ fn take_outline_match(
             trait_,
             negative,
             qualifier,
+            scope,
         });
     }
 }

@@ -100,6 +100,13 @@ pub fn resolve_name_path<'a>(
     if matches.iter().any(|m| m.from_root) {
         matches.retain(|m| m.from_root);
     }
+    // A symbol and a child of it with its name (a C++ class and its
+    // constructors): the name means the outer one.
+    let outer: Vec<*const OutlineSymbol> = matches.iter().map(|m| m.symbol as *const _).collect();
+    matches.retain(|m| {
+        m.parent
+            .is_none_or(|parent| !outer.contains(&(parent as *const _)))
+    });
     let Some(first) = matches.first() else {
         return Err(ToolError::new(
             ErrorCode::NotFound,
@@ -373,5 +380,31 @@ mod tests {
         assert_eq!(last_segment("Parser::parse"), ("parse", None));
         assert_eq!(strip_overload("a[b]"), "a[b]");
         assert_eq!(strip_overload("[Symbol.iterator]"), "[Symbol.iterator]");
+    }
+
+    /// A C++ class and its constructor share a name: the name alone is
+    /// the class, the constructor is `Circle::Circle`.
+    #[test]
+    fn a_name_shared_with_a_child_means_the_outer_symbol() {
+        use crate::model::{Position, Range, SymbolKind};
+        let symbol = |name: &str, kind, line, children| OutlineSymbol {
+            name: name.to_string(),
+            kind,
+            detail: None,
+            range: Range::new(Position::new(line, 1), Position::new(line + 3, 1)),
+            selection_range: Range::new(Position::new(line, 7), Position::new(line, 13)),
+            qualifier: None,
+            children,
+        };
+        let constructor = symbol("Circle", SymbolKind::Constructor, 2, Vec::new());
+        let class = symbol("Circle", SymbolKind::Class, 1, vec![constructor]);
+        let outline = [symbol("geo", SymbolKind::Namespace, 1, vec![class])];
+        let found = resolve_name_path(&outline, "Circle", "a.hpp", "::").unwrap();
+        assert_eq!(
+            (found.path.as_str(), found.symbols[0].kind),
+            ("geo::Circle", SymbolKind::Class)
+        );
+        let found = resolve_name_path(&outline, "Circle::Circle", "a.hpp", "::").unwrap();
+        assert_eq!(found.symbols[0].kind, SymbolKind::Constructor);
     }
 }

@@ -66,6 +66,7 @@ async fn rename(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
         )));
     }
     let write = params.apply.unwrap_or(false);
+    let force = params.force.unwrap_or(false);
     if write && ctx.read_only {
         return Err(ToolError::new(
             ErrorCode::ReadOnly,
@@ -103,6 +104,13 @@ async fn rename(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
         ));
     }
     let session = ctx.lsp.open(&resolved.path, Need::SEEING).await?;
+    // A server reading each file alone renames the uses it sees: a write
+    // would leave the other files' uses broken, unseen.
+    if let (true, false, Some(why)) = (write, force, session.started_without()) {
+        return Err(refuse(format!(
+            "nothing was written: {why}. Preview the rename (leave apply out), check it, and apply its patch with apply_patch, or pass force: true"
+        )));
+    }
     // Uses in projects the server has not loaded would be missed.
     let unloaded = session.unloaded_note("the uses renamed");
     if let (true, Some(note)) = (write, &unloaded) {
@@ -184,7 +192,7 @@ async fn rename(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
         .filter(|(kind, _)| kind.blocks())
         .map(|(_, note)| note.as_str())
         .collect();
-    if write && !params.force.unwrap_or(false) && !blocking.is_empty() {
+    if write && !force && !blocking.is_empty() {
         return Err(refuse(format!(
             "nothing was written: {}. Pass force: true to write anyway, or preview the rename (leave apply out) and apply its patch with apply_patch",
             blocking.join("; ")

@@ -99,6 +99,11 @@ async fn file_report(
     {
         notes.push(note);
     }
+    // Without its compilation database the server checks with guessed
+    // flags: an include it cannot find is an error of that, not the code.
+    if let Some(why) = session.started_without() {
+        notes.push(why);
+    }
     let coverage = ctx.lsp.coverage(&[path.to_path_buf()]).await;
     if !coverage.outside.is_empty() && !files.is_empty() {
         notes.push(outside_note(std::slice::from_ref(&shown), coverage.configs));
