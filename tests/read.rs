@@ -606,7 +606,7 @@ async fn errors_have_codes_and_fixes() {
         (
             "no_outline",
             json!({"file": "package.json"}),
-            r#"error[invalid-params]: package.json: no outline for this kind of file (outlines cover .ts .mts .cts .tsx .js .jsx .mjs .cjs .rs and the files of languages configured in sextant.toml); use read_file, or read with preview "raw""#,
+            r#"error[invalid-params]: package.json: no outline for this kind of file (outlines cover TypeScript, TSX, JavaScript, Rust, Python, C, C++, Go and the files of languages configured in sextant.toml); use read_file, or read with preview "raw""#,
         ),
         // Narrowing the raw tier.
         (

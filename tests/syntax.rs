@@ -97,6 +97,8 @@ fn every_query_compiles_against_its_grammars() {
             "c: queries/c/signature.scm",
             "cpp: queries/cpp/outline.scm",
             "cpp: queries/cpp/signature.scm",
+            "go: queries/go/outline.scm",
+            "go: queries/go/signature.scm",
         ]
     );
 }
@@ -123,7 +125,8 @@ fn languages_by_extension() {
     assert_eq!(of("x.h"), Some(Language::named("C++").unwrap()));
     assert_eq!(of("x.cpp"), Some(Language::named("C++").unwrap()));
     assert_eq!(of("x.hpp"), Some(Language::named("C++").unwrap()));
-    assert_eq!(of("x.go"), None);
+    assert_eq!(of("x.go"), Some(Language::named("Go").unwrap()));
+    assert_eq!(of("x.java"), None);
     assert_eq!(of("Makefile"), None);
 }
 

@@ -47,7 +47,7 @@
 (expression_statement (assignment left: (identifier) @name) @symbol.constant
   (#match? @name "^_*[A-Z][A-Z0-9_]*$"))
 (expression_statement (assignment left: (identifier) @name) @symbol.variable)
-(expression_statement (assignment left: (pattern_list (identifier) @name @symbol.variable)))
+(expression_statement (assignment left: (pattern_list (identifier) @name)) @symbol.variable)
 (type_alias_statement left: (type (identifier) @name)) @symbol.variable
 (for_statement left: (identifier) @name @symbol.variable)
 (with_statement (with_clause (with_item value: (as_pattern

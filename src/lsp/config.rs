@@ -115,6 +115,10 @@ pub struct LanguageConfig {
     /// (`s.|upper()`) is asked of a scratch copy with that name cut out
     /// (see `quirks::member_completion`).
     pub completes_in_copy: bool,
+    /// Error messages by which the server means "there is none" (gopls
+    /// answers a type definition of a function with one): such an answer
+    /// is an empty one, not a failure.
+    pub none_errors: Vec<String>,
     /// A check (`checks_on_save`) is asked for with rust-analyzer's
     /// `rust-analyzer/runFlycheck` naming no document: every workspace
     /// checked as cargo builds it (`--workspace --all-targets`, features
@@ -355,6 +359,7 @@ struct LanguageFile {
     loose_files: Option<LooseFiles>,
     reports_status: Option<bool>,
     completes_in_copy: Option<bool>,
+    none_errors: Option<Vec<String>>,
     checks_workspace: Option<bool>,
     max_projects: Option<usize>,
     one_project_requests: Option<Vec<String>>,
@@ -383,6 +388,7 @@ struct ServerFile {
     loose_files: Option<LooseFiles>,
     reports_status: Option<bool>,
     completes_in_copy: Option<bool>,
+    none_errors: Option<Vec<String>>,
     checks_workspace: Option<bool>,
     max_projects: Option<usize>,
     one_project_requests: Option<Vec<String>>,
@@ -409,6 +415,7 @@ impl ServerFile {
             fatal_log: other.fatal_log.or(self.fatal_log),
             reports_status: other.reports_status.or(self.reports_status),
             completes_in_copy: other.completes_in_copy.or(self.completes_in_copy),
+            none_errors: other.none_errors.or(self.none_errors),
             checks_workspace: other.checks_workspace.or(self.checks_workspace),
             loose_files: other.loose_files.or(self.loose_files),
             max_projects: other.max_projects.or(self.max_projects),
@@ -439,6 +446,7 @@ impl LanguageFile {
             fatal_log: server.fatal_log.or(self.fatal_log.clone()),
             reports_status: server.reports_status.or(self.reports_status),
             completes_in_copy: server.completes_in_copy.or(self.completes_in_copy),
+            none_errors: server.none_errors.or(self.none_errors.clone()),
             checks_workspace: server.checks_workspace.or(self.checks_workspace),
             loose_files: server.loose_files.or(self.loose_files.clone()),
             max_projects: server.max_projects.or(self.max_projects),
@@ -496,6 +504,7 @@ impl LanguageFile {
             fatal_log: other.fatal_log.or(self.fatal_log),
             reports_status: other.reports_status.or(self.reports_status),
             completes_in_copy: other.completes_in_copy.or(self.completes_in_copy),
+            none_errors: other.none_errors.or(self.none_errors),
             checks_workspace: other.checks_workspace.or(self.checks_workspace),
             loose_files: other.loose_files.or(self.loose_files),
             max_projects: other.max_projects.or(self.max_projects),
@@ -748,6 +757,7 @@ fn resolve(
         fatal_log: language.fatal_log.unwrap_or_default(),
         reports_status: language.reports_status.unwrap_or(false),
         completes_in_copy: language.completes_in_copy.unwrap_or(false),
+        none_errors: language.none_errors.unwrap_or_default(),
         checks_workspace: language.checks_workspace.unwrap_or(false),
         loose_files: language.loose_files,
         max_projects: language.max_projects.map(|n| n.max(1)),
@@ -793,7 +803,7 @@ mod tests {
     fn built_in_languages() {
         let config = Config::built_in();
         let names: Vec<&str> = config.languages.iter().map(|l| l.name.as_str()).collect();
-        assert_eq!(names, ["c", "python", "rust", "typescript"]);
+        assert_eq!(names, ["c", "go", "python", "rust", "typescript"]);
         let ts = config.language_for(Path::new("a/b.tsx")).unwrap();
         assert_eq!(ts.language_id_for(Path::new("b.tsx")), "typescriptreact");
         assert_eq!(ts.language_id_for(Path::new("b.ts")), "typescript");
@@ -959,13 +969,13 @@ mod tests {
 
         std::fs::write(
             dir.path().join(WORKSPACE_FILE),
-            "[language.go]\nextensions = [\"go\"]\n",
+            "[language.kotlin]\nextensions = [\"kt\"]\n",
         )
         .unwrap();
         let err = Config::load(dir.path(), None).unwrap_err().to_string();
         assert!(
             err.ends_with(
-                "sextant.toml: language `go` has no `command`; add `command = ...` to [language.go]"
+                "sextant.toml: language `kotlin` has no `command`; add `command = ...` to [language.kotlin]"
             ),
             "{err}"
         );

@@ -147,8 +147,21 @@ pub fn logs(report: &LogsReport) -> Vec<String> {
             None => status.push_str(" none configured"),
         }
     }
-    for server in &report.servers {
+    // Servers nothing has asked for yet, one line for all: what they run
+    // says little before they start.
+    let idle =
+        |server: &&ServerStatus| server.state == ServerState::NotStarted && server.reason.is_none();
+    for server in report.servers.iter().filter(|s| !idle(s)) {
         let _ = write!(status, "\n  {}", server_line(server));
+    }
+    let not_started: Vec<String> = report
+        .servers
+        .iter()
+        .filter(idle)
+        .map(|server| format!("{} ({})", server.server, server.language))
+        .collect();
+    if !not_started.is_empty() {
+        let _ = write!(status, "\n  not started: {}", not_started.join(", "));
     }
     if let Some(watching) = &report.watching {
         let _ = write!(status, "\nFile watching: {}", watch_line(watching));

@@ -44,4 +44,5 @@ pub(super) const REGISTERED: &[Registered] = &[
     language!("python", [("python", tree_sitter_python::LANGUAGE)]),
     language!("c", [("c", tree_sitter_c::LANGUAGE)]),
     language!("cpp", [("cpp", tree_sitter_cpp::LANGUAGE)]),
+    language!("go", [("go", tree_sitter_go::LANGUAGE)]),
 ];

@@ -16,7 +16,9 @@
 //! - `[outline]`: where the outline walk runs the query (`query`: the nodes
 //!   declarations sit in), which nodes it goes through (`enter`), and nodes
 //!   that hold declarations only inside some parents (`query_within`) or
-//!   when their first named child is of a kind (`query_holding`).
+//!   when their first named child is of a kind (`query_holding`), and how
+//!   a declaration qualified where it is written is named (`scoped_name`:
+//!   Go's `({scope}).{name}`).
 //! - `[tokens]`: literal node kinds besides those whose kind holds `string`
 //!   or `regex`, and node kinds that are `code` again inside a literal.
 //! - `[pieces]`: the column-0 `keywords` and `prefixes` that begin a
@@ -86,6 +88,9 @@ pub(super) struct OutlineScopes {
     pub query_within: HashMap<String, Vec<String>>,
     #[serde(default)]
     pub query_holding: HashMap<String, String>,
+    /// How a declaration's `@scope` and name make its shown name, with
+    /// `{scope}` and `{name}`; by default joined by `name_separator`.
+    pub scoped_name: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -224,6 +229,16 @@ impl Language {
         &self.spec().name_separator
     }
 
+    /// The shown name of a declaration qualified where it is written
+    /// (`@scope` in the outline query): `Circle::area` in C++,
+    /// `(*Circle).Scale` for a Go method, as the servers name them.
+    pub fn scoped_name(self, scope: &str, name: &str) -> String {
+        match &self.spec().outline.scoped_name {
+            Some(format) => format.replace("{scope}", scope).replace("{name}", name),
+            None => format!("{scope}{}{name}", self.name_separator()),
+        }
+    }
+
     /// Why `name` cannot name a symbol of this language, if it cannot: not
     /// an identifier, or a reserved word.
     pub fn refuse_name(self, name: &str) -> Option<String> {
@@ -296,24 +311,32 @@ impl Language {
     }
 }
 
-/// The extensions that have a tree-sitter outline, for messages
-/// (`.ts .tsx ... .rs`).
-pub fn extensions() -> String {
-    let mut shown: Vec<String> = Vec::new();
-    for language in Language::all() {
-        for ext in &language.dialect().extensions {
-            let ext = format!(".{ext}");
-            if !shown.contains(&ext) {
-                shown.push(ext);
-            }
-        }
-    }
-    shown.join(" ")
+/// The languages that have a tree-sitter outline, for messages
+/// (`TypeScript, TSX, JavaScript, Rust, ...`).
+pub fn language_names() -> String {
+    Language::all()
+        .map(Language::name)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The extensions that have a tree-sitter outline (`.ts .tsx ... .rs`).
+    fn extensions() -> String {
+        let mut shown: Vec<String> = Vec::new();
+        for language in Language::all() {
+            for ext in &language.dialect().extensions {
+                let ext = format!(".{ext}");
+                if !shown.contains(&ext) {
+                    shown.push(ext);
+                }
+            }
+        }
+        shown.join(" ")
+    }
 
     /// Every registered folder's `language.toml` reads, each dialect's
     /// grammar is registered, and no extension belongs to two dialects.
@@ -336,12 +359,13 @@ mod tests {
                 "Rust",
                 "Python",
                 "C",
-                "C++"
+                "C++",
+                "Go"
             ]
         );
         assert_eq!(
             extensions(),
-            ".ts .mts .cts .tsx .js .jsx .mjs .cjs .rs .py .pyi .c .cc .cpp .cxx .c++ .h .hh .hpp .hxx .h++ .ipp .tpp .inl"
+            ".ts .mts .cts .tsx .js .jsx .mjs .cjs .rs .py .pyi .c .cc .cpp .cxx .c++ .h .hh .hpp .hxx .h++ .ipp .tpp .inl .go"
         );
     }
 

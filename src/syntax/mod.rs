@@ -25,7 +25,7 @@ pub mod signature;
 use std::sync::{Arc, OnceLock};
 
 pub use excerpt::{excerpt, line_span};
-pub use language::{Language, extensions};
+pub use language::{Language, language_names};
 pub use lines::LineIndex;
 pub use outline::{filter_outline, is_leaf, nest_by_range};
 pub use signature::condense;

@@ -179,14 +179,15 @@ fn build_with(file: &SourceFile, walk: Walk) -> (Vec<OutlineSymbol>, Declaration
         declarations.merge(part.declarations);
     }
 
-    // One symbol per node: the first pattern wins (`constructor` before
-    // method, a fn with `self` before a plain fn). And one per name: two
+    // One symbol per node and name: the first pattern wins (`constructor`
+    // before method, a fn with `self` before a plain fn); a node naming
+    // several (`X, Y float64`) is a symbol for each. And one per name: two
     // patterns that see one name from different nodes (a C member whose
     // type has a body, `union { … } as;`, is named from its declarator so
     // that the body is its sibling; the plain member pattern would name
     // it from the whole declaration) are one symbol, the first pattern's.
-    found.sort_by_key(|m| (m.node.0, Reverse(m.node.1), m.pattern));
-    found.dedup_by_key(|m| m.node);
+    found.sort_by_key(|m| (m.node.0, Reverse(m.node.1), m.name, m.pattern));
+    found.dedup_by_key(|m| (m.node, m.name));
     let mut first_by_name: HashMap<(usize, usize), usize> = HashMap::new();
     for m in &found {
         if let Some(name) = m.name {
@@ -234,11 +235,9 @@ fn build_with(file: &SourceFile, walk: Walk) -> (Vec<OutlineSymbol>, Declaration
             let name = match (m.kind, m.name) {
                 (SymbolKind::Object, Some(name)) => impl_label(text, m.trait_, name, m.negative),
                 (_, Some((s, e))) => match m.scope {
-                    Some((scope_start, scope_end)) => format!(
-                        "{}{}{}",
-                        one_line(&text[scope_start..scope_end]),
-                        file.language.name_separator(),
-                        one_line(&text[s..e])
+                    Some((scope_start, scope_end)) => file.language.scoped_name(
+                        &one_line(&text[scope_start..scope_end]),
+                        &one_line(&text[s..e]),
                     ),
                     None => one_line(&text[s..e]),
                 },

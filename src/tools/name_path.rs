@@ -232,7 +232,8 @@ fn match_from<'a>(
     let alias = impl_alias(&symbol.name).filter(|_| aliases);
     let own = rest
         .strip_prefix(symbol.name.as_str())
-        .or_else(|| qualified(symbol, rest));
+        .or_else(|| qualified(symbol, rest))
+        .or_else(|| by_receiver(&symbol.name, rest));
     let (after, via) = match own {
         Some(after) => (after, Via::Names),
         None => match alias.and_then(|(alias, via)| Some((rest.strip_prefix(alias)?, via))) {
@@ -273,6 +274,20 @@ fn qualified<'a>(symbol: &OutlineSymbol, rest: &'a str) -> Option<&'a str> {
         .iter()
         .find_map(|sep| after.strip_prefix(sep))?
         .strip_prefix(symbol.name.as_str())
+}
+
+/// What follows `Circle.Scale` in `rest` when `name` is a method named
+/// after its receiver, as gopls names them (`(*Circle).Scale`,
+/// `(List[T]).Len`): an agent writes the type's bare name.
+fn by_receiver<'a>(name: &str, rest: &'a str) -> Option<&'a str> {
+    let (receiver, member) = name.strip_prefix('(')?.split_once(").")?;
+    let receiver = receiver.trim_start_matches('*');
+    let receiver = receiver.split('[').next()?;
+    let after = rest.strip_prefix(receiver)?;
+    ["::", ".", "/"]
+        .iter()
+        .find_map(|sep| after.strip_prefix(sep))?
+        .strip_prefix(member)
 }
 
 /// `@97:3 Method - Store.lookup`, as a candidate is listed.
@@ -380,6 +395,15 @@ mod tests {
         assert_eq!(last_segment("Parser::parse"), ("parse", None));
         assert_eq!(strip_overload("a[b]"), "a[b]");
         assert_eq!(strip_overload("[Symbol.iterator]"), "[Symbol.iterator]");
+    }
+
+    #[test]
+    fn a_go_method_is_found_by_its_receivers_bare_name() {
+        assert_eq!(by_receiver("(*Circle).Scale", "Circle.Scale"), Some(""));
+        assert_eq!(by_receiver("(Circle).Area", "Circle::Area"), Some(""));
+        assert_eq!(by_receiver("(List[T]).Len", "List.Len"), Some(""));
+        assert_eq!(by_receiver("(Circle).Area", "Square.Area"), None);
+        assert_eq!(by_receiver("Circle.Area", "Circle.Area"), None);
     }
 
     /// A C++ class and its constructor share a name: the name alone is

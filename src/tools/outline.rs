@@ -128,7 +128,7 @@ pub async fn outline(ctx: &Context, path: &Path, shown: &str) -> ToolResult<File
             ErrorCode::InvalidParams,
             format!(
                 "{shown}: no outline for this kind of file (outlines cover {} and the files of languages configured in sextant.toml); use read_file, or read with preview \"raw\"",
-                syntax::extensions()
+                syntax::language_names()
             ),
         ));
     }

@@ -638,3 +638,14 @@ pub fn cargo_check(root: &Path, args: &[&str]) -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
+
+/// Why the Go server tests cannot run here, if they cannot: no gopls where
+/// sextant looks for one (PATH, its tools directory).
+pub fn gopls_missing(f: &Fixture) -> Option<String> {
+    let config = f.ctx.lsp.config();
+    let go = config.language("go").expect("Go is built in");
+    let found = sextant::lsp::install::locate(go, f.root(), &config.tools_dir);
+    found.is_none().then(|| {
+        "no gopls on PATH or in sextant's tools directory (`go install` needs Go's module proxy; Debian's `gopls` package is enough)".to_string()
+    })
+}
