@@ -241,3 +241,51 @@ async fn ty_is_installed_on_first_use() {
     );
     assert!(logs.contains(&installed), "{logs}");
 }
+
+/// Files of languages sextant covers neither with a server nor a grammar
+/// are named, by language and count, wherever an answer over the
+/// workspace did not look at them; `read` says how to add a server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn languages_without_a_server_are_named() {
+    let f = common::fixture_with(
+        "python",
+        &[
+            (
+                "java/Main.java",
+                "class Main { double area() { return 0; } }\n",
+            ),
+            ("java/Util.java", "class Util {}\n"),
+            ("tools/release.rb", "puts 'release'\n"),
+        ],
+    );
+    let named = "not searched: 2 Java files, 1 Ruby file (sextant has no server or grammar for them; add a server as [language.NAME] with `command` and `extensions` in sextant.toml)";
+    let search = run(&f, "search", json!({"query": "make_context"})).await;
+    assert!(search.contains(&format!("Note: {named}")), "{search}");
+    let references = run(
+        &f,
+        "references",
+        json!({"file": "shapes/units.py", "symbol": "to_centimetres"}),
+    )
+    .await;
+    assert!(
+        references.contains("Note: not searched for uses: 2 Java files, 1 Ruby file"),
+        "{references}"
+    );
+    let diagnostics = run(&f, "diagnostics", json!({})).await;
+    assert!(
+        diagnostics.contains("Note: not checked: 2 Java files, 1 Ruby file"),
+        "{diagnostics}"
+    );
+    assert_eq!(
+        run(&f, "read", json!({"file": "java/Main.java"})).await,
+        "error[no-server]: java/Main.java: sextant has no server or grammar for Java; add a server as [language.java] with `command` and `extensions = [\"java\"]` in sextant.toml, or use read_file, or read with preview \"raw\""
+    );
+    // A file added later is counted once the watcher has seen it.
+    std::fs::write(f.path("java/Extra.java"), "class Extra {}\n").unwrap();
+    common::wait_for(
+        "the new Java file counted",
+        || run(&f, "search", json!({"query": "make_context"})),
+        |answer| answer.contains("not searched: 3 Java files"),
+    )
+    .await;
+}

@@ -37,6 +37,10 @@ pub struct Config {
     pub workspace_diagnostics_timeout: Duration,
     /// The configuration files read, in order (the built-in one first).
     pub sources: Vec<String>,
+    /// Languages sextant has no server or grammar for, by file extension
+    /// (`java` -> `Java`): answers name the files of theirs they did not
+    /// cover.
+    pub other_languages: BTreeMap<String, String>,
 }
 
 /// One language and its server, resolved. A language that offers several
@@ -325,6 +329,8 @@ struct ConfigFile {
     workspace_diagnostics_timeout: Option<f64>,
     #[serde(default)]
     language: BTreeMap<String, LanguageFile>,
+    #[serde(default)]
+    other_languages: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Default, Clone, Deserialize)]
@@ -591,7 +597,9 @@ impl Config {
         let mut workspace_diagnostics_timeout = (DEFAULT_WORKSPACE_DIAGNOSTICS_TIMEOUT, None);
         let mut languages: BTreeMap<String, (LanguageFile, String)> = BTreeMap::new();
         let mut sources = Vec::new();
+        let mut other_languages = BTreeMap::new();
         for (source, file) in files {
+            other_languages.extend(file.other_languages);
             auto_install = file.auto_install.unwrap_or(auto_install);
             tools_dir = file.tools_dir.or(tools_dir);
             if let Some(seconds) = file.workspace_diagnostics_timeout {
@@ -660,6 +668,7 @@ impl Config {
             tools_dir: tools_dir.unwrap_or_else(default_tools_dir),
             workspace_diagnostics_timeout: Duration::from_secs_f64(seconds),
             sources,
+            other_languages,
         })
     }
 

@@ -32,6 +32,7 @@ mod status;
 pub mod supervisor;
 pub mod symbols;
 mod transport;
+mod uncovered;
 mod unlinked;
 pub mod watch;
 mod wire;

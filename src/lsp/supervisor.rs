@@ -20,6 +20,7 @@ use super::config::{Config, LanguageConfig};
 use super::install;
 use super::projects::{Projects, forget_projects_if_changed};
 use super::quirks::{cargo_projects, compile_database, loose_files};
+use super::uncovered::{self, UncoveredFiles};
 use super::watch::{ChangeKind, Deliver, FileChange, FileWatcher};
 use crate::logbook::LogBook;
 use crate::model::{LogLevel, WatchStatus};
@@ -47,6 +48,9 @@ pub struct Supervisor {
     /// first use; forgotten when a root marker or a file of a language
     /// without one changes on disk (see `projects`).
     pub(super) projects: Arc<Mutex<Option<Projects>>>,
+    /// The files no server or grammar covers, counted on first use (see
+    /// `uncovered`).
+    pub(super) uncovered: Arc<UncoveredFiles>,
 }
 
 /// Which server serves a file: two files served by one server have the
@@ -95,6 +99,8 @@ impl Slot {
 
 impl Supervisor {
     pub fn new(config: Config, workspace_root: &Path, logs: Arc<LogBook>) -> Supervisor {
+        let uncovered = Arc::new(UncoveredFiles::default());
+        let forget_uncovered = uncovered::listener(&uncovered, config.clone());
         Supervisor {
             config,
             workspace_root: workspace_root.to_path_buf(),
@@ -102,8 +108,9 @@ impl Supervisor {
             slots: Arc::new(Mutex::new(Vec::new())),
             watcher: OnceLock::new(),
             file_watching: AtomicBool::new(true),
-            listeners: Arc::new(Mutex::new(Vec::new())),
+            listeners: Arc::new(Mutex::new(vec![forget_uncovered])),
             projects: Arc::new(Mutex::new(None)),
+            uncovered,
         }
     }
 

@@ -123,7 +123,28 @@ pub async fn outline(ctx: &Context, path: &Path, shown: &str) -> ToolResult<File
             blocking(move || Ok(syntax::parse(language, read_source(&path, &shown)?))).await?;
         return Ok(FileOutline::TreeSitter(file));
     }
-    if ctx.lsp.config().language_for(path).is_none() {
+    let config = ctx.lsp.config();
+    let other = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .and_then(|e| config.other_languages.get(&e.to_ascii_lowercase()));
+    if let (None, Some(name), Some(ext)) = (
+        config.language_for(path),
+        other,
+        path.extension().and_then(|e| e.to_str()),
+    ) {
+        return Err(ToolError::new(
+            ErrorCode::NoServer,
+            format!(
+                "{shown}: sextant has no server or grammar for {name}; add a server as [language.{}] with `command` and `extensions = [\"{ext}\"]` in sextant.toml, or use read_file, or read with preview \"raw\"",
+                name.to_ascii_lowercase()
+                    .replace('#', "sharp")
+                    .replace('+', "p")
+                    .replace(|c: char| !c.is_ascii_alphanumeric(), "")
+            ),
+        ));
+    }
+    if config.language_for(path).is_none() {
         return Err(ToolError::new(
             ErrorCode::InvalidParams,
             format!(

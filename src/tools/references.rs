@@ -162,6 +162,7 @@ async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResul
         );
         notes.extend(found.into_iter().map(|(_, note)| note));
     }
+    notes.extend(ctx.lsp.uncovered_note("not searched for uses").await);
     let mut by_file: BTreeMap<(bool, String), (PathBuf, Vec<Position>)> = BTreeMap::new();
     for Spot { path, range } in spots {
         let key = (path != declared_in, ctx.workspace.display(&path));

@@ -324,6 +324,9 @@ async fn folder_report(
     if !syntax_only.is_empty() {
         notes.push(syntax_only_note(&syntax_only, coverage.full_checking));
     }
+    if scope == DiagnosticsScope::Workspace {
+        notes.extend(ctx.lsp.uncovered_note("not checked").await);
+    }
     Ok(unpaged(scope, min_severity, files, files_checked, notes))
 }
 

@@ -204,6 +204,9 @@ pub(super) async fn gather(
     if let Some(why) = index.incomplete {
         gathered.notes.push(why);
     }
+    gathered
+        .notes
+        .extend(ctx.lsp.uncovered_note("not searched").await);
     Ok(gathered)
 }
 
