@@ -5,9 +5,10 @@
 //! what it needs first.
 //!
 //! For each project (the TypeScript fixture on TypeScript 7's server and on
-//! typescript-language-server, the Rust fixture on rust-analyzer, and a
-//! TypeScript monorepo and a Rust workspace of 300 files each, generated
-//! from a fixed seed) and each tool:
+//! typescript-language-server, the Rust fixture on rust-analyzer, the
+//! Python fixture on ty, the C/C++ fixture on clangd, and a TypeScript
+//! monorepo, a Rust workspace and a Python project of 300 files each,
+//! generated from a fixed seed) and each tool:
 //! - warm median and p95 latency over `ROUNDS` calls (after one warm-up),
 //!   client to answer over stdio, alternated with the raw requests below;
 //! - for the tools that ask a language server, the raw LSP round trip of
@@ -572,6 +573,49 @@ fn generate_rust_workspace(root: &Path, crates: usize, modules: usize) {
     }
 }
 
+/// Writes a Python project of `packages` packages with `modules` modules
+/// each: `pK/mI.py`, each with a class, its method and a function calling
+/// the module before it; package K uses package K-1.
+fn generate_python_project(root: &Path, packages: usize, modules: usize) {
+    std::fs::write(
+        root.join("pyproject.toml"),
+        "[project]\nname = \"generated\"\nversion = \"0.1.0\"\n",
+    )
+    .unwrap();
+    for k in 0..packages {
+        let package = root.join(format!("p{k}"));
+        std::fs::create_dir_all(&package).unwrap();
+        let first = match k {
+            0 => String::new(),
+            _ => format!(
+                "from p{}.m0 import make0\n\n\ndef first() -> int:\n    \"\"\"The first thing of the package before.\"\"\"\n    return make0(1).double()\n",
+                k - 1
+            ),
+        };
+        std::fs::write(package.join("__init__.py"), first).unwrap();
+        for i in 0..modules {
+            let mut text = String::new();
+            if i > 0 {
+                writeln!(text, "from p{k}.m{p} import Thing{p}, make{p}\n", p = i - 1).unwrap();
+            }
+            write!(
+                text,
+                "\nclass Thing{i}:\n    \"\"\"Thing number {i} of package {k}.\"\"\"\n\n    def __init__(self, value: int) -> None:\n        self.value = value\n\n    def double(self) -> int:\n        \"\"\"Twice the value.\"\"\"\n        return self.value * 2\n\n\ndef make{i}(value: int) -> Thing{i}:\n    \"\"\"A new Thing{i}.\"\"\"\n    return Thing{i}(value)\n"
+            )
+            .unwrap();
+            if i > 0 {
+                write!(
+                    text,
+                    "\n\ndef chained{i}() -> int:\n    \"\"\"Uses the module before.\"\"\"\n    thing = make{p}(1)\n    return thing.double() + Thing{p}(2).value\n",
+                    p = i - 1
+                )
+                .unwrap();
+            }
+            std::fs::write(package.join(format!("m{i}.py")), text).unwrap();
+        }
+    }
+}
+
 /// The completion address right after the first `needle` in `file`.
 fn after(root: &Path, file: &str, needle: &str) -> Value {
     let text = std::fs::read_to_string(root.join(file)).unwrap();
@@ -643,7 +687,47 @@ fn projects() -> Vec<Project> {
         glob: "**/*.rs",
         edit: ("pub struct Thing15", "pub struct  Thing15"),
     };
-    vec![tsgo, tsls, rust, ts_big, rust_big]
+    let python = common::fixture("python");
+    let completion = after(python.root(), "shapes/report.py", "{table.");
+    let python = Project {
+        name: "Python fixture, ty".to_string(),
+        dir: keep(python),
+        file: "shapes/geometry.py",
+        symbol: json!({"file": "shapes/geometry.py", "symbol": "Circle"}),
+        function: json!({"file": "shapes/report.py", "symbol": "total_area"}),
+        completion,
+        query: "Circle",
+        glob: "**/*.py",
+        edit: ("class Circle:", "class  Circle:"),
+    };
+    let python_big = tempfile::tempdir().unwrap();
+    generate_python_project(python_big.path(), 10, 30);
+    let completion = after(python_big.path(), "p3/m16.py", "thing.");
+    let python_big = Project {
+        name: "Python 300 files, ty".to_string(),
+        dir: python_big,
+        file: "p3/m15.py",
+        symbol: json!({"file": "p3/m15.py", "symbol": "Thing15"}),
+        function: json!({"file": "p3/m15.py", "symbol": "make15"}),
+        completion,
+        query: "Thing15",
+        glob: "**/*.py",
+        edit: ("class Thing15", "class  Thing15"),
+    };
+    let c = common::fixture("c");
+    let completion = after(c.root(), "cpp/main.cpp", "table.");
+    let c = Project {
+        name: "C/C++ fixture, clangd".to_string(),
+        dir: keep(c),
+        file: "src/shapes.c",
+        symbol: json!({"file": "include/shapes.h", "symbol": "circle"}),
+        function: json!({"file": "src/report.c", "symbol": "total_area"}),
+        completion,
+        query: "circle_area",
+        glob: "**/*.c",
+        edit: ("double square_area", "double  square_area"),
+    };
+    vec![tsgo, tsls, rust, ts_big, rust_big, python, python_big, c]
 }
 
 /// `program ARGS`' first line of output, or `?`.
@@ -708,6 +792,17 @@ fn server_versions() -> Vec<String> {
             )
         ),
         version("rust-analyzer", &["--version"]),
+        version(
+            &tools.join("ty/bin/ty").display().to_string(),
+            &["--version"],
+        ),
+        version(
+            &tools
+                .join("clangd/clangd/data/bin/clangd")
+                .display()
+                .to_string(),
+            &["--version"],
+        ),
         version("rustc", &["--version"]),
         version("rg", &["--version"]),
     ]

@@ -34,8 +34,8 @@ import sys
 import time
 
 EXTENSIONS = {".ts": "typescript", ".tsx": "typescript", ".js": "typescript", ".mjs": "typescript",
-              ".rs": "rust"}
-SKIP = {".git", "node_modules", "target", "dist", "distribution", "build"}
+              ".rs": "rust", ".py": "python", ".c": "c", ".cpp": "c", ".cc": "c", ".go": "go"}
+SKIP = {".git", "node_modules", "target", "dist", "distribution", "build", ".venv", "__pycache__"}
 SYMBOL_LINE = re.compile(r"^\s*@(\d+):(\d+) (\w+) - (.+)$")
 
 
@@ -129,7 +129,8 @@ def check_positions(root, answer, default_file):
 MEMBER_ACCESS = re.compile(r"\b[A-Za-z_$][\w$]*\.(?=[A-Za-z_$])")
 # tsc/tsgo: `src/a.ts(3,5): error TS2322: ...`; rustc short: `src/a.rs:3:5: error[E0382]: ...`.
 TSC_LINE = re.compile(r"^(.+?)\((\d+),(\d+)\): (error|warning) (TS\d+)")
-RUSTC_LINE = re.compile(r"^(.+?):(\d+):(\d+): (error|warning)(\[\w+\])?:")
+# rustc's short form, gcc's and clang's, and ty's concise one (`error[rule] msg`).
+RUSTC_LINE = re.compile(r"^(.+?):(\d+):(\d+): (error|warning)(\[[\w-]+\])?[: ]")
 DIAGNOSTIC_FILE = re.compile(r"^(\S.*?) \(\d+ (?:error|warning|info|hint)")
 DIAGNOSTIC_ITEM = re.compile(r"^\s+\S @(\d+):(\d+) \[(\w+)\]")
 
@@ -139,7 +140,7 @@ def first_member_access(root, path):
     with open(os.path.join(root, path), encoding="utf-8", errors="replace") as f:
         for number, text in enumerate(f, 1):
             stripped = text.lstrip()
-            if stripped.startswith(("//", "*", "/*", "import", "use ")):
+            if stripped.startswith(("//", "*", "/*", "#", "import", "use ", "from ")):
                 continue
             for match in MEMBER_ACCESS.finditer(text):
                 # Not in a string.

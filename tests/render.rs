@@ -2440,12 +2440,11 @@ fn logs() {
                 ),
                 "
                 Language servers:
-                  rust-analyzer (rust): not started
-                    command: rust-analyzer
                   pyright (python): missing: npm install -g pyright
                     command: pyright
                   gopls (go): starting
                     command: gopls
+                  not started: rust-analyzer (rust)
                 File watching: starts with the first language server
 
                 === next block ===
