@@ -34,13 +34,12 @@ fn compile_c(root: &Path) -> String {
             .current_dir(root)
             .output()
             .unwrap();
-        lines.extend(
-            String::from_utf8_lossy(&out.stderr)
-                .lines()
-                .filter(|l| l.contains(": error:") || l.contains(": warning:"))
-                .map(str::to_string),
-        );
+        lines.push(common::findings(
+            &String::from_utf8_lossy(&out.stderr),
+            &[": error:", ": warning:"],
+        ));
     }
+    lines.retain(|found| !found.is_empty());
     lines.join("\n")
 }
 

@@ -70,11 +70,10 @@ fn ty_check(root: &Path) -> String {
         .current_dir(root)
         .output()
         .unwrap();
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter(|line| line.contains(": error[") || line.contains(": warning["))
-        .collect::<Vec<_>>()
-        .join("\n")
+    common::findings(
+        &String::from_utf8_lossy(&out.stdout),
+        &[": error[", ": warning["],
+    )
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -632,9 +632,18 @@ pub fn cargo_check(root: &Path, args: &[&str]) -> String {
         .current_dir(root)
         .output()
         .unwrap();
-    String::from_utf8_lossy(&out.stderr)
+    findings(
+        &String::from_utf8_lossy(&out.stderr),
+        &[": error", ": warning"],
+    )
+}
+
+/// The lines of a check's output that report a finding (those holding one
+/// of `markers`, `": error"`), in order, one per line.
+pub fn findings(output: &str, markers: &[&str]) -> String {
+    output
         .lines()
-        .filter(|l| l.contains(": error") || l.contains(": warning"))
+        .filter(|line| markers.iter().any(|marker| line.contains(marker)))
         .collect::<Vec<_>>()
         .join("\n")
 }
