@@ -103,8 +103,9 @@ def check_positions(root, answer, default_file):
         if not match or current is None:
             continue
         row, column, kind, name = match.groups()
-        # A file's top level, as a caller.
-        if name.startswith("(top level)"):
+        # A file's top level, as a caller; an anonymous struct, union or
+        # namespace, which stands at its keyword (clangd's place too).
+        if name.startswith(("(top level)", "(anonymous ")):
             continue
         name, _, elsewhere = name.partition(" in ")
         name = name.split(" (")[0]
