@@ -33,6 +33,10 @@
 //! - `flood-stderr`: writes 50,000 lines to stderr before answering.
 //! - `diagnostic-error`: offers pull diagnostics, and answers them with an
 //!   error for any file named `bad.*` (an empty report for the others).
+//! - `cancels-while-open`: offers pull diagnostics, and cancels the request
+//!   (ServerCancelled, -32802) while another document is open, as ty
+//!   cancels every answer in flight when a document opens; alone, it
+//!   reports one warning.
 //!
 //! - `strict`: offers pull diagnostics and save notifications; after
 //!   `initialized` sends every request a server may send a client (and an
@@ -98,6 +102,8 @@ fn main() {
             let _ = writeln!(err, "fake: noisy line {i}");
         }
     }
+    // The documents open now (`cancels-while-open`).
+    let mut open_documents = 0usize;
     let mut received = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -223,7 +229,22 @@ fn main() {
                     send(&mut out, &progress(json!({"kind": "end"})));
                 }
             }
+            ("textDocument/didClose", None) => {
+                open_documents = open_documents.saturating_sub(1);
+            }
+            ("textDocument/diagnostic", Some(id)) if mode == "cancels-while-open" => {
+                let answer = if open_documents > 1 {
+                    json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32802, "message": "server cancelled the request", "data": {"retriggerRequest": true}}})
+                } else {
+                    let range = json!({"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 2}});
+                    json!({"jsonrpc": "2.0", "id": id, "result": {"kind": "full", "items": [
+                        {"range": range, "severity": 2, "code": "fake", "message": "fake: a warning"}
+                    ]}})
+                };
+                send(&mut out, &answer);
+            }
             ("textDocument/didOpen", None) => {
+                open_documents += 1;
                 if mode == "crash-on-open-once" && first_time(&state, "crashed-on-open") {
                     eprintln!("fake: crashing on open");
                     std::process::exit(5);
@@ -266,7 +287,7 @@ fn main() {
                     "textDocumentSync": 1,
                     "documentSymbolProvider": true,
                 });
-                if mode == "diagnostic-error" || mode == "strict" {
+                if mode == "diagnostic-error" || mode == "strict" || mode == "cancels-while-open" {
                     capabilities["diagnosticProvider"] =
                         json!({"interFileDependencies": false, "workspaceDiagnostics": false});
                 }

@@ -324,6 +324,24 @@ async fn one_file_failing_leaves_the_workspace_report() {
     );
 }
 
+/// A server that cancels a file's answer whenever other documents are
+/// open (ty cancels every answer in flight when one opens): a workspace
+/// report, which opens files several at a time, asks those files again
+/// alone, so every file is checked and none is left to a note.
+#[tokio::test]
+async fn answers_cancelled_while_others_open_are_asked_again_alone() {
+    let w = workspace("cancels-while-open", 5.0);
+    for i in 0..11 {
+        std::fs::write(w.dir.path().join(format!("m{i}.fake")), "fn m() {}\n").unwrap();
+    }
+    let report = common::run(&w.ctx, "diagnostics", json!({})).await;
+    assert!(
+        report.starts_with("12 warnings in 12 files (12 checked)\n"),
+        "{report}"
+    );
+    assert!(!report.contains("Note:"), "{report}");
+}
+
 /// A server that dies before publishing anything for a file: the answer
 /// says it crashed, never that the file is clean; the next call restarts it.
 #[tokio::test]

@@ -288,3 +288,64 @@ async fn languages_without_a_server_are_named() {
     )
     .await;
 }
+
+/// The workspace report holds exactly what `ty check` reports, file by
+/// file and line by line, over 300 modules checked several at a time (ty
+/// cancels the answers in flight whenever a document opens: those are
+/// asked again alone; `faults.rs` provokes it every time).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_workspace_report_is_what_ty_check_reports() {
+    const MODULES: usize = 300;
+    // Modules each calling the one before and returning an int
+    // where a str is declared: one error each.
+    let dir = tempfile::tempdir().unwrap();
+    let write = |path: &str, text: &str| {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write("pyproject.toml", "[project]\nname = \"many\"\n");
+    write("many/__init__.py", "");
+    write(
+        "many/m0.py",
+        "def value() -> int:\n    return 0\n\n\ndef label() -> str:\n    return value()\n",
+    );
+    for i in 1..MODULES {
+        write(
+            &format!("many/m{i}.py"),
+            &format!(
+                "from many.m{} import value\n\n\ndef label() -> str:\n    return value() + {i}\n",
+                i - 1
+            ),
+        );
+    }
+    let ctx = common::context(dir.path(), false);
+    let check = ty_check(dir.path());
+    assert_eq!(check.lines().count(), MODULES, "{check}");
+    // Every page of the report.
+    let mut report = common::run(&ctx, "diagnostics", json!({})).await;
+    let counts = format!(
+        "{MODULES} errors in {MODULES} files ({} checked)\n",
+        MODULES + 1
+    );
+    assert!(report.starts_with(&counts), "{report}");
+    assert!(!report.contains("Note:"), "{report}");
+    while let Some(offset) = report
+        .split("pass offset=")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse::<usize>().ok())
+    {
+        let page = common::run(&ctx, "diagnostics", json!({"offset": offset})).await;
+        report = report.replace(&format!("pass offset={offset}"), "") + &page;
+    }
+    for line in check.lines() {
+        // `many/m7.py:5:12: error[...]` -> the file's block holds `@5:12`.
+        let (file, rest) = line.split_once(':').unwrap();
+        let at = rest.split(": ").next().unwrap();
+        assert!(
+            report.contains(&format!("{file} (1 error)\n  ✘ @{at} [Error]")),
+            "{line} is not in the report:\n{report}"
+        );
+    }
+}

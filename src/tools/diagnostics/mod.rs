@@ -29,6 +29,10 @@ use crate::{progress, render};
 /// requests queue for one that does not.
 const FILES_IN_FLIGHT: usize = 8;
 
+/// LSP's codes for a request the server cancelled or gave up on because
+/// its state moved (RequestCancelled, ContentModified, ServerCancelled).
+const CANCELLED: [i64; 3] = [-32800, -32801, -32802];
+
 /// How long one file's diagnostics may take to arrive from a server that
 /// only publishes them.
 const PER_FILE_WAIT: Duration = Duration::from_secs(10);
@@ -139,6 +143,10 @@ enum FileOutcome {
     NoServer(LspError),
     /// The server failed on it: a note, not the report.
     Failed(String),
+    /// The server cancelled its answer, again and again, while other files
+    /// opened (ty cancels every request in flight when a document opens):
+    /// asked again alone, after the rest.
+    Cancelled(PathBuf),
     /// The time bound came first.
     OutOfTime(PathBuf),
 }
@@ -207,6 +215,24 @@ async fn folder_report(
         results.push(checked);
         notes.extend(note);
     }
+    // Answers the server cancelled as others opened: asked one at a time.
+    let (cancelled, mut results): (Vec<FileOutcome>, Vec<FileOutcome>) = results
+        .into_iter()
+        .partition(|outcome| matches!(outcome, FileOutcome::Cancelled(_)));
+    for outcome in cancelled {
+        let FileOutcome::Cancelled(path) = outcome else {
+            continue;
+        };
+        let (checked, note) = check_one(ctx, path, false, deadline, progress).await;
+        results.push(match checked {
+            FileOutcome::Cancelled(path) => FileOutcome::Failed(format!(
+                "{}: its server cancelled the answer every time it was asked",
+                ctx.workspace.display(&path)
+            )),
+            other => other,
+        });
+        notes.extend(note);
+    }
     // Servers may also publish for files nobody opened (rust-analyzer's
     // cargo check does, TypeScript's servers for a project's
     // tsconfig.json): include those inside the folder, once they have
@@ -248,6 +274,10 @@ async fn folder_report(
                 no_server.get_or_insert(err);
             }
             FileOutcome::Failed(note) => failures.push(note),
+            FileOutcome::Cancelled(path) => failures.push(format!(
+                "{}: its server cancelled the answer",
+                ctx.workspace.display(&path)
+            )),
             FileOutcome::OutOfTime(path) => unchecked.push(path),
         }
     }
@@ -417,6 +447,9 @@ async fn check_file(
             // this very file): it restarts on the next request, which asks
             // again, a few times.
             Err(LspError::Crashed { .. }) if attempt < CRASH_RETRIES => attempt += 1,
+            Err(LspError::Rpc { code, .. }) if CANCELLED.contains(&code) => {
+                return (FileOutcome::Cancelled(path.to_path_buf()), Vec::new());
+            }
             Err(err) => return (FileOutcome::Failed(format!("{shown}: {err}")), Vec::new()),
         }
     }
