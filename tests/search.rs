@@ -307,7 +307,15 @@ async fn without_a_server_the_index_answers() {
       @6:17 Function - greet
         `export function greet(名前: string): string`
     "#);
-    // The index follows the disk.
+    // The index follows the disk, once the watcher has walked the folders
+    // (a file written in a folder before its watch has no event: the walk
+    // is a moment after start, an agent's next edit a model turn away).
+    common::wait_for(
+        "the watcher's first walk",
+        || f.run("logs", json!({"tail": 0})),
+        |logs| logs.contains(" folder") && !logs.contains("still walking"),
+    )
+    .await;
     std::fs::write(
         f.path("src/added.ts"),
         "export function greetAgain(): void {}\n",
