@@ -151,6 +151,19 @@ async fn every_tool_answers_on_clangd() {
             && strlen.contains("(outside the workspace)"),
         &strlen,
     );
+    // A definition outside its class is named `Circle::scaled`; the rename
+    // is of its identifier.
+    let outside = run(
+        &f,
+        "rename",
+        json!({"file": "cpp/geometry.cpp", "symbol": "Circle::scaled", "new_name": "resized"}),
+    )
+    .await;
+    cases.check(
+        "rename_from_a_definition_outside_its_class",
+        outside.contains("Rename 'scaled' -> 'resized': 3 changes across 3 files"),
+        &outside,
+    );
     // clangd's index is in sextant's cache, not in the project.
     cases.check(
         "nothing_written_into_the_project",

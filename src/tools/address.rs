@@ -25,7 +25,7 @@ use super::outline::{FileOutline, outline_or_text};
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::lsp::LspError;
-use crate::model::{Position, Target};
+use crate::model::{OutlineSymbol, Position, Target};
 use crate::syntax::{Language, Token};
 
 // The parameters of an address, as each position-taking tool takes them
@@ -241,6 +241,22 @@ fn at_line(
     })
 }
 
+/// The identifier a symbol's name stands at: its name, or the end of a
+/// name shown with its scope (`(*FlagSet).Parse`, `Circle::area`), which
+/// is what a rename changes and what its audit looks for.
+fn identifier(symbol: &OutlineSymbol) -> String {
+    let range = symbol.selection_range;
+    let name: Vec<char> = symbol.name.chars().collect();
+    let length = range.end.character.saturating_sub(range.start.character) as usize;
+    if range.start.line == range.end.line && length > 0 && length < name.len() {
+        let (scope, identifier) = name.split_at(name.len() - length);
+        if matches!(scope.last(), Some('.' | ':')) {
+            return identifier.iter().collect();
+        }
+    }
+    symbol.name.clone()
+}
+
 /// The symbol a name path designates.
 fn by_name_path(file: &FileOutline, shown: &str, path: &str) -> ToolResult<Target> {
     let (_, overload) = last_segment(path);
@@ -270,7 +286,7 @@ fn by_name_path(file: &FileOutline, shown: &str, path: &str) -> ToolResult<Targe
     Ok(Target {
         path: shown.to_string(),
         position: symbol.selection_range.start,
-        name: symbol.name.clone(),
+        name: identifier(symbol),
         declaration: Some((group.path, symbol.kind)),
         note,
     })
@@ -325,6 +341,31 @@ fn identifiers(line: &[char]) -> Vec<Word> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_scoped_name_is_renamed_by_its_identifier() {
+        use crate::model::{Range, SymbolKind};
+        let symbol = |name: &str, at: u32, length: u32| OutlineSymbol {
+            name: name.to_string(),
+            kind: SymbolKind::Method,
+            detail: None,
+            range: Range::new(Position::new(1, 1), Position::new(1, 40)),
+            selection_range: Range::new(Position::new(1, at), Position::new(1, at + length)),
+            qualifier: None,
+            children: Vec::new(),
+        };
+        assert_eq!(identifier(&symbol("(*FlagSet).Parse", 19, 5)), "Parse");
+        assert_eq!(identifier(&symbol("Circle::area", 16, 4)), "area");
+        assert_eq!(identifier(&symbol("area", 9, 4)), "area");
+        assert_eq!(
+            identifier(&symbol("impl Display for Point", 23, 5)),
+            "impl Display for Point"
+        );
+        assert_eq!(
+            identifier(&symbol("(anonymous struct)", 9, 0)),
+            "(anonymous struct)"
+        );
+    }
 
     fn words(line: &str) -> Vec<String> {
         let chars: Vec<char> = line.chars().collect();
