@@ -680,6 +680,18 @@ impl Config {
             .find(|l| l.extensions.iter().any(|e| e == ext))
     }
 
+    /// The language of `path` that sextant has no server or grammar for
+    /// (`other_languages`), unless a language of the configuration serves
+    /// it: `Java`, and the extension as written.
+    pub fn other_language_for<'a>(&self, path: &'a Path) -> Option<(&str, &'a str)> {
+        let ext = path.extension()?.to_str()?;
+        if self.language_for(path).is_some() {
+            return None;
+        }
+        let name = self.other_languages.get(&ext.to_ascii_lowercase())?;
+        Some((name.as_str(), ext))
+    }
+
     pub fn language(&self, name: &str) -> Option<&LanguageConfig> {
         self.languages.iter().find(|l| l.name == name)
     }

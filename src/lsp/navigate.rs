@@ -120,9 +120,23 @@ pub async fn goto(
         partial_result_params: PartialResultParams::default(),
     };
     let answer = match which {
-        Goto::Definition => client.request_settled::<GotoDefinition>(params).await?,
-        Goto::TypeDefinition => client.request_settled::<GotoTypeDefinition>(params).await?,
-        Goto::Implementation => client.request_settled::<GotoImplementation>(params).await?,
+        Goto::Definition => client.request_settled::<GotoDefinition>(params).await,
+        Goto::TypeDefinition => client.request_settled::<GotoTypeDefinition>(params).await,
+        Goto::Implementation => client.request_settled::<GotoImplementation>(params).await,
+    };
+    // How the server says there is none (gopls: "no type definition for
+    // Summarize", the `none_errors` key) is an empty answer.
+    let answer = match answer {
+        Err(LspError::Rpc { message, .. })
+            if client
+                .language
+                .none_errors
+                .iter()
+                .any(|none| message.contains(none.as_str())) =>
+        {
+            None
+        }
+        answer => answer?,
     };
     let raw: Vec<(Url, lsp_types::Range)> = match answer {
         None => Vec::new(),

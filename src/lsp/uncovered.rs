@@ -72,22 +72,13 @@ pub(super) fn listener(
 }
 
 fn count(root: &Path, config: &Config) -> Uncovered {
-    let mut by_language: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut by_language: BTreeMap<String, usize> = BTreeMap::new();
     for path in walk::sources(root).files() {
-        let Some(ext) = extension(&path) else {
-            continue;
-        };
-        if config.language_for(&path).is_some() {
-            continue;
-        }
-        if let Some(name) = config.other_languages.get(&ext) {
-            *by_language.entry(name).or_default() += 1;
+        if let Some((name, _)) = config.other_language_for(&path) {
+            *by_language.entry(name.to_string()).or_default() += 1;
         }
     }
-    let mut counts: Uncovered = by_language
-        .into_iter()
-        .map(|(name, files)| (name.to_string(), files))
-        .collect();
+    let mut counts: Uncovered = by_language.into_iter().collect();
     counts.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     counts
 }

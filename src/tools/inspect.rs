@@ -109,20 +109,10 @@ async fn inspect(ctx: &Context, params: Params) -> ToolResult<InspectResult> {
     // says so. Only when nothing at all came back is it an error.
     let mut first_error = None;
     let mut unsupported = Vec::new();
-    let none_errors = &session.client().language().none_errors;
     let mut keep = |what: &str, result: Result<Vec<Spot>, LspError>| match result {
         Ok(spots) => spots,
         Err(LspError::Unsupported { what, .. }) => {
             unsupported.push(what);
-            Vec::new()
-        }
-        // How the server says there is none (gopls: "no type definition
-        // for Summarize"): no section, as an empty answer.
-        Err(LspError::Rpc { message, .. })
-            if none_errors
-                .iter()
-                .any(|none| message.contains(none.as_str())) =>
-        {
             Vec::new()
         }
         Err(err) => {

@@ -124,15 +124,7 @@ pub async fn outline(ctx: &Context, path: &Path, shown: &str) -> ToolResult<File
         return Ok(FileOutline::TreeSitter(file));
     }
     let config = ctx.lsp.config();
-    let other = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .and_then(|e| config.other_languages.get(&e.to_ascii_lowercase()));
-    if let (None, Some(name), Some(ext)) = (
-        config.language_for(path),
-        other,
-        path.extension().and_then(|e| e.to_str()),
-    ) {
+    if let Some((name, ext)) = config.other_language_for(path) {
         return Err(ToolError::new(
             ErrorCode::NoServer,
             format!(

@@ -215,24 +215,6 @@ async fn folder_report(
         results.push(checked);
         notes.extend(note);
     }
-    // Answers the server cancelled as others opened: asked one at a time.
-    let (cancelled, mut results): (Vec<FileOutcome>, Vec<FileOutcome>) = results
-        .into_iter()
-        .partition(|outcome| matches!(outcome, FileOutcome::Cancelled(_)));
-    for outcome in cancelled {
-        let FileOutcome::Cancelled(path) = outcome else {
-            continue;
-        };
-        let (checked, note) = check_one(ctx, path, false, deadline, progress).await;
-        results.push(match checked {
-            FileOutcome::Cancelled(path) => FileOutcome::Failed(format!(
-                "{}: its server cancelled the answer every time it was asked",
-                ctx.workspace.display(&path)
-            )),
-            other => other,
-        });
-        notes.extend(note);
-    }
     // Servers may also publish for files nobody opened (rust-analyzer's
     // cargo check does, TypeScript's servers for a project's
     // tsconfig.json): include those inside the folder, once they have
@@ -261,6 +243,21 @@ async fn folder_report(
             diagnostics,
         ));
     }
+    // Answers the server cancelled as others opened: asked one at a time.
+    let (cancelled, mut results): (Vec<FileOutcome>, Vec<FileOutcome>) = results
+        .into_iter()
+        .partition(|outcome| matches!(outcome, FileOutcome::Cancelled(_)));
+    for outcome in cancelled {
+        let FileOutcome::Cancelled(path) = outcome else {
+            continue;
+        };
+        let (checked, note) = check_one(ctx, path, false, deadline, progress).await;
+        results.push(match checked {
+            FileOutcome::Cancelled(path) => FileOutcome::Failed(cancelled_note(ctx, &path)),
+            other => other,
+        });
+        notes.extend(note);
+    }
 
     let mut checked = Vec::new();
     let mut failures: Vec<String> = Vec::new();
@@ -274,10 +271,8 @@ async fn folder_report(
                 no_server.get_or_insert(err);
             }
             FileOutcome::Failed(note) => failures.push(note),
-            FileOutcome::Cancelled(path) => failures.push(format!(
-                "{}: its server cancelled the answer",
-                ctx.workspace.display(&path)
-            )),
+            // Asked again above: none is left, but none is lost either.
+            FileOutcome::Cancelled(path) => failures.push(cancelled_note(ctx, &path)),
             FileOutcome::OutOfTime(path) => unchecked.push(path),
         }
     }
@@ -358,6 +353,14 @@ async fn folder_report(
         notes.extend(ctx.lsp.uncovered_note("not checked").await);
     }
     Ok(unpaged(scope, min_severity, files, files_checked, notes))
+}
+
+/// A file whose server cancelled its answer every time it was asked.
+fn cancelled_note(ctx: &Context, path: &Path) -> String {
+    format!(
+        "{}: its server cancelled the answer every time it was asked",
+        ctx.workspace.display(path)
+    )
 }
 
 /// A report before `paged` counts it and cuts its page: its counts,
