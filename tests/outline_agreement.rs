@@ -275,6 +275,25 @@ const KNOWN: &[Known] = &[
             ("@34:3 Class - shape_t", "28:1-34:10", "34:3-34:10"),
         ],
     },
+    // A declaration behind an export macro, `SHAPES_PUBLIC(const char *)
+    // shapes_version(void);`, is no declaration to tree-sitter (the file
+    // has syntax errors to it): sextant reads clangd's outline for such a
+    // file once clangd is up, and resolves names through it
+    // (tests/c.rs).
+    Known {
+        server: "clangd",
+        file: "include/version.h",
+        rows: &[("@9:29 Function - shapes_version", "")],
+        ranges: &[],
+    },
+    // Its definition parses; clangd starts its range at the macro's
+    // argument, tree-sitter at the macro.
+    Known {
+        server: "clangd",
+        file: "src/version.c",
+        rows: &[],
+        ranges: &[("@3:29 Function - shapes_version", "3:15-3:67", "3:1-3:67")],
+    },
     // As in shapes.h; and clangd lists only the active branch of an
     // `#ifdef` (tree-sitter cannot tell which is: it lists both), and
     // ends the first name of `int x, y;` at that name (tree-sitter: every

@@ -432,6 +432,20 @@ impl Supervisor {
         )
     }
 
+    /// Whether the server for `path` is running and done with its start-up
+    /// work, without starting it.
+    pub fn ready_for(&self, path: &Path) -> bool {
+        let Some(language) = self.config.language_for(path) else {
+            return false;
+        };
+        let root = self.project_root(path, language);
+        let slot = self.slot(language, &root);
+        let info = slot.info();
+        info.client
+            .as_ref()
+            .is_some_and(|client| client.is_alive() && client.is_ready())
+    }
+
     /// The server that serves `path`, started (or restarted) if need be.
     pub async fn server_of(&self, path: &Path) -> Result<ServerId, LspError> {
         let client = self.client_for(path).await?;

@@ -21,7 +21,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::name_path::{declared_at, last_segment, resolve_name_path, strip_overload};
-use super::outline::{FileOutline, outline_or_text};
+use super::outline::{FileOutline, outline_or_text, server_outline_instead};
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::lsp::LspError;
@@ -63,7 +63,21 @@ pub async fn resolve(ctx: &Context, address: &Address) -> ToolResult<Resolved> {
             let name = symbol.as_deref().map(|s| last_segment(s).0);
             at_line(&file, &shown, line, address.character, name)?
         }
-        (None, Some(symbol)) => by_name_path(&file, &shown, symbol)?,
+        (None, Some(symbol)) => match by_name_path(&file, &shown, symbol) {
+            // A name tree-sitter missed in what it could not parse (a C
+            // declaration behind a macro): the server's outline may have it.
+            Err(err)
+                if err.code == ErrorCode::NotFound
+                    && matches!(&file, FileOutline::TreeSitter(parsed) if parsed.has_syntax_errors())
+                    && ctx.lsp.config().language_for(&path).is_some() =>
+            {
+                match server_outline_instead(ctx, &path, &shown).await {
+                    Ok(outline) => by_name_path(&outline, &shown, symbol)?,
+                    Err(_) => return Err(err),
+                }
+            }
+            other => other?,
+        },
         (None, None) => {
             return Err(ToolError::new(
                 ErrorCode::InvalidParams,

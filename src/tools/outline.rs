@@ -2,8 +2,10 @@
 //! where it has a grammar (TypeScript, JavaScript, Rust: faster than a
 //! server, needs none, and `tests/outline_agreement.rs` holds it to the
 //! servers'), else the file's language server's `documentSymbol`, filtered
-//! and nested the same way. `read` pages it; symbol addresses resolve name
-//! paths through it.
+//! and nested the same way. A file tree-sitter cannot parse whole (C
+//! declarations behind macros, syntax newer than the grammar) takes its
+//! ready server's outline instead. `read` pages it; symbol addresses
+//! resolve name paths through it.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -32,6 +34,9 @@ pub enum FileOutline {
         lines: LineIndex,
         /// The server was still indexing after its `ready_timeout`.
         index_complete: bool,
+        /// The tree-sitter language of a file it could not parse whole,
+        /// which is why the server's outline is used.
+        unparsed: Option<Language>,
     },
 }
 
@@ -57,11 +62,11 @@ impl FileOutline {
         }
     }
 
-    /// The tree-sitter language, when the outline is tree-sitter's.
+    /// The tree-sitter language of the file, when it has one.
     pub fn language(&self) -> Option<Language> {
         match self {
             FileOutline::TreeSitter(file) => Some(file.language()),
-            FileOutline::Server { .. } => None,
+            FileOutline::Server { unparsed, .. } => *unparsed,
         }
     }
 
@@ -118,9 +123,17 @@ pub async fn outline(ctx: &Context, path: &Path, shown: &str) -> ToolResult<File
         ));
     }
     if let Some(language) = Language::from_path(path) {
-        let (path, shown) = (path.to_path_buf(), shown.to_string());
-        let file =
-            blocking(move || Ok(syntax::parse(language, read_source(&path, &shown)?))).await?;
+        let file = {
+            let (path, shown) = (path.to_path_buf(), shown.to_string());
+            blocking(move || Ok(syntax::parse(language, read_source(&path, &shown)?))).await?
+        };
+        // Only a server already up: a read does not wait for one to start.
+        if file.has_syntax_errors()
+            && ctx.lsp.ready_for(path)
+            && let Ok(outline) = server_outline_instead(ctx, path, shown).await
+        {
+            return Ok(outline);
+        }
         return Ok(FileOutline::TreeSitter(file));
     }
     let config = ctx.lsp.config();
@@ -147,7 +160,25 @@ pub async fn outline(ctx: &Context, path: &Path, shown: &str) -> ToolResult<File
     }
     let session = ctx.lsp.open(path, Need::DOCUMENT).await?;
     let symbols = syntax::filter_outline(document_symbols(&session).await?);
-    Ok(server_outline(&session, symbols))
+    Ok(server_outline(&session, symbols, None))
+}
+
+/// The server's outline of a file tree-sitter could not parse whole, when
+/// it has symbols (starting the server if need be).
+pub async fn server_outline_instead(
+    ctx: &Context,
+    path: &Path,
+    shown: &str,
+) -> ToolResult<FileOutline> {
+    let session = ctx.lsp.open(path, Need::DOCUMENT).await?;
+    let symbols = syntax::filter_outline(document_symbols(&session).await?);
+    if symbols.is_empty() {
+        return Err(ToolError::new(
+            ErrorCode::NotFound,
+            format!("{shown}: its server's outline has no symbols"),
+        ));
+    }
+    Ok(server_outline(&session, symbols, Language::from_path(path)))
 }
 
 /// `outline`, but where the file's server declines document symbols, its
@@ -157,13 +188,17 @@ pub async fn outline_or_text(ctx: &Context, path: &Path, shown: &str) -> ToolRes
     match outline(ctx, path, shown).await {
         Err(err) if err.code == ErrorCode::Unsupported => {
             let session = ctx.lsp.open(path, Need::DOCUMENT).await?;
-            Ok(server_outline(&session, Vec::new()))
+            Ok(server_outline(&session, Vec::new(), None))
         }
         other => other,
     }
 }
 
-fn server_outline(session: &Session, symbols: Vec<OutlineSymbol>) -> FileOutline {
+fn server_outline(
+    session: &Session,
+    symbols: Vec<OutlineSymbol>,
+    unparsed: Option<Language>,
+) -> FileOutline {
     let text = session.lines().text().to_string();
     FileOutline::Server {
         server: session.server().to_string(),
@@ -171,6 +206,7 @@ fn server_outline(session: &Session, symbols: Vec<OutlineSymbol>) -> FileOutline
         lines: LineIndex::new(&text),
         text,
         index_complete: session.index_complete(),
+        unparsed,
     }
 }
 

@@ -108,9 +108,13 @@ async fn read(ctx: &Context, params: Params) -> ToolResult<ReadResult> {
         FileOutline::Server {
             server,
             index_complete,
+            unparsed,
             ..
         } => {
             let mut note = format!("Outline from {server}");
+            if unparsed.is_some() {
+                note.push_str(" (tree-sitter could not parse the whole file)");
+            }
             if !index_complete {
                 note.push_str(" (still indexing: it may be incomplete)");
             }
