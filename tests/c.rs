@@ -293,3 +293,52 @@ async fn a_database_in_a_build_folder_is_found() {
         "{logs}"
     );
 }
+
+/// A header no database entry compiles is checked by clangd alone, with a
+/// source file's flags: under `-Wunused-macros` the macros it defines for
+/// its includers (after its first declaration) are "not used", which the build, compiling it inside those
+/// files, never says. Such findings are named and counted apart; what is
+/// counted is what the compiler reports.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn findings_of_headers_checked_alone_are_counted_apart() {
+    let database = std::fs::read_to_string(common::fixtures_dir().join("c/compile_commands.json"))
+        .unwrap()
+        .replace("\"-std=c11\",", "\"-std=c11\", \"-Wunused-macros\",");
+    let f = fixture_with("c", &[("compile_commands.json", &database)]);
+    let workspace = run(&f, "diagnostics", json!({"file": "src"})).await;
+    let header = run(&f, "diagnostics", json!({"file": "include/version.h"})).await;
+    // The compiler, given the same flags, on every source.
+    let mut compiled = 0;
+    for file in ["shapes.c", "report.c", "main.c", "version.c", "broken.c"] {
+        let out = std::process::Command::new("cc")
+            .args(["-std=c11", "-Wunused-macros", "-Iinclude", "-fsyntax-only"])
+            .arg(format!("src/{file}"))
+            .current_dir(f.root())
+            .output()
+            .unwrap();
+        compiled += common::findings(
+            &String::from_utf8_lossy(&out.stderr),
+            &[": error:", ": warning:"],
+        )
+        .lines()
+        .count();
+    }
+    assert_eq!(compiled, 1, "the compiler reports broken.c's error only");
+    let headers = run(&f, "diagnostics", json!({"file": "include"})).await;
+    assert!(
+        workspace.starts_with("1 error in 1 file (5 checked under src)"),
+        "{workspace}"
+    );
+    assert!(
+        headers.starts_with("No errors or warnings in 2 files under include")
+            && headers.contains(
+                "Note: 2 warnings in 1 file no compile_commands.json entry compiles are not counted: include/version.h; the server checked it alone"
+            ),
+        "{headers}"
+    );
+    assert!(
+        header.contains("Macro is not used")
+            && header.contains("Note: no compile_commands.json entry compiles include/version.h: the server checked it alone"),
+        "{header}"
+    );
+}

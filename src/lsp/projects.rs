@@ -12,11 +12,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::client::LspClient;
-use super::config::{Config, LanguageConfig};
+use super::config::{CompileDatabase, Config, LanguageConfig};
 use super::documents::Document;
-use super::quirks::cargo_features;
 use super::quirks::tsconfig::{self, Chosen};
 use super::quirks::tsserver;
+use super::quirks::{cargo_features, compile_database};
 use super::supervisor::Supervisor;
 use super::watch::{ChangeKind, FileChange};
 use crate::fs::walk;
@@ -39,6 +39,11 @@ pub struct Coverage {
     /// Files of targets the project's build leaves out (a cargo target
     /// whose `required-features` are off), each with why.
     pub unbuilt: Vec<(PathBuf, String)>,
+    /// Files no entry of their compilation database compiles (headers,
+    /// sources the build leaves out), checked alone with a neighbour's
+    /// flags, and the database's file name.
+    pub not_compiled: Vec<PathBuf>,
+    pub database: String,
 }
 
 /// One file per (language, project root): the language's name and the file.
@@ -232,7 +237,7 @@ impl Supervisor {
                 configs: tsconfig::CONFIGS,
                 syntax_only,
                 full_checking: tsconfig::TYPE_CHECKING,
-                unbuilt: Vec::new(),
+                ..Coverage::default()
             };
         }
         if !cargo.is_empty() {
@@ -247,6 +252,17 @@ impl Supervisor {
                     Some((path, target.why.clone()))
                 })
                 .collect();
+        }
+        let compiled = of(|language| language.compile_database.is_some());
+        if !compiled.is_empty() {
+            let (workspace_root, config) = (self.workspace_root.clone(), self.config.clone());
+            let (not_compiled, database) = tokio::task::spawn_blocking(move || {
+                not_compiled_files(&workspace_root, &config, &compiled)
+            })
+            .await
+            .unwrap_or_default();
+            coverage.not_compiled = not_compiled;
+            coverage.database = database;
         }
         coverage
     }
@@ -417,6 +433,37 @@ async fn handled_before(client: &LspClient, uri: &lsp_types::Url) {
 /// The outermost folder above `path`, inside `workspace_root`, holding one
 /// of the language's root markers; else the workspace root (see
 /// `Supervisor::project_root`).
+/// Of `files` (of languages with a compilation database), those no entry
+/// of their project's database compiles, and the database's file name.
+fn not_compiled_files(
+    workspace_root: &Path,
+    config: &Config,
+    files: &[PathBuf],
+) -> (Vec<PathBuf>, String) {
+    let mut projects: Vec<(&CompileDatabase, PathBuf, Vec<PathBuf>)> = Vec::new();
+    for file in files {
+        let Some(language) = config.language_for(file) else {
+            continue;
+        };
+        let Some(spec) = language.compile_database.as_ref() else {
+            continue;
+        };
+        let root = outermost_root(workspace_root, file, language);
+        match projects.iter_mut().find(|(_, r, _)| *r == root) {
+            Some((_, _, files)) => files.push(file.clone()),
+            None => projects.push((spec, root, vec![file.clone()])),
+        }
+    }
+    let database = projects
+        .first()
+        .map_or_else(String::new, |(spec, _, _)| spec.file.clone());
+    let not_compiled = projects
+        .iter()
+        .flat_map(|(spec, root, files)| compile_database::not_compiled(spec, root, files))
+        .collect();
+    (not_compiled, database)
+}
+
 fn outermost_root(workspace_root: &Path, path: &Path, language: &LanguageConfig) -> PathBuf {
     let mut root = None;
     if path.starts_with(workspace_root) {

@@ -10,6 +10,7 @@
 //! language as started says so (`started_without`), and every answer that
 //! depends on other files carries that note.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -109,11 +110,10 @@ fn copy_absolute(database: &Path, copy: &Path) -> Result<Option<PathBuf>, String
             *directory = Value::String(absolute.display().to_string());
         }
     }
-    let first_file = list.iter().find_map(|entry| {
-        let directory = Path::new(entry.get("directory")?.as_str()?);
-        let file = directory.join(entry.get("file")?.as_str()?);
-        file.is_file().then_some(file)
-    });
+    let first_file = list
+        .iter()
+        .filter_map(|entry| entry_file(base, entry))
+        .find(|file| file.is_file());
     let folder = copy.parent().ok_or("no folder to copy into")?;
     std::fs::create_dir_all(folder).map_err(|err| err.to_string())?;
     let text = serde_json::to_string_pretty(&entries).map_err(|err| err.to_string())?;
@@ -123,6 +123,42 @@ fn copy_absolute(database: &Path, copy: &Path) -> Result<Option<PathBuf>, String
     std::fs::write(&staged, text).map_err(|err| err.to_string())?;
     std::fs::rename(&staged, copy).map_err(|err| err.to_string())?;
     Ok(first_file)
+}
+
+/// The file an entry compiles (its `directory` relative to `base`, the
+/// database's folder, unless absolute).
+fn entry_file(base: &Path, entry: &Value) -> Option<PathBuf> {
+    let directory = base.join(entry.get("directory")?.as_str()?);
+    Some(directory.join(entry.get("file")?.as_str()?))
+}
+
+/// Of `files` (of the language, in the project at `root`), those no entry
+/// of the project's database compiles: headers, and sources the build
+/// leaves out. The server checks each of them alone, with the flags of a
+/// file near it, which the build never does. None without a database (the
+/// language's `started_without` note covers that).
+pub fn not_compiled(spec: &CompileDatabase, root: &Path, files: &[PathBuf]) -> Vec<PathBuf> {
+    let Some(database) = find(spec, root) else {
+        return Vec::new();
+    };
+    let Ok(text) = std::fs::read_to_string(&database) else {
+        return Vec::new();
+    };
+    let Ok(Value::Array(entries)) = serde_json::from_str::<Value>(&text) else {
+        return Vec::new();
+    };
+    let base = database.parent().unwrap_or(Path::new("/"));
+    let canonical = |path: &Path| path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    let compiled: HashSet<PathBuf> = entries
+        .iter()
+        .filter_map(|entry| entry_file(base, entry))
+        .map(|file| canonical(&file))
+        .collect();
+    files
+        .iter()
+        .filter(|file| !compiled.contains(&canonical(file)))
+        .cloned()
+        .collect()
 }
 
 /// A hash of a path that is the same in every run (std's `DefaultHasher`
@@ -179,6 +215,33 @@ mod tests {
         assert_eq!(copied[0]["directory"], root.display().to_string());
         assert_eq!(copied[1]["directory"], "/elsewhere");
         assert_eq!(copied[1]["command"], "cc -c b.c");
+    }
+
+    #[test]
+    fn files_no_entry_compiles_are_the_headers_and_the_sources_left_out() {
+        let root = tempfile::tempdir().unwrap();
+        let build = root.path().join("build");
+        std::fs::create_dir_all(root.path().join("src")).unwrap();
+        std::fs::create_dir_all(&build).unwrap();
+        std::fs::write(
+            build.join("compile_commands.json"),
+            r#"[{"directory": "../src", "file": "a.c", "arguments": ["cc", "-c", "a.c"]}]"#,
+        )
+        .unwrap();
+        let files: Vec<PathBuf> = ["src/a.c", "src/a.h", "src/unbuilt.c"]
+            .iter()
+            .map(|file| root.path().join(file))
+            .collect();
+        for file in &files {
+            std::fs::write(file, "").unwrap();
+        }
+        let spec = clangd().compile_database.unwrap();
+        assert_eq!(
+            not_compiled(&spec, root.path(), &files),
+            vec![files[1].clone(), files[2].clone()]
+        );
+        std::fs::remove_file(build.join("compile_commands.json")).unwrap();
+        assert!(not_compiled(&spec, root.path(), &files).is_empty());
     }
 
     #[test]

@@ -11,7 +11,9 @@ use futures::StreamExt;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use self::notes::{outside_note, syntax_only_note, unbuilt_note, unchecked_note, unlinked_note};
+use self::notes::{
+    not_compiled_note, outside_note, syntax_only_note, unbuilt_note, unchecked_note, unlinked_note,
+};
 use super::Tool;
 use super::page::Pager;
 use crate::context::Context;
@@ -124,6 +126,12 @@ async fn file_report(
     {
         notes.push(format!(
             "the build leaves {shown} out ({why}, off in the workspace's features): `cargo check --workspace --all-targets` reports none of these"
+        ));
+    }
+    if !coverage.not_compiled.is_empty() && !files.is_empty() {
+        notes.push(format!(
+            "no {} entry compiles {shown}: the server checked it alone with the flags of a file near it, which the build never does, so these may be none of the build's (a header's own errors show in the files that include it)",
+            coverage.database
         ));
     }
     Ok(unpaged(
@@ -331,6 +339,17 @@ async fn folder_report(
         .partition(|file| unbuilt.iter().any(|(shown, _)| *shown == file.path));
     if !apart.is_empty() {
         notes.push(unbuilt_note(&apart, &unbuilt));
+    }
+    let not_compiled: Vec<String> = coverage
+        .not_compiled
+        .iter()
+        .map(|path| ctx.workspace.display(path))
+        .collect();
+    let (apart, files): (Vec<FileDiagnostics>, Vec<FileDiagnostics>) = files
+        .into_iter()
+        .partition(|file| not_compiled.contains(&file.path));
+    if !apart.is_empty() {
+        notes.push(not_compiled_note(&apart, &coverage.database));
     }
     let shown_outside: Vec<String> = coverage
         .outside

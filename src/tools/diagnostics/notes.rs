@@ -1,5 +1,6 @@
 //! The notes a diagnostics report carries about what it did not count or
-//! could not check: files of targets the build leaves out, files outside
+//! could not check: files of targets the build leaves out, files no
+//! compilation database entry compiles, files outside
 //! every project (checked with a server's defaults, or not at all), files
 //! checked for syntax only, files the time bound left unchecked.
 
@@ -15,22 +16,7 @@ const UNCHECKED_FOLDERS_SHOWN: usize = 5;
 /// Files of targets the build leaves out, found with errors or warnings
 /// the build does not report: counted, and named with why, apart.
 pub(super) fn unbuilt_note(apart: &[FileDiagnostics], unbuilt: &[(String, &str)]) -> String {
-    let [errors, warnings, ..] = apart.iter().fold([0; 4], |mut sum, file| {
-        for (total, n) in sum.iter_mut().zip(file.counts) {
-            *total += n;
-        }
-        sum
-    });
-    let found = match (errors, warnings) {
-        (0, 0) => "findings".to_string(),
-        (e, 0) => crate::render::count(e, "error", "errors"),
-        (0, w) => crate::render::count(w, "warning", "warnings"),
-        (e, w) => format!(
-            "{} and {}",
-            crate::render::count(e, "error", "errors"),
-            crate::render::count(w, "warning", "warnings")
-        ),
-    };
+    let found = found_in(apart);
     const LISTED: usize = 5;
     let mut listed: Vec<String> = apart
         .iter()
@@ -51,6 +37,41 @@ pub(super) fn unbuilt_note(apart: &[FileDiagnostics], unbuilt: &[(String, &str)]
         crate::render::count(apart.len(), "file", "files"),
         listed.join("; ")
     )
+}
+
+/// Files no entry of the compilation database compiles (headers, sources
+/// the build leaves out), found with errors or warnings: the server
+/// checked each alone with a neighbour's flags, which the build never does
+/// (unused macros of a header under `-Werror`), so they are counted apart.
+pub(super) fn not_compiled_note(apart: &[FileDiagnostics], database: &str) -> String {
+    let shown: Vec<String> = apart.iter().map(|file| file.path.clone()).collect();
+    let each = if apart.len() == 1 { "it" } else { "each" };
+    format!(
+        "{} in {} no {database} entry compiles are not counted: {}; the server checked {each} alone with the flags of a file near it, which the build never does (a header's own errors show in the files that include it; pass one as `file` to see them)",
+        found_in(apart),
+        crate::render::count(apart.len(), "file", "files"),
+        listed(&shown)
+    )
+}
+
+/// "3 errors and 2 warnings": what `files` hold.
+fn found_in(files: &[FileDiagnostics]) -> String {
+    let [errors, warnings, ..] = files.iter().fold([0; 4], |mut sum, file| {
+        for (total, n) in sum.iter_mut().zip(file.counts) {
+            *total += n;
+        }
+        sum
+    });
+    match (errors, warnings) {
+        (0, 0) => "findings".to_string(),
+        (e, 0) => crate::render::count(e, "error", "errors"),
+        (0, w) => crate::render::count(w, "warning", "warnings"),
+        (e, w) => format!(
+            "{} and {}",
+            crate::render::count(e, "error", "errors"),
+            crate::render::count(w, "warning", "warnings")
+        ),
+    }
 }
 
 /// Files whose diagnostics came from a server checking them outside every
