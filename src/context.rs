@@ -1,6 +1,6 @@
 //! What every tool call shares: the workspace sandbox, the language-server
-//! supervisor, the symbol index, the log book, the patches waiting to be applied, and the
-//! server's mode.
+//! supervisor, the symbol index, the log book, and the session's own
+//! patches waiting to be applied and mode.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -12,15 +12,21 @@ use crate::logbook::LogBook;
 use crate::lsp::Supervisor;
 use crate::lsp::config::Config;
 
+/// One MCP session's view of the workspace: the shared parts (one per
+/// sextant process, shared by every session a shared instance or the HTTP
+/// transport serves) and the session's own (its mode, its patches).
 pub struct Context {
-    pub workspace: Workspace,
-    pub lsp: Supervisor,
+    pub workspace: Arc<Workspace>,
+    pub lsp: Arc<Supervisor>,
     pub logs: Arc<LogBook>,
     /// The tree-sitter symbol index `search` falls back on.
     pub index: Arc<SymbolIndex>,
     /// The npm dependencies' declarations, for `search` with
     /// `include_external` (TypeScript's servers do not search them).
     pub dependencies: Arc<SymbolIndex>,
+    /// The patches this session previewed: a patch id is applied only by
+    /// the session that was shown it, so one agent never writes what
+    /// another previewed.
     pub patches: PatchStore,
     /// Writing tools are left out (`--read-only`).
     pub read_only: bool,
@@ -39,11 +45,25 @@ impl Context {
             }
         }));
         Context {
-            lsp,
-            workspace,
+            lsp: Arc::new(lsp),
+            workspace: Arc::new(workspace),
             logs,
             index,
             dependencies,
+            patches: PatchStore::default(),
+            read_only,
+        }
+    }
+
+    /// Another session over the same workspace, servers and indexes, with
+    /// its own mode and patches.
+    pub fn session(&self, read_only: bool) -> Context {
+        Context {
+            workspace: Arc::clone(&self.workspace),
+            lsp: Arc::clone(&self.lsp),
+            logs: Arc::clone(&self.logs),
+            index: Arc::clone(&self.index),
+            dependencies: Arc::clone(&self.dependencies),
             patches: PatchStore::default(),
             read_only,
         }

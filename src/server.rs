@@ -188,7 +188,8 @@ const HTTP_GRACE: Duration = Duration::from_secs(5);
 
 /// Serves MCP over streamable HTTP at `http://ADDR/mcp` until SIGINT or
 /// SIGTERM. Every client session gets its own MCP server over the one
-/// workspace, so they share the language servers. Only loopback `Host`
+/// workspace, so they share the language servers (each with its own
+/// patches). Only loopback `Host`
 /// headers are accepted (rmcp's default), which keeps web pages from
 /// reaching a local sextant through DNS rebinding.
 pub async fn serve_http(ctx: Arc<Context>, addr: &str) -> anyhow::Result<()> {
@@ -202,7 +203,7 @@ pub async fn serve_http(ctx: Arc<Context>, addr: &str) -> anyhow::Result<()> {
     let sessions_end = CancellationToken::new();
     let sessions = Arc::clone(&ctx);
     let service = StreamableHttpService::new(
-        move || Ok(McpServer::new(Arc::clone(&sessions))),
+        move || Ok(McpServer::new(Arc::new(sessions.session(sessions.read_only)))),
         Arc::new(LocalSessionManager::default()),
         StreamableHttpServerConfig::default().with_cancellation_token(sessions_end.clone()),
     );
