@@ -498,7 +498,11 @@ fn tree_peak_mb(pid: u32) -> f64 {
 async fn cold_start(fixture: &str, tool: &str, args: Value, tools_dir: Option<&Path>) -> Duration {
     let f = common::fixture_with(fixture, &[("sextant.toml", "auto_install = false\n")]);
     let mut command = tokio::process::Command::new(SEXTANT);
-    command.arg("serve").arg("--root").arg(f.root());
+    command
+        .arg("serve")
+        .arg("--no-shared")
+        .arg("--root")
+        .arg(f.root());
     if let Some(dir) = tools_dir {
         command.env("SEXTANT_TOOLS_DIR", dir);
     }

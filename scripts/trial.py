@@ -43,7 +43,7 @@ class Client:
     def __init__(self, binary, root):
         self.root = root
         self.process = subprocess.Popen(
-            [binary, "serve", "--root", root], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            [binary, "serve", "--no-shared", "--root", root], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL, text=True)
         self.next_id = 0
         self.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},

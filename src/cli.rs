@@ -47,6 +47,27 @@ pub fn command() -> Command {
                         .long("http")
                         .value_name("ADDR")
                         .help("Serve streamable HTTP at http://ADDR/mcp instead of stdio (ADDR like 127.0.0.1:8765; port 0 picks one and the log line says which)"),
+                )
+                .arg(
+                    Arg::new("no-shared")
+                        .long("no-shared")
+                        .action(ArgAction::SetTrue)
+                        .help("Serve this session alone, with language servers of its own, rather than through the workspace's shared instance"),
+                )
+                .arg(
+                    Arg::new("idle-exit")
+                        .long("idle-exit")
+                        .value_name("SECS")
+                        .value_parser(clap::value_parser!(u64))
+                        .default_value("300")
+                        .help("How long a shared instance this starts stays up with no session (0: ends with its last session)"),
+                )
+                .arg(
+                    Arg::new("instance")
+                        .long("instance")
+                        .action(ArgAction::SetTrue)
+                        .hide(true)
+                        .help("Run as the workspace's shared instance (started by sextant serve)"),
                 ),
         );
     for tool in tools::all() {
@@ -216,6 +237,44 @@ pub fn workspace(matches: &ArgMatches) -> anyhow::Result<Workspace> {
         .map(|roots| roots.cloned().collect())
         .unwrap_or_default();
     Workspace::new(&root, &extra)
+}
+
+/// What `sextant serve` relays to: the workspace's shared instance, and the
+/// arguments to start it with.
+pub fn relay(matches: &ArgMatches) -> anyhow::Result<crate::server::Relay> {
+    let workspace = workspace(matches)?;
+    let config = matches
+        .get_one::<PathBuf>("config")
+        .map(|config| std::path::absolute(config).unwrap_or_else(|_| config.clone()));
+    // Loaded only to refuse a broken configuration here, where the client
+    // sees why, rather than in the instance's log.
+    Config::load(workspace.root(), config.as_deref())?;
+    let library_roots: Vec<PathBuf> = matches
+        .get_many::<PathBuf>("library-root")
+        .map(|roots| {
+            roots
+                .map(|root| root.canonicalize().unwrap_or_else(|_| root.clone()))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut instance_args: Vec<std::ffi::OsString> = vec!["--root".into(), workspace.root().into()];
+    for root in &library_roots {
+        instance_args.extend(["--library-root".into(), root.into()]);
+    }
+    if let Some(config) = &config {
+        instance_args.extend(["--config".into(), config.into()]);
+    }
+    let idle_exit = matches.get_one::<u64>("idle-exit").copied().unwrap_or(300);
+    instance_args.extend(["--idle-exit".into(), idle_exit.to_string().into()]);
+    Ok(crate::server::Relay {
+        spec: crate::server::rendezvous::InstanceSpec {
+            root: workspace.root().to_path_buf(),
+            library_roots,
+            config,
+        },
+        read_only: matches.get_flag("read-only"),
+        instance_args,
+    })
 }
 
 /// The context for a command: workspace, configuration, language servers.

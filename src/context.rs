@@ -3,7 +3,10 @@
 //! patches waiting to be applied and mode.
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tokio::sync::Notify;
 
 use crate::fs::patch::PatchStore;
 use crate::fs::workspace::Workspace;
@@ -11,6 +14,8 @@ use crate::index::{Indexed, SymbolIndex};
 use crate::logbook::LogBook;
 use crate::lsp::Supervisor;
 use crate::lsp::config::Config;
+use crate::model::InstanceState;
+use crate::sync::lock;
 
 /// One MCP session's view of the workspace: the shared parts (one per
 /// sextant process, shared by every session a shared instance or the HTTP
@@ -30,6 +35,8 @@ pub struct Context {
     pub patches: PatchStore,
     /// Writing tools are left out (`--read-only`).
     pub read_only: bool,
+    /// The shared instance serving this session, when it is one.
+    pub instance: Option<Arc<SharedInstance>>,
 }
 
 impl Context {
@@ -52,6 +59,7 @@ impl Context {
             dependencies,
             patches: PatchStore::default(),
             read_only,
+            instance: None,
         }
     }
 
@@ -66,6 +74,98 @@ impl Context {
             dependencies: Arc::clone(&self.dependencies),
             patches: PatchStore::default(),
             read_only,
+            instance: self.instance.clone(),
+        }
+    }
+}
+
+/// A shared instance's sessions over time: how many are attached, and how
+/// long it has had none (it ends after `idle_exit` of that).
+#[derive(Debug)]
+pub struct SharedInstance {
+    started: Instant,
+    idle_exit: Duration,
+    log: PathBuf,
+    tally: Mutex<Tally>,
+    changed: Notify,
+}
+
+#[derive(Debug)]
+struct Tally {
+    sessions: usize,
+    /// When the count last changed.
+    since: Instant,
+    /// No session has come yet.
+    waiting_for_first: bool,
+}
+
+/// How long a new instance waits for its first session however short its
+/// idle time: the relay that started it connects a moment later.
+const FIRST_SESSION_WAIT: Duration = Duration::from_secs(30);
+
+impl SharedInstance {
+    pub fn new(idle_exit: Duration, log: PathBuf) -> SharedInstance {
+        let now = Instant::now();
+        SharedInstance {
+            started: now,
+            idle_exit,
+            log,
+            tally: Mutex::new(Tally {
+                sessions: 0,
+                since: now,
+                waiting_for_first: true,
+            }),
+            changed: Notify::new(),
+        }
+    }
+
+    pub fn session_began(&self) {
+        let mut tally = lock(&self.tally);
+        tally.sessions += 1;
+        tally.since = Instant::now();
+        tally.waiting_for_first = false;
+        self.changed.notify_waiters();
+    }
+
+    pub fn session_ended(&self) {
+        let mut tally = lock(&self.tally);
+        tally.sessions = tally.sessions.saturating_sub(1);
+        tally.since = Instant::now();
+        self.changed.notify_waiters();
+    }
+
+    /// Returns once the instance has had no session for its idle time.
+    pub async fn idle_elapsed(&self) {
+        loop {
+            let changed = self.changed.notified();
+            let idle_until = {
+                let tally = lock(&self.tally);
+                let wait = if tally.waiting_for_first {
+                    self.idle_exit.max(FIRST_SESSION_WAIT)
+                } else {
+                    self.idle_exit
+                };
+                (tally.sessions == 0).then(|| tally.since + wait)
+            };
+            match idle_until {
+                Some(until) => tokio::select! {
+                    () = tokio::time::sleep_until(until.into()) => return,
+                    () = changed => {}
+                },
+                None => changed.await,
+            }
+        }
+    }
+
+    pub fn state(&self) -> InstanceState {
+        let tally = lock(&self.tally);
+        InstanceState {
+            pid: std::process::id(),
+            sessions: tally.sessions,
+            uptime_secs: self.started.elapsed().as_secs(),
+            idle_exit_secs: self.idle_exit.as_secs(),
+            idle_secs: (tally.sessions == 0).then(|| tally.since.elapsed().as_secs()),
+            log: self.log.clone(),
         }
     }
 }

@@ -61,6 +61,8 @@ pub enum ErrorCode {
     /// The symbol cannot be renamed (the server refuses, or it is a
     /// library's), or the new name is not a name of its language.
     CannotRename,
+    /// The shared instance serving the session ended before answering.
+    InstanceEnded,
     /// An unexpected input/output failure.
     Io,
 }
@@ -91,6 +93,7 @@ impl ErrorCode {
             ErrorCode::ServerFailed => "server-failed",
             ErrorCode::ServerTimeout => "server-timeout",
             ErrorCode::ServerError => "server-error",
+            ErrorCode::InstanceEnded => "instance-ended",
             ErrorCode::Unsupported => "unsupported",
             ErrorCode::CannotRename => "cannot-rename",
             ErrorCode::Io => "io",

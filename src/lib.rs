@@ -15,6 +15,7 @@ pub mod model;
 pub mod progress;
 pub mod render;
 pub mod server;
+pub mod stable_hash;
 pub mod sync;
 pub mod syntax;
 pub mod tools;

@@ -42,16 +42,24 @@ fn main() -> ExitCode {
     let result = runtime.block_on(async {
         match matches.subcommand() {
             Some(("serve", sub)) => {
-                let ctx = cli::context(sub, sub.get_flag("read-only"))?;
-                match sub.get_one::<String>("http") {
-                    Some(addr) => {
-                        tracing::info!(root = %ctx.workspace.root().display(), "serving MCP over HTTP");
-                        sextant::server::serve_http(ctx, addr).await?;
-                    }
-                    None => {
-                        tracing::info!(root = %ctx.workspace.root().display(), "serving MCP over stdio");
-                        sextant::server::serve_stdio(ctx).await?;
-                    }
+                if let Some(addr) = sub.get_one::<String>("http") {
+                    let ctx = cli::context(sub, sub.get_flag("read-only"))?;
+                    tracing::info!(root = %ctx.workspace.root().display(), "serving MCP over HTTP");
+                    sextant::server::serve_http(ctx, addr).await?;
+                } else if sub.get_flag("instance") {
+                    let relay = cli::relay(sub)?;
+                    let rendezvous = relay.spec.rendezvous()?;
+                    let idle_exit = std::time::Duration::from_secs(
+                        sub.get_one::<u64>("idle-exit").copied().unwrap_or(300),
+                    );
+                    let ctx = cli::context(sub, false)?;
+                    sextant::server::serve_instance(ctx, &rendezvous, idle_exit).await?;
+                } else if sub.get_flag("no-shared") {
+                    let ctx = cli::context(sub, sub.get_flag("read-only"))?;
+                    tracing::info!(root = %ctx.workspace.root().display(), "serving MCP over stdio");
+                    sextant::server::serve_stdio(ctx).await?;
+                } else {
+                    sextant::server::relay(cli::relay(sub)?).await?;
                 }
                 Ok(ExitCode::SUCCESS)
             }

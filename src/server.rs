@@ -22,9 +22,14 @@ use tokio_util::sync::CancellationToken;
 
 mod guard;
 mod http;
+mod instance;
+mod relay;
+pub mod rendezvous;
 pub mod schema;
 mod stdio;
 
+pub use self::instance::serve_instance;
+pub use self::relay::{Relay, relay};
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError};
 use crate::progress;
@@ -203,7 +208,11 @@ pub async fn serve_http(ctx: Arc<Context>, addr: &str) -> anyhow::Result<()> {
     let sessions_end = CancellationToken::new();
     let sessions = Arc::clone(&ctx);
     let service = StreamableHttpService::new(
-        move || Ok(McpServer::new(Arc::new(sessions.session(sessions.read_only)))),
+        move || {
+            Ok(McpServer::new(Arc::new(
+                sessions.session(sessions.read_only),
+            )))
+        },
         Arc::new(LocalSessionManager::default()),
         StreamableHttpServerConfig::default().with_cancellation_token(sessions_end.clone()),
     );

@@ -65,7 +65,7 @@ fn wrong_value(wanted: &str, random: &mut Seeded) -> Value {
 async fn a_thousand_hostile_messages_are_each_answered_and_the_server_stays_up() {
     let f = common::fixture("ts");
     let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_sextant"))
-        .args(["serve", "--root"])
+        .args(["serve", "--no-shared", "--root"])
         .arg(f.root())
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())

@@ -474,7 +474,11 @@ async fn progress_arrives_in_order_before_the_answer() {
 
     let f = fixture("ts");
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_sextant"));
-    command.arg("serve").arg("--root").arg(f.root());
+    command
+        .arg("serve")
+        .arg("--no-shared")
+        .arg("--root")
+        .arg(f.root());
     let (transport, _stderr) = TokioChildProcess::builder(command)
         .stderr(std::process::Stdio::null())
         .spawn()

@@ -2380,6 +2380,7 @@ fn logs() {
         ..status("typescript", "typescript-go", state)
     };
     let logs = |servers, lines, older_lines, watching| LogsReport {
+        instance: None,
         server_filter: None,
         servers,
         lines,
@@ -2418,6 +2419,29 @@ fn logs() {
                 === next block ===
 
                 ... 1 older matching line not shown (raise tail to see them)
+                ",
+            ),
+            (
+                "a session of a shared instance",
+                LogsReport {
+                    instance: Some(InstanceState {
+                        pid: 412,
+                        sessions: 3,
+                        uptime_secs: 312,
+                        idle_exit_secs: 300,
+                        idle_secs: None,
+                        log: "/run/user/1000/sextant/0a1b.log".into(),
+                    }),
+                    ..logs(vec![], vec![], 0, Some(WatchStatus::NotStarted))
+                },
+                "
+                Language servers: none configured
+                File watching: starts with the first language server
+                Shared instance: pid 412, 3 sessions, up 5m 12s, ends after 300 s with none; log: /run/user/1000/sextant/0a1b.log
+
+                === next block ===
+
+                No log lines match.
                 ",
             ),
             (

@@ -187,6 +187,8 @@ pub struct LogLine {
 /// What `logs` shows: every server's status, then matching log lines.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LogsReport {
+    /// The shared instance this session is served by, if it is one.
+    pub instance: Option<InstanceState>,
     /// The `server` filter asked for, if any.
     pub server_filter: Option<String>,
     pub servers: Vec<ServerStatus>,
@@ -253,4 +255,17 @@ pub struct ServerCheck {
     pub version: Option<String>,
     /// What to do when it is missing or does not run.
     pub hint: Option<String>,
+}
+
+/// A shared instance as `doctor` and `logs` show it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct InstanceState {
+    pub pid: u32,
+    pub sessions: usize,
+    pub uptime_secs: u64,
+    /// How long it stays up with no session.
+    pub idle_exit_secs: u64,
+    /// How long it has had no session, if it has none now.
+    pub idle_secs: Option<u64>,
+    pub log: std::path::PathBuf,
 }

@@ -5,8 +5,8 @@ use std::fmt::Write;
 
 use super::count;
 use crate::model::{
-    Diagnostic, DiagnosticsReport, DiagnosticsScope, DoctorReport, FileDiagnostics, LogLine,
-    LogsReport, ServerState, ServerStatus, Severity, SeverityCounts, WatchStatus,
+    Diagnostic, DiagnosticsReport, DiagnosticsScope, DoctorReport, FileDiagnostics, InstanceState,
+    LogLine, LogsReport, ServerState, ServerStatus, Severity, SeverityCounts, WatchStatus,
 };
 
 /// A summary block (with which part of the list the page shows), then one
@@ -165,6 +165,9 @@ pub fn logs(report: &LogsReport) -> Vec<String> {
     }
     if let Some(watching) = &report.watching {
         let _ = write!(status, "\nFile watching: {}", watch_line(watching));
+    }
+    if let Some(instance) = &report.instance {
+        let _ = write!(status, "\nShared instance: {}", instance_line(instance));
     }
     let mut lines = String::new();
     if report.lines.is_empty() && report.older_lines == 0 {
@@ -359,4 +362,25 @@ pub fn doctor(report: &DoctorReport) -> String {
     }
     out.truncate(out.trim_end().len());
     out
+}
+
+/// `pid 412, 3 sessions, up 5m 12s, ends after 300 s with none; log: …`.
+pub fn instance_line(state: &InstanceState) -> String {
+    let up = state.uptime_secs;
+    let uptime = match up {
+        0..60 => format!("{up}s"),
+        60..3600 => format!("{}m {}s", up / 60, up % 60),
+        _ => format!("{}h {}m", up / 3600, up % 3600 / 60),
+    };
+    let idle = match state.idle_secs {
+        Some(idle) => format!("no session for {idle} s, "),
+        None => String::new(),
+    };
+    format!(
+        "pid {}, {}, up {uptime}, {idle}ends after {} s with none; log: {}",
+        state.pid,
+        count(state.sessions, "session", "sessions"),
+        state.idle_exit_secs,
+        state.log.display()
+    )
 }

@@ -1,4 +1,5 @@
 //! The stdio transport, guarded: every line a client writes is answered.
+//! (A shared instance guards each relay's socket the same way.)
 //!
 //! rmcp drops a line that is not JSON, or not a JSON-RPC message, without a
 //! word, and answers a `tools/call` whose params are not an object as an
@@ -11,7 +12,7 @@
 //! two never interleave.
 
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream};
 use tokio::sync::mpsc;
 
 use super::guard::{check, error_line};
@@ -22,17 +23,29 @@ const PIPE_BYTES: usize = 1 << 20;
 /// The two ends rmcp reads from and writes to, with the tasks that move
 /// lines between them and the process's stdin and stdout.
 pub fn guarded() -> (DuplexStream, DuplexStream) {
+    guarded_stream(tokio::io::stdin(), tokio::io::stdout())
+}
+
+/// `guarded` over any pair of byte streams (a relay's socket).
+pub fn guarded_stream(
+    input: impl AsyncRead + Unpin + Send + 'static,
+    output: impl AsyncWrite + Unpin + Send + 'static,
+) -> (DuplexStream, DuplexStream) {
     let (to_rmcp, rmcp_reads) = tokio::io::duplex(PIPE_BYTES);
     let (rmcp_writes, from_rmcp) = tokio::io::duplex(PIPE_BYTES);
     let (answers, answered) = mpsc::unbounded_channel::<String>();
-    tokio::spawn(read_stdin(to_rmcp, answers));
-    tokio::spawn(write_stdout(from_rmcp, answered));
+    tokio::spawn(read_input(input, to_rmcp, answers));
+    tokio::spawn(write_output(output, from_rmcp, answered));
     (rmcp_reads, rmcp_writes)
 }
 
-/// Passes stdin's lines on to rmcp, answering the ones it would drop.
-async fn read_stdin(mut to_rmcp: DuplexStream, answers: mpsc::UnboundedSender<String>) {
-    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+/// Passes the input's lines on to rmcp, answering the ones it would drop.
+async fn read_input(
+    input: impl AsyncRead + Unpin,
+    mut to_rmcp: DuplexStream,
+    answers: mpsc::UnboundedSender<String>,
+) {
+    let mut lines = BufReader::new(input).lines();
     loop {
         let line = match lines.next_line().await {
             Ok(Some(line)) => line,
@@ -66,9 +79,12 @@ async fn read_stdin(mut to_rmcp: DuplexStream, answers: mpsc::UnboundedSender<St
     }
 }
 
-/// Writes rmcp's lines and the guard's answers to stdout, whole lines.
-async fn write_stdout(from_rmcp: DuplexStream, mut answered: mpsc::UnboundedReceiver<String>) {
-    let mut stdout = tokio::io::stdout();
+/// Writes rmcp's lines and the guard's answers to the output, whole lines.
+async fn write_output(
+    mut stdout: impl AsyncWrite + Unpin,
+    from_rmcp: DuplexStream,
+    mut answered: mpsc::UnboundedReceiver<String>,
+) {
     let mut rmcp_lines = BufReader::new(from_rmcp).lines();
     let mut answers_open = true;
     loop {

@@ -65,6 +65,11 @@ for when an answer reports a server problem.";
         let older_lines = lines.len().saturating_sub(tail);
         lines.drain(..older_lines);
         Ok(LogsReport {
+            instance: ctx
+                .instance
+                .as_ref()
+                .filter(|_| params.server.is_none())
+                .map(|instance| instance.state()),
             watching: params.server.is_none().then(|| ctx.lsp.watch_status()),
             server_filter: params.server.clone(),
             servers,

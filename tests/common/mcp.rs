@@ -21,7 +21,12 @@ pub async fn start(root: &Path, extra: &[&str]) -> Client {
 /// Like `start`, with the server process's pid.
 pub async fn start_with_pid(root: &Path, extra: &[&str]) -> (Client, u32) {
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_sextant"));
-    command.arg("serve").arg("--root").arg(root).args(extra);
+    command
+        .arg("serve")
+        .arg("--no-shared")
+        .arg("--root")
+        .arg(root)
+        .args(extra);
     let (transport, _stderr) = TokioChildProcess::builder(command)
         .stderr(Stdio::null())
         .spawn()
@@ -86,4 +91,32 @@ pub async fn start_http(
         }
     };
     (child, url, log)
+}
+
+/// `sextant serve --root ROOT --idle-exit 0 EXTRA...` through its shared
+/// instance, with `place` as `$XDG_RUNTIME_DIR` (each test its own meeting
+/// place), run from `binary` (the built one unless given): initialized,
+/// with the relay's pid.
+pub async fn start_shared(
+    root: &Path,
+    place: &Path,
+    binary: Option<&Path>,
+    extra: &[&str],
+) -> (Client, u32) {
+    let binary = binary.unwrap_or(Path::new(env!("CARGO_BIN_EXE_sextant")));
+    let mut command = tokio::process::Command::new(binary);
+    command
+        .arg("serve")
+        .arg("--root")
+        .arg(root)
+        .args(["--idle-exit", "0"])
+        .args(extra)
+        .env("XDG_RUNTIME_DIR", place);
+    let (transport, _stderr) = TokioChildProcess::builder(command)
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn sextant serve");
+    let pid = transport.id().expect("the relay has a pid");
+    let client = ().serve(transport).await.expect("MCP initialize");
+    (client, pid)
 }

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::super::config::{CompileDatabase, LanguageConfig};
+use crate::stable_hash::stable_hash;
 
 /// The database for the project at `root`, if one of the key's folders
 /// holds it: the first in the key's order, a pattern's matches in name
@@ -62,9 +63,10 @@ pub fn prepare(language: &LanguageConfig, root: &Path, cache_dir: &Path) -> Opti
     let Some(database) = find(spec, root) else {
         return Some(Start::Without(missing_note(spec, language.server_name())));
     };
-    let copy_dir = cache_dir
-        .join("compile-databases")
-        .join(format!("{:016x}", stable_hash(root)));
+    let copy_dir = cache_dir.join("compile-databases").join(format!(
+        "{:016x}",
+        stable_hash(root.as_os_str().as_encoded_bytes())
+    ));
     match copy_absolute(&database, &copy_dir.join(&spec.file)) {
         Ok(first_file) => Some(Start::With {
             args: vec![format!("{}={}", spec.arg, copy_dir.display())],
@@ -159,17 +161,6 @@ pub fn not_compiled(spec: &CompileDatabase, root: &Path, files: &[PathBuf]) -> V
         .filter(|file| !compiled.contains(&canonical(file)))
         .cloned()
         .collect()
-}
-
-/// A hash of a path that is the same in every run (std's `DefaultHasher`
-/// is not promised to be): FNV-1a.
-fn stable_hash(path: &Path) -> u64 {
-    path.as_os_str()
-        .as_encoded_bytes()
-        .iter()
-        .fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
-            (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3)
-        })
 }
 
 #[cfg(test)]
