@@ -5,10 +5,12 @@
 //! every parameter, with its description) is on the command line as soon as
 //! it is registered.
 
+use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::{Arg, ArgAction, ArgMatches, Command};
@@ -18,6 +20,8 @@ use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::fs::workspace::Workspace;
 use crate::lsp::config::Config;
+use crate::server::Relay;
+use crate::server::rendezvous::InstanceSpec;
 use crate::tools::{self, ToolEntry};
 
 /// The whole command line, tools included.
@@ -239,9 +243,9 @@ pub fn workspace(matches: &ArgMatches) -> anyhow::Result<Workspace> {
     Workspace::new(&root, &extra)
 }
 
-/// What `sextant serve` relays to: the workspace's shared instance, and the
-/// arguments to start it with.
-pub fn relay(matches: &ArgMatches) -> anyhow::Result<crate::server::Relay> {
+/// Which shared instance serves this command line's workspace: its roots
+/// and configuration file, as an instance is started with them.
+pub fn instance_spec(matches: &ArgMatches) -> anyhow::Result<InstanceSpec> {
     let workspace = workspace(matches)?;
     let config = matches
         .get_one::<PathBuf>("config")
@@ -257,24 +261,36 @@ pub fn relay(matches: &ArgMatches) -> anyhow::Result<crate::server::Relay> {
                 .collect()
         })
         .unwrap_or_default();
-    let mut instance_args: Vec<std::ffi::OsString> = vec!["--root".into(), workspace.root().into()];
-    for root in &library_roots {
+    Ok(InstanceSpec {
+        root: workspace.root().to_path_buf(),
+        library_roots,
+        config,
+    })
+}
+
+/// What `sextant serve` relays to: the workspace's shared instance, and the
+/// arguments to start it with.
+pub fn relay(matches: &ArgMatches) -> anyhow::Result<Relay> {
+    let spec = instance_spec(matches)?;
+    let mut instance_args: Vec<OsString> = vec!["--root".into(), spec.root.clone().into()];
+    for root in &spec.library_roots {
         instance_args.extend(["--library-root".into(), root.into()]);
     }
-    if let Some(config) = &config {
+    if let Some(config) = &spec.config {
         instance_args.extend(["--config".into(), config.into()]);
     }
-    let idle_exit = matches.get_one::<u64>("idle-exit").copied().unwrap_or(300);
-    instance_args.extend(["--idle-exit".into(), idle_exit.to_string().into()]);
-    Ok(crate::server::Relay {
-        spec: crate::server::rendezvous::InstanceSpec {
-            root: workspace.root().to_path_buf(),
-            library_roots,
-            config,
-        },
+    let idle_exit = idle_exit(matches);
+    instance_args.extend(["--idle-exit".into(), idle_exit.as_secs().to_string().into()]);
+    Ok(Relay {
+        spec,
         read_only: matches.get_flag("read-only"),
         instance_args,
     })
+}
+
+/// `--idle-exit`: how long a shared instance stays up with no session.
+pub fn idle_exit(matches: &ArgMatches) -> Duration {
+    Duration::from_secs(matches.get_one::<u64>("idle-exit").copied().unwrap_or(300))
 }
 
 /// The context for a command: workspace, configuration, language servers.

@@ -7,14 +7,15 @@ use crate::context::Context;
 use crate::lsp::choose::{as_run, choose};
 use crate::lsp::config::LanguageConfig;
 use crate::lsp::{install, shown};
-use crate::model::{DoctorReport, LanguageCheck, ServerCheck};
+use crate::model::{DoctorReport, InstanceCheck, LanguageCheck, ServerCheck};
 
-/// Checks every configured language's server and renders the report.
-pub async fn report(ctx: &Context) -> String {
-    crate::render::doctor(&check(ctx).await)
+/// Checks every configured language's server and renders the report, with
+/// what the workspace's shared instance is doing.
+pub async fn report(ctx: &Context, instance: InstanceCheck) -> String {
+    crate::render::doctor(&check(ctx, instance).await)
 }
 
-pub async fn check(ctx: &Context) -> DoctorReport {
+pub async fn check(ctx: &Context, instance: InstanceCheck) -> DoctorReport {
     let config = ctx.lsp.config();
     let root = ctx.workspace.root();
     let mut languages = Vec::new();
@@ -40,6 +41,7 @@ pub async fn check(ctx: &Context) -> DoctorReport {
         tools_dir: config.tools_dir.display().to_string(),
         auto_install: config.auto_install,
         languages,
+        instance,
         grammars: Vec::new(),
         library_roots: ctx
             .workspace

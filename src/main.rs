@@ -47,13 +47,9 @@ fn main() -> ExitCode {
                     tracing::info!(root = %ctx.workspace.root().display(), "serving MCP over HTTP");
                     sextant::server::serve_http(ctx, addr).await?;
                 } else if sub.get_flag("instance") {
-                    let relay = cli::relay(sub)?;
-                    let rendezvous = relay.spec.rendezvous()?;
-                    let idle_exit = std::time::Duration::from_secs(
-                        sub.get_one::<u64>("idle-exit").copied().unwrap_or(300),
-                    );
+                    let rendezvous = cli::instance_spec(sub)?.rendezvous()?;
                     let ctx = cli::context(sub, false)?;
-                    sextant::server::serve_instance(ctx, &rendezvous, idle_exit).await?;
+                    sextant::server::serve_instance(ctx, &rendezvous, cli::idle_exit(sub)).await?;
                 } else if sub.get_flag("no-shared") {
                     let ctx = cli::context(sub, sub.get_flag("read-only"))?;
                     tracing::info!(root = %ctx.workspace.root().display(), "serving MCP over stdio");
@@ -65,7 +61,8 @@ fn main() -> ExitCode {
             }
             Some(("doctor", sub)) => {
                 let ctx = cli::context(sub, false)?;
-                println!("{}", sextant::doctor::report(&ctx).await);
+                let instance = sextant::server::instance_check(&cli::instance_spec(sub)?).await;
+                println!("{}", sextant::doctor::report(&ctx, instance).await);
                 Ok(ExitCode::SUCCESS)
             }
             Some((tool, sub)) => cli::run_tool(tool, sub).await,

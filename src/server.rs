@@ -29,7 +29,7 @@ pub mod schema;
 mod stdio;
 
 pub use self::instance::serve_instance;
-pub use self::relay::{Relay, relay};
+pub use self::relay::{Relay, instance_check, relay};
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError};
 use crate::progress;

@@ -2212,6 +2212,14 @@ fn doctor() {
         tools_dir: "/home/me/.cache/sextant".into(),
         auto_install: true,
         languages: vec![rust.clone()],
+        instance: InstanceCheck::Running(InstanceState {
+            pid: 412,
+            sessions: 2,
+            uptime_secs: 3725,
+            idle_exit_secs: 300,
+            idle_secs: None,
+            log: "/run/user/1000/sextant/0a1b.log".into(),
+        }),
         grammars: strings(["rust", "typescript"]),
         library_roots: strings(["/home/me/.cargo/registry/src", "node_modules"]),
     };
@@ -2232,6 +2240,8 @@ fn doctor() {
                     ok: /bin/rust-analyzer (rust-analyzer 1.0)
 
                 Tree-sitter grammars: rust, typescript
+
+                Shared instance: pid 412, 2 sessions, up 1h 2m, ends after 300 s with none; log: /run/user/1000/sextant/0a1b.log
 
                 Library roots (read-only):
                   /home/me/.cargo/registry/src
@@ -2264,6 +2274,9 @@ fn doctor() {
                     }],
                     grammars: vec![],
                     library_roots: vec![],
+                    instance: InstanceCheck::NotRunning {
+                        log: "/run/user/1000/sextant/0a1b.log".into(),
+                    },
                     ..report.clone()
                 },
                 "
@@ -2280,6 +2293,8 @@ fn doctor() {
                     typescript-language-server: typescript-language-server --stdio
                       missing
                       fix: npm install -g typescript-language-server
+
+                Shared instance: none running; `sextant serve` starts one (log: /run/user/1000/sextant/0a1b.log), `--no-shared` serves alone
 
                 Library roots (read-only):
                   none
@@ -2310,6 +2325,9 @@ fn doctor() {
                         },
                     ],
                     grammars: vec![],
+                    instance: InstanceCheck::Unavailable {
+                        why: "/tmp/sextant-1000 is not a private folder of this user (owner 0, mode 777); remove it, or run with --no-shared".into(),
+                    },
                     ..report.clone()
                 },
                 "
@@ -2324,6 +2342,8 @@ fn doctor() {
                     fix: reinstall it
                   python (.py): pyright-langserver --stdio
                     missing
+
+                Shared instance: unavailable: /tmp/sextant-1000 is not a private folder of this user (owner 0, mode 777); remove it, or run with --no-shared
 
                 Library roots (read-only):
                   /home/me/.cargo/registry/src
@@ -2351,6 +2371,8 @@ fn doctor() {
                   rust (.rs): rust-analyzer
                     why: configured in sextant.toml
                     ok: /bin/rust-analyzer (rust-analyzer 1.0)
+
+                Shared instance: pid 412, 2 sessions, up 1h 2m, ends after 300 s with none; log: /run/user/1000/sextant/0a1b.log
 
                 Library roots (read-only):
                   none

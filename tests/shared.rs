@@ -161,6 +161,14 @@ async fn racing_relays_start_one_instance_and_keep_their_patches() {
     pids.dedup();
     assert_eq!(pids.len(), 1, "{pids:?}");
     assert_eq!(instances_for(f.root()), pids);
+    let report = doctor(f.root(), place.path());
+    assert!(
+        report.contains(&format!(
+            "Shared instance: pid {}, 4 sessions, up ",
+            pids[0]
+        )),
+        "{report}"
+    );
     let preview = texts(
         &call(
             &clients[0],
@@ -185,6 +193,27 @@ async fn racing_relays_start_one_instance_and_keep_their_patches() {
     let applied = call(&clients[0], "apply_patch", json!({"patch": id})).await;
     assert_ne!(applied.is_error, Some(true), "{:?}", texts(&applied));
     assert!(f.read("src/shapes.ts").contains("export class Round"));
+    for client in clients {
+        client.cancel().await.unwrap();
+    }
+    assert!(common::process_gone(pids[0]).await);
+    let report = doctor(f.root(), place.path());
+    assert!(
+        report.contains("Shared instance: none running; `sextant serve` starts one"),
+        "{report}"
+    );
+}
+
+/// `sextant doctor` on the workspace, with `place` as the meeting place.
+fn doctor(root: &Path, place: &Path) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sextant"))
+        .arg("doctor")
+        .arg("--root")
+        .arg(root)
+        .env("XDG_RUNTIME_DIR", place)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// A call cancelled in one session leaves the other sessions' calls

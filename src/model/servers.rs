@@ -228,6 +228,8 @@ pub struct DoctorReport {
     pub tools_dir: String,
     pub auto_install: bool,
     pub languages: Vec<LanguageCheck>,
+    /// The workspace's shared instance (what `sextant serve` relays to).
+    pub instance: InstanceCheck,
     /// Languages sextant's tree-sitter layer parses.
     pub grammars: Vec<String>,
     pub library_roots: Vec<String>,
@@ -268,4 +270,19 @@ pub struct InstanceState {
     /// How long it has had no session, if it has none now.
     pub idle_secs: Option<u64>,
     pub log: std::path::PathBuf,
+}
+
+/// Whether a shared instance serves the workspace, for `doctor`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum InstanceCheck {
+    Running(InstanceState),
+    /// None runs: the next `sextant serve` starts one, logging there.
+    NotRunning {
+        log: std::path::PathBuf,
+    },
+    /// Sharing cannot work here (the meeting folder is not private).
+    Unavailable {
+        why: String,
+    },
 }

@@ -5,8 +5,9 @@ use std::fmt::Write;
 
 use super::count;
 use crate::model::{
-    Diagnostic, DiagnosticsReport, DiagnosticsScope, DoctorReport, FileDiagnostics, InstanceState,
-    LogLine, LogsReport, ServerState, ServerStatus, Severity, SeverityCounts, WatchStatus,
+    Diagnostic, DiagnosticsReport, DiagnosticsScope, DoctorReport, FileDiagnostics, InstanceCheck,
+    InstanceState, LogLine, LogsReport, ServerState, ServerStatus, Severity, SeverityCounts,
+    WatchStatus,
 };
 
 /// A summary block (with which part of the list the page shows), then one
@@ -353,6 +354,15 @@ pub fn doctor(report: &DoctorReport) -> String {
             report.grammars.join(", ")
         );
     }
+    let instance = match &report.instance {
+        InstanceCheck::Running(state) => instance_line(state),
+        InstanceCheck::NotRunning { log } => format!(
+            "none running; `sextant serve` starts one (log: {}), `--no-shared` serves alone",
+            log.display()
+        ),
+        InstanceCheck::Unavailable { why } => format!("unavailable: {why}"),
+    };
+    let _ = writeln!(out, "\nShared instance: {instance}");
     out.push_str("\nLibrary roots (read-only):\n");
     if report.library_roots.is_empty() {
         out.push_str("  none\n");

@@ -28,6 +28,7 @@ use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 
 use super::rendezvous::{Hello, InstanceSpec, Rendezvous, Welcome, build_identity};
 use crate::error::{ErrorCode, ToolError};
+use crate::model::InstanceCheck;
 
 /// How long a started instance has to listen.
 const START_WAIT: Duration = Duration::from_secs(30);
@@ -342,4 +343,45 @@ fn log_tail(log: &Path) -> String {
     }
     let tail: Vec<&str> = lines.into_iter().rev().collect();
     format!("{} ends: {}", log.display(), tail.join(" | "))
+}
+
+/// What `doctor` says of the workspace's shared instance: its state, asked
+/// over its socket, or that none runs.
+pub async fn instance_check(spec: &InstanceSpec) -> InstanceCheck {
+    let rendezvous = match spec.rendezvous() {
+        Ok(rendezvous) => rendezvous,
+        Err(err) => {
+            return InstanceCheck::Unavailable {
+                why: err.to_string(),
+            };
+        }
+    };
+    let not_running = || InstanceCheck::NotRunning {
+        log: rendezvous.log.clone(),
+    };
+    let Ok(stream) = UnixStream::connect(&rendezvous.socket).await else {
+        return not_running();
+    };
+    let (read, write) = stream.into_split();
+    let mut connection = Connection {
+        lines: BufReader::new(read).lines(),
+        write,
+    };
+    let hello = Hello::Status {
+        build: build_identity(),
+    };
+    let Ok(hello) = serde_json::to_string(&hello) else {
+        return not_running();
+    };
+    if connection.send(&hello).await.is_err() {
+        return not_running();
+    }
+    match tokio::time::timeout(START_WAIT, connection.lines.next_line()).await {
+        Ok(Ok(Some(line))) => match serde_json::from_str::<Welcome>(&line) {
+            Ok(Welcome::Status(state)) => InstanceCheck::Running(state),
+            Ok(Welcome::Refused { why }) => InstanceCheck::Unavailable { why },
+            _ => not_running(),
+        },
+        _ => not_running(),
+    }
 }
