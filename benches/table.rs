@@ -520,63 +520,6 @@ async fn cold_start(fixture: &str, tool: &str, args: Value, tools_dir: Option<&P
     elapsed
 }
 
-/// Writes a Rust workspace of `crates` crates with `modules` modules
-/// each: `cK/src/mI.rs`, each with a struct, its impl and a function
-/// calling the module before it; crate K uses crate K-1.
-fn generate_rust_workspace(root: &Path, crates: usize, modules: usize) {
-    let members: Vec<String> = (0..crates).map(|k| format!("\"c{k}\"")).collect();
-    std::fs::write(
-        root.join("Cargo.toml"),
-        format!(
-            "[workspace]\nmembers = [{}]\nresolver = \"2\"\n",
-            members.join(", ")
-        ),
-    )
-    .unwrap();
-    for k in 0..crates {
-        let krate = root.join(format!("c{k}"));
-        std::fs::create_dir_all(krate.join("src")).unwrap();
-        let dependency = match k {
-            0 => String::new(),
-            _ => format!("c{} = {{ path = \"../c{}\" }}\n", k - 1, k - 1),
-        };
-        std::fs::write(
-            krate.join("Cargo.toml"),
-            format!(
-                "[package]\nname = \"c{k}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n{dependency}"
-            ),
-        )
-        .unwrap();
-        let mut lib = String::new();
-        for i in 0..modules {
-            writeln!(lib, "pub mod m{i};").unwrap();
-        }
-        if k > 0 {
-            writeln!(
-                lib,
-                "\n/// The first thing of the crate before.\npub fn first() -> i64 {{\n    c{}::m0::make0(1).double()\n}}",
-                k - 1
-            )
-            .unwrap();
-        }
-        std::fs::write(krate.join("src/lib.rs"), lib).unwrap();
-        for i in 0..modules {
-            let mut text = format!(
-                "/// Thing number {i} of crate {k}.\n#[derive(Debug, Clone)]\npub struct Thing{i} {{\n    pub value: i64,\n}}\n\nimpl Thing{i} {{\n    /// Twice the value.\n    pub fn double(&self) -> i64 {{\n        self.value * 2\n    }}\n}}\n\n/// A new Thing{i}.\npub fn make{i}(value: i64) -> Thing{i} {{\n    Thing{i} {{ value }}\n}}\n"
-            );
-            if i > 0 {
-                write!(
-                    text,
-                    "\n/// Uses the module before.\npub fn chained{i}() -> i64 {{\n    let thing = crate::m{p}::make{p}(1);\n    thing.double() + crate::m{p}::Thing{p} {{ value: 2 }}.value\n}}\n",
-                    p = i - 1
-                )
-                .unwrap();
-            }
-            std::fs::write(krate.join(format!("src/m{i}.rs")), text).unwrap();
-        }
-    }
-}
-
 /// Writes a Python project of `packages` packages with `modules` modules
 /// each: `pK/mI.py`, each with a class, its method and a function calling
 /// the module before it; package K uses package K-1.
@@ -678,7 +621,7 @@ fn projects() -> Vec<Project> {
         edit: ("export class Thing15", "export class  Thing15"),
     };
     let rust_big = tempfile::tempdir().unwrap();
-    generate_rust_workspace(rust_big.path(), 4, 75);
+    common::generate_rust_workspace(rust_big.path(), 4, 75);
     let completion = after(rust_big.path(), "c2/src/m16.rs", "thing.");
     let rust_big = Project {
         name: "Rust 300 files".to_string(),
@@ -1011,6 +954,13 @@ async fn main() {
 
     println!("{out}");
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("BENCHMARKS.md");
+    // The shared instance's section is `shared.rs`'s: kept as it was.
+    let existing = std::fs::read_to_string(&path).unwrap_or_default();
+    if let Some(start) = existing.find("\n## Shared instance") {
+        let rest = &existing[start + 1..];
+        let end = rest.find("\n## ").map_or(rest.len(), |i| i + 1);
+        out = format!("{}\n\n{}", out.trim_end(), rest[..end].trim_end()) + "\n";
+    }
     match std::fs::write(&path, &out) {
         Ok(()) => eprintln!("written to {}", path.display()),
         Err(err) => eprintln!("cannot write {}: {err}", path.display()),

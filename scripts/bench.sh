@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The benchmark: every tool on the fixtures and on generated projects,
 # through the release binary over MCP, with sextant's overhead over the raw
-# LSP requests, answer sizes, memory, cold start and grep against ripgrep.
+# LSP requests, answer sizes, memory, cold start and grep against ripgrep;
+# then the shared instance under 1, 5 and 10 sessions at once.
 # Prints the table and writes it to BENCHMARKS.md (see benches/table.rs).
 #
 #   bash scripts/bench.sh
@@ -23,3 +24,4 @@ if ! command -v rg >/dev/null 2>&1; then
 fi
 
 cargo bench --locked --bench table
+cargo bench --locked --bench shared

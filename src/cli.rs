@@ -26,7 +26,26 @@ use crate::tools::{self, ToolEntry};
 
 /// The whole command line, tools included.
 pub fn command() -> Command {
-    let mut cmd = Command::new("sextant")
+    let mut cmd = base_command();
+    for tool in tools::all() {
+        cmd = cmd.subcommand(tool_command(&tool));
+    }
+    cmd
+}
+
+/// The command line for `first`, the first argument: without the tools'
+/// subcommands for `serve`, which a relay per agent session parses, so it
+/// does not build every tool's schema to start.
+pub fn command_for(first: Option<&std::ffi::OsStr>) -> Command {
+    match first {
+        Some(first) if first == "serve" => base_command(),
+        _ => command(),
+    }
+}
+
+/// `doctor` and `serve`.
+fn base_command() -> Command {
+    Command::new("sextant")
         .version(env!("CARGO_PKG_VERSION"))
         .about("Code intelligence for coding agents: an MCP server with compact plain-text tools")
         .subcommand_required(true)
@@ -73,11 +92,7 @@ pub fn command() -> Command {
                         .hide(true)
                         .help("Run as the workspace's shared instance (started by sextant serve)"),
                 ),
-        );
-    for tool in tools::all() {
-        cmd = cmd.subcommand(tool_command(&tool));
-    }
-    cmd
+        )
 }
 
 fn workspace_args() -> Vec<Arg> {

@@ -12,7 +12,7 @@ fn main() -> ExitCode {
         reaper::run_reaper();
         return ExitCode::SUCCESS;
     }
-    let matches = cli::command().get_matches();
+    let matches = cli::command_for(std::env::args_os().nth(1).as_deref()).get_matches();
     // Servers' processes are ended by a reaper run from this binary if
     // sextant is killed; without a path to it they still die themselves.
     if let Ok(exe) = std::env::current_exe() {
@@ -50,12 +50,29 @@ fn main() -> ExitCode {
                     let rendezvous = cli::instance_spec(sub)?.rendezvous()?;
                     let ctx = cli::context(sub, false)?;
                     sextant::server::serve_instance(ctx, &rendezvous, cli::idle_exit(sub)).await?;
-                } else if sub.get_flag("no-shared") {
-                    let ctx = cli::context(sub, sub.get_flag("read-only"))?;
-                    tracing::info!(root = %ctx.workspace.root().display(), "serving MCP over stdio");
-                    sextant::server::serve_stdio(ctx).await?;
                 } else {
-                    sextant::server::relay(cli::relay(sub)?).await?;
+                    let relay = if sub.get_flag("no-shared") {
+                        None
+                    } else {
+                        let relay = cli::relay(sub)?;
+                        // Where sharing cannot work (no private folder), the
+                        // session is served alone rather than refused.
+                        match relay.spec.rendezvous() {
+                            Ok(_) => Some(relay),
+                            Err(err) => {
+                                tracing::warn!("serving this session alone: {err}");
+                                None
+                            }
+                        }
+                    };
+                    match relay {
+                        Some(relay) => sextant::server::relay(relay).await?,
+                        None => {
+                            let ctx = cli::context(sub, sub.get_flag("read-only"))?;
+                            tracing::info!(root = %ctx.workspace.root().display(), "serving MCP over stdio");
+                            sextant::server::serve_stdio(ctx).await?;
+                        }
+                    }
                 }
                 Ok(ExitCode::SUCCESS)
             }

@@ -421,3 +421,39 @@ async fn another_user_cannot_connect() {
     client.cancel().await.unwrap();
     assert!(common::process_gone(pid).await);
 }
+
+/// Where the meeting folder is not private (someone made it open), the
+/// session is served alone rather than through a socket others could
+/// reach, and `doctor` says why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_meeting_folder_others_can_enter_means_serving_alone() {
+    use std::os::unix::fs::PermissionsExt;
+
+    let f = common::fixture("ts");
+    let place = place();
+    let folder = place.path().join("sextant");
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (client, relay) = start_shared(f.root(), place.path(), None, &[]).await;
+    let logs = texts(&call(&client, "logs", json!({})).await).join("\n");
+    assert!(!logs.contains("Shared instance"), "{logs}");
+    let answer = call(&client, "search", json!({"query": "Circle"})).await;
+    assert!(
+        texts(&answer)[0].starts_with("Found "),
+        "{:?}",
+        texts(&answer)
+    );
+    // The servers run under the session's own process.
+    assert!(
+        descendants(relay).iter().any(|(_, name)| name == "tsc"),
+        "{:?}",
+        descendants(relay)
+    );
+    assert!(instances_for(f.root()).is_empty());
+    let report = doctor(f.root(), place.path());
+    assert!(
+        report.contains("Shared instance: unavailable: ") && report.contains("mode 755"),
+        "{report}"
+    );
+    client.cancel().await.unwrap();
+}

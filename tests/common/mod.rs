@@ -7,6 +7,7 @@
 
 pub mod mcp;
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -380,6 +381,63 @@ pub async fn lsp_position(
     let session = ctx.lsp.open(&resolved.path, Need::WORKSPACE).await.unwrap();
     let position = session.position_params(resolved.target.position).unwrap();
     (Arc::clone(session.client()), position)
+}
+
+/// Writes a Rust workspace of `crates` crates with `modules` modules
+/// each: `cK/src/mI.rs`, each with a struct, its impl and a function
+/// calling the module before it; crate K uses crate K-1.
+pub fn generate_rust_workspace(root: &Path, crates: usize, modules: usize) {
+    let members: Vec<String> = (0..crates).map(|k| format!("\"c{k}\"")).collect();
+    std::fs::write(
+        root.join("Cargo.toml"),
+        format!(
+            "[workspace]\nmembers = [{}]\nresolver = \"2\"\n",
+            members.join(", ")
+        ),
+    )
+    .unwrap();
+    for k in 0..crates {
+        let krate = root.join(format!("c{k}"));
+        std::fs::create_dir_all(krate.join("src")).unwrap();
+        let dependency = match k {
+            0 => String::new(),
+            _ => format!("c{} = {{ path = \"../c{}\" }}\n", k - 1, k - 1),
+        };
+        std::fs::write(
+            krate.join("Cargo.toml"),
+            format!(
+                "[package]\nname = \"c{k}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n{dependency}"
+            ),
+        )
+        .unwrap();
+        let mut lib = String::new();
+        for i in 0..modules {
+            writeln!(lib, "pub mod m{i};").unwrap();
+        }
+        if k > 0 {
+            writeln!(
+                lib,
+                "\n/// The first thing of the crate before.\npub fn first() -> i64 {{\n    c{}::m0::make0(1).double()\n}}",
+                k - 1
+            )
+            .unwrap();
+        }
+        std::fs::write(krate.join("src/lib.rs"), lib).unwrap();
+        for i in 0..modules {
+            let mut text = format!(
+                "/// Thing number {i} of crate {k}.\n#[derive(Debug, Clone)]\npub struct Thing{i} {{\n    pub value: i64,\n}}\n\nimpl Thing{i} {{\n    /// Twice the value.\n    pub fn double(&self) -> i64 {{\n        self.value * 2\n    }}\n}}\n\n/// A new Thing{i}.\npub fn make{i}(value: i64) -> Thing{i} {{\n    Thing{i} {{ value }}\n}}\n"
+            );
+            if i > 0 {
+                write!(
+                    text,
+                    "\n/// Uses the module before.\npub fn chained{i}() -> i64 {{\n    let thing = crate::m{p}::make{p}(1);\n    thing.double() + crate::m{p}::Thing{p} {{ value: 2 }}.value\n}}\n",
+                    p = i - 1
+                )
+                .unwrap();
+            }
+            std::fs::write(krate.join(format!("src/m{i}.rs")), text).unwrap();
+        }
+    }
 }
 
 /// The TypeScript fixture in `web/` and the Rust fixture in `ledger/` of
