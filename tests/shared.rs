@@ -457,3 +457,70 @@ async fn a_meeting_folder_others_can_enter_means_serving_alone() {
     );
     client.cancel().await.unwrap();
 }
+
+/// With an idle time, the instance outlives a gap between sessions (the
+/// next session finds it, servers warm) and ends once the time has passed
+/// with none.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_instance_waits_its_idle_time_then_ends() {
+    let f = common::fixture("ts");
+    let place = place();
+    let (first, _) = start_shared(f.root(), place.path(), None, &["--idle-exit", "3"]).await;
+    let (pid, _) = instance_of(&first).await;
+    first.cancel().await.unwrap();
+    let (second, _) = start_shared(f.root(), place.path(), None, &["--idle-exit", "3"]).await;
+    assert_eq!(
+        instance_of(&second).await.0,
+        pid,
+        "the idle instance was reused"
+    );
+    let logs = texts(&call(&second, "logs", json!({})).await).join("\n");
+    assert!(logs.contains("ends after 3 s with none"), "{logs}");
+    second.cancel().await.unwrap();
+    let report = doctor(f.root(), place.path());
+    assert!(report.contains(", 0 sessions, "), "{report}");
+    assert!(report.contains("no session for "), "{report}");
+    // Gone within its idle time (3 s) and process_gone's 5 s.
+    assert!(
+        common::process_gone(pid).await,
+        "the instance outlived its idle time"
+    );
+}
+
+/// A connection that is not a relay of this build for this root is
+/// refused with why, before any MCP.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hello_of_another_build_or_root_is_refused() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+
+    let f = common::fixture("ts");
+    let place = place();
+    let (client, _) = start_shared(f.root(), place.path(), None, &[]).await;
+    let (_, log) = instance_of(&client).await;
+    let socket = log.with_extension("sock");
+    let say = |hello: Value| {
+        let socket = socket.clone();
+        async move {
+            let stream = tokio::net::UnixStream::connect(&socket).await.unwrap();
+            let (read, mut write) = stream.into_split();
+            write
+                .write_all(format!("{hello}\n").as_bytes())
+                .await
+                .unwrap();
+            let mut lines = tokio::io::BufReader::new(read).lines();
+            lines.next_line().await.unwrap().unwrap_or_default()
+        }
+    };
+    let other_build =
+        say(json!({"session": {"build": "0.0.1-1-1", "root": f.root(), "read_only": false}})).await;
+    assert!(
+        other_build.starts_with(r#"{"refused":{"why":"this instance is sextant build "#),
+        "{other_build}"
+    );
+    let garbage = say(json!({"hello": 1})).await;
+    assert!(
+        garbage.starts_with(r#"{"refused":{"why":"not a sextant relay: "#),
+        "{garbage}"
+    );
+    client.cancel().await.unwrap();
+}

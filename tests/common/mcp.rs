@@ -93,7 +93,8 @@ pub async fn start_http(
     (child, url, log)
 }
 
-/// `sextant serve --root ROOT --idle-exit 0 EXTRA...` through its shared
+/// `sextant serve --root ROOT EXTRA... --idle-exit 0` (unless EXTRA gives
+/// one) through its shared
 /// instance, with `place` as `$XDG_RUNTIME_DIR` (each test its own meeting
 /// place), run from `binary` (the built one unless given): initialized,
 /// with the relay's pid.
@@ -109,9 +110,11 @@ pub async fn start_shared(
         .arg("serve")
         .arg("--root")
         .arg(root)
-        .args(["--idle-exit", "0"])
         .args(extra)
         .env("XDG_RUNTIME_DIR", place);
+    if !extra.contains(&"--idle-exit") {
+        command.args(["--idle-exit", "0"]);
+    }
     let (transport, _stderr) = TokioChildProcess::builder(command)
         .stderr(Stdio::null())
         .spawn()
