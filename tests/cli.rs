@@ -146,13 +146,21 @@ fn help_lists_tools_and_their_parameters() {
 #[test]
 fn doctor_reports_languages_servers_and_roots() {
     let f = fixture("rust");
-    let out = sextant(&["doctor", "--root", f.root().to_str().unwrap()]);
+    // A meeting place of its own: no shared instance runs there.
+    let place = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_sextant"))
+        .args(["doctor", "--root", f.root().to_str().unwrap()])
+        .env_remove("RUST_LOG")
+        .env("XDG_RUNTIME_DIR", place.path())
+        .output()
+        .unwrap();
     assert!(out.status.success());
     let root = f.root().canonicalize().unwrap().display().to_string();
     let tools = sextant::lsp::config::default_tools_dir();
     let text = stdout(&out)
         .replace(&root, "[root]")
-        .replace(tools.to_str().unwrap(), "[tools]");
+        .replace(tools.to_str().unwrap(), "[tools]")
+        .replace(place.path().to_str().unwrap(), "[runtime]");
     insta::with_settings!({filters => vec![
         (r"typescript-[a-z0-9]+-[a-z0-9]+/lib/tsc", "typescript-[platform]/lib/tsc"),
         (r"sextant \d+\.\d+\.\d+", "sextant [version]"),
@@ -161,6 +169,7 @@ fn doctor_reports_languages_servers_and_roots() {
         // scripts/install-servers.sh): either way is this line.
         (r"(?m)(go \(\.go\): gopls\n    )(ok: .*|missing: .*)$", "$1[found, or how to install it]"),
         (r"Tools directory: \S+", "Tools directory: [tools]"),
+        (r"sextant/[0-9a-f]{16}\.log", "sextant/[key].log"),
         (r"(?s)Library roots \(read-only\):.*", "Library roots (read-only): [roots]"),
     ]}, {
         insta::assert_snapshot!(text);

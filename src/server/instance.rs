@@ -115,41 +115,7 @@ async fn serve_connection(stream: UnixStream, ctx: Arc<Context>, build: String) 
         Ok(Err(err)) => Err(err.to_string()),
         Err(_) => Err(format!("no hello within {} s", HELLO_WAIT.as_secs())),
     };
-    let refuse = |why: String| Welcome::Refused { why };
-    let (welcome, read_only) = match hello {
-        Err(why) => (refuse(format!("not a sextant relay: {why}")), None),
-        Ok(Hello::Status { build: theirs }) if theirs == build => (
-            Welcome::Status(ctx.instance.as_ref().map(|i| i.state()).unwrap_or_default()),
-            None,
-        ),
-        Ok(Hello::Session {
-            build: theirs,
-            root,
-            read_only,
-        }) if theirs == build => {
-            if root == ctx.workspace.root() {
-                (
-                    Welcome::Session {
-                        pid: std::process::id(),
-                    },
-                    Some(read_only),
-                )
-            } else {
-                (
-                    refuse(format!(
-                        "this instance serves {}, not {}",
-                        ctx.workspace.root().display(),
-                        root.display()
-                    )),
-                    None,
-                )
-            }
-        }
-        Ok(_) => (
-            refuse(format!("this instance is sextant build {build}")),
-            None,
-        ),
-    };
+    let (welcome, read_only) = welcome(hello, &ctx, &build);
     if !send(&mut write, &welcome).await {
         return;
     }
@@ -172,6 +138,35 @@ async fn serve_connection(stream: UnixStream, ctx: Arc<Context>, build: String) 
     }
 }
 
+/// The answer to a hello, and for a session it accepts, its mode.
+fn welcome(hello: Result<Hello, String>, ctx: &Context, build: &str) -> (Welcome, Option<bool>) {
+    let refuse = |why: String| (Welcome::Refused { why }, None);
+    match hello {
+        Err(why) => refuse(format!("not a sextant relay: {why}")),
+        Ok(Hello::Status { build: theirs }) if theirs == build => {
+            let state = ctx.instance.as_ref().map(|i| i.state()).unwrap_or_default();
+            (Welcome::Status(state), None)
+        }
+        Ok(Hello::Session {
+            build: theirs,
+            root,
+            read_only,
+        }) if theirs == build => {
+            if root == ctx.workspace.root() {
+                let pid = std::process::id();
+                (Welcome::Session { pid }, Some(read_only))
+            } else {
+                refuse(format!(
+                    "this instance serves {}, not {}",
+                    ctx.workspace.root().display(),
+                    root.display()
+                ))
+            }
+        }
+        Ok(_) => refuse(format!("this instance is sextant build {build}")),
+    }
+}
+
 /// Writes one JSON line; whether it went.
 async fn send(write: &mut (impl AsyncWrite + Unpin), welcome: &Welcome) -> bool {
     let Ok(mut line) = serde_json::to_string(welcome) else {
@@ -179,4 +174,46 @@ async fn send(write: &mut (impl AsyncWrite + Unpin), welcome: &Welcome) -> bool 
     };
     line.push('\n');
     write.write_all(line.as_bytes()).await.is_ok() && write.flush().await.is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fs::workspace::Workspace;
+    use crate::lsp::config::Config;
+
+    #[tokio::test]
+    async fn a_session_is_welcomed_only_for_this_build_and_root() {
+        let dir = tempfile::tempdir().unwrap();
+        let workspace = Workspace::new(dir.path(), &[]).unwrap();
+        let root = workspace.root().to_path_buf();
+        let ctx = Context::new(workspace, Config::built_in(), false);
+        let session = |build: &str, root: &Path| {
+            Ok(Hello::Session {
+                build: build.to_string(),
+                root: root.to_path_buf(),
+                read_only: true,
+            })
+        };
+        let (welcome_ok, read_only) = welcome(session("b1", &root), &ctx, "b1");
+        assert!(
+            matches!(welcome_ok, Welcome::Session { .. }),
+            "{welcome_ok:?}"
+        );
+        assert_eq!(read_only, Some(true));
+        let (other_root, read_only) = welcome(session("b1", Path::new("/elsewhere")), &ctx, "b1");
+        assert_eq!(read_only, None);
+        let Welcome::Refused { why } = other_root else {
+            panic!("{other_root:?}")
+        };
+        assert_eq!(
+            why,
+            format!("this instance serves {}, not /elsewhere", root.display())
+        );
+        let (other_build, _) = welcome(session("b2", &root), &ctx, "b1");
+        assert!(
+            matches!(&other_build, Welcome::Refused { why } if why == "this instance is sextant build b1"),
+            "{other_build:?}"
+        );
+    }
 }

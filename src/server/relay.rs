@@ -33,6 +33,9 @@ use crate::model::InstanceCheck;
 /// How long a started instance has to listen.
 const START_WAIT: Duration = Duration::from_secs(30);
 
+/// How long an instance has to answer a hello.
+const HELLO_WAIT: Duration = Duration::from_secs(10);
+
 /// The id the replayed `initialize` goes with; its answer is not passed on.
 const REPLAY_ID: &str = "sextant-relay-initialize";
 
@@ -89,71 +92,130 @@ struct InFlight {
 pub async fn relay(relay: Relay) -> anyhow::Result<()> {
     let rendezvous = relay.spec.rendezvous()?;
     let mut input = BufReader::new(tokio::io::stdin()).lines();
-    let mut output = tokio::io::stdout();
-    let mut connection: Option<Connection> = None;
-    let mut initialization = Initialization::default();
-    let mut in_flight: Vec<InFlight> = Vec::new();
+    let mut session = Session {
+        relay,
+        rendezvous,
+        output: tokio::io::stdout(),
+        connection: None,
+        initialization: Initialization::default(),
+        in_flight: Vec::new(),
+    };
     loop {
         tokio::select! {
-            line = input.next_line() => {
-                let Some(line) = line? else { break };
-                if line.trim().is_empty() {
-                    continue;
-                }
-                let head = Head::of(&line);
-                match head.method.as_deref() {
-                    Some("initialize") => initialization.initialize = Some(line.clone()),
-                    Some("notifications/initialized") => {
-                        initialization.initialized = Some(line.clone());
-                    }
-                    _ => {}
-                }
-                if let (Some(id), Some(method)) = (&head.id, &head.method) {
-                    in_flight.push(InFlight { id: id.clone(), tool_call: method == "tools/call" });
-                }
-                if connection.is_none() {
-                    let replay = head.method.as_deref() != Some("initialize");
-                    match connect(&relay, &rendezvous, &initialization, replay).await {
-                        Ok(connected) => connection = Some(connected),
-                        Err(err) => {
-                            tracing::warn!("{err:#}");
-                            let why = format!("sextant's shared instance for this workspace could not be reached: {err:#}; run sextant serve --no-shared to serve without one");
-                            answer_in_flight(&mut output, &mut in_flight, &why).await?;
-                            continue;
-                        }
-                    }
-                }
-                let sent = match connection.as_mut() {
-                    Some(connected) => connected.send(&line).await.is_ok(),
-                    None => false,
-                };
-                if !sent {
-                    connection = None;
-                    answer_in_flight(&mut output, &mut in_flight, &ended(&rendezvous)).await?;
-                }
-            }
-            line = next_line(&mut connection) => match line {
-                Some(line) => {
-                    let head = Head::of(&line);
-                    if head.method.is_none() && let Some(id) = &head.id {
-                        if id == REPLAY_ID {
-                            continue;
-                        }
-                        in_flight.retain(|request| request.id != *id);
-                    }
-                    output.write_all(line.as_bytes()).await?;
-                    output.write_all(b"\n").await?;
-                    output.flush().await?;
-                }
-                None => {
-                    tracing::warn!("the shared instance closed the connection");
-                    connection = None;
-                    answer_in_flight(&mut output, &mut in_flight, &ended(&rendezvous)).await?;
-                }
+            line = input.next_line() => match line? {
+                Some(line) => session.on_client_line(line).await?,
+                None => break,
             },
+            line = next_line(&mut session.connection) => session.on_instance_line(line).await?,
         }
     }
     Ok(())
+}
+
+/// One client's session as the relay keeps it.
+struct Session {
+    relay: Relay,
+    rendezvous: Rendezvous,
+    output: tokio::io::Stdout,
+    /// `None` before the first message, and after the instance ended.
+    connection: Option<Connection>,
+    initialization: Initialization,
+    in_flight: Vec<InFlight>,
+}
+
+impl Session {
+    /// A line of the client's: noted, and sent on (connecting first if
+    /// need be).
+    async fn on_client_line(&mut self, line: String) -> std::io::Result<()> {
+        if line.trim().is_empty() {
+            return Ok(());
+        }
+        let head = Head::of(&line);
+        match head.method.as_deref() {
+            Some("initialize") => self.initialization.initialize = Some(line.clone()),
+            Some("notifications/initialized") => {
+                self.initialization.initialized = Some(line.clone());
+            }
+            _ => {}
+        }
+        if let (Some(id), Some(method)) = (&head.id, &head.method) {
+            self.in_flight.push(InFlight {
+                id: id.clone(),
+                tool_call: method == "tools/call",
+            });
+        }
+        if self.connection.is_none() {
+            let replay = head.method.as_deref() != Some("initialize");
+            match connect(&self.relay, &self.rendezvous, &self.initialization, replay).await {
+                Ok(connected) => self.connection = Some(connected),
+                Err(err) => {
+                    tracing::warn!("{err:#}");
+                    let why = format!(
+                        "sextant's shared instance for this workspace could not be reached: {err:#}; run sextant serve --no-shared to serve without one"
+                    );
+                    return self.answer_in_flight(&why).await;
+                }
+            }
+        }
+        let sent = match self.connection.as_mut() {
+            Some(connected) => connected.send(&line).await.is_ok(),
+            None => false,
+        };
+        if !sent {
+            self.lost().await?;
+        }
+        Ok(())
+    }
+
+    /// A line of the instance's, passed on (but the replayed
+    /// initialization's answer); `None`: the instance ended.
+    async fn on_instance_line(&mut self, line: Option<String>) -> std::io::Result<()> {
+        let Some(line) = line else {
+            tracing::warn!("the shared instance closed the connection");
+            return self.lost().await;
+        };
+        let head = Head::of(&line);
+        if head.method.is_none()
+            && let Some(id) = &head.id
+        {
+            if id == REPLAY_ID {
+                return Ok(());
+            }
+            self.in_flight.retain(|request| request.id != *id);
+        }
+        self.output.write_all(line.as_bytes()).await?;
+        self.output.write_all(b"\n").await?;
+        self.output.flush().await
+    }
+
+    /// The instance is gone: what was in flight is answered so, and the
+    /// next message connects anew.
+    async fn lost(&mut self) -> std::io::Result<()> {
+        self.connection = None;
+        let why = format!(
+            "sextant's shared instance for this workspace ended before answering (its log: {}); the next call starts a new one",
+            self.rendezvous.log.display()
+        );
+        self.answer_in_flight(&why).await
+    }
+
+    /// Answers every request in flight with `why`: a tool call as a tool
+    /// error, anything else as a JSON-RPC error.
+    async fn answer_in_flight(&mut self, why: &str) -> std::io::Result<()> {
+        for request in self.in_flight.drain(..) {
+            let answer = if request.tool_call {
+                let text = ToolError::new(ErrorCode::InstanceEnded, why).to_string();
+                json!({"jsonrpc": "2.0", "id": request.id, "result": {
+                    "content": [{"type": "text", "text": text}], "isError": true}})
+            } else {
+                json!({"jsonrpc": "2.0", "id": request.id, "error": {"code": -32603, "message": why}})
+            };
+            self.output
+                .write_all(format!("{answer}\n").as_bytes())
+                .await?;
+        }
+        self.output.flush().await
+    }
 }
 
 /// The next line from the instance; `None` when the connection ended;
@@ -163,34 +225,6 @@ async fn next_line(connection: &mut Option<Connection>) -> Option<String> {
         Some(connected) => connected.lines.next_line().await.ok().flatten(),
         None => std::future::pending().await,
     }
-}
-
-/// Why the requests in flight got no answer.
-fn ended(rendezvous: &Rendezvous) -> String {
-    format!(
-        "sextant's shared instance for this workspace ended before answering (its log: {}); the next call starts a new one",
-        rendezvous.log.display()
-    )
-}
-
-/// Answers every request in flight with `why`: a tool call as a tool
-/// error, anything else as a JSON-RPC error.
-async fn answer_in_flight(
-    output: &mut tokio::io::Stdout,
-    in_flight: &mut Vec<InFlight>,
-    why: &str,
-) -> std::io::Result<()> {
-    for request in in_flight.drain(..) {
-        let answer = if request.tool_call {
-            let text = ToolError::new(ErrorCode::InstanceEnded, why).to_string();
-            json!({"jsonrpc": "2.0", "id": request.id, "result": {
-                "content": [{"type": "text", "text": text}], "isError": true}})
-        } else {
-            json!({"jsonrpc": "2.0", "id": request.id, "error": {"code": -32603, "message": why}})
-        };
-        output.write_all(format!("{answer}\n").as_bytes()).await?;
-    }
-    output.flush().await
 }
 
 /// Connects to the instance, starting it if none answers, and replays the
@@ -218,15 +252,31 @@ async fn connect(
 }
 
 /// A session with the running instance; `None` when none listens (no
-/// socket, or a stale one).
+/// socket, a stale one, one ending as it is reached).
 async fn reach(relay: &Relay, rendezvous: &Rendezvous) -> anyhow::Result<Option<Connection>> {
-    let Ok(stream) = UnixStream::connect(&rendezvous.socket).await else {
-        return Ok(None);
-    };
     let hello = Hello::Session {
         build: build_identity(),
         root: relay.spec.root.clone(),
         read_only: relay.read_only,
+    };
+    match greet(&rendezvous.socket, &hello).await? {
+        Some((connection, Welcome::Session { pid })) => {
+            tracing::info!(pid, "attached to the shared instance");
+            Ok(Some(connection))
+        }
+        Some((_, Welcome::Refused { why })) => anyhow::bail!("the instance refused: {why}"),
+        Some((_, Welcome::Status(_))) => {
+            anyhow::bail!("the instance answered a session's hello with its status")
+        }
+        None => Ok(None),
+    }
+}
+
+/// Connects to `socket` and says `hello`: the connection and the
+/// instance's welcome; `None` when no instance answers there.
+async fn greet(socket: &Path, hello: &Hello) -> anyhow::Result<Option<(Connection, Welcome)>> {
+    let Ok(stream) = UnixStream::connect(socket).await else {
+        return Ok(None);
     };
     let (read, write) = stream.into_split();
     let mut connection = Connection {
@@ -236,25 +286,27 @@ async fn reach(relay: &Relay, rendezvous: &Rendezvous) -> anyhow::Result<Option<
     // A connection that breaks before the welcome is an instance ending as
     // it was reached: as good as none.
     if connection
-        .send(&serde_json::to_string(&hello)?)
+        .send(&serde_json::to_string(hello)?)
         .await
         .is_err()
     {
         return Ok(None);
     }
-    let welcome = tokio::time::timeout(START_WAIT, connection.lines.next_line())
+    let Ok(Some(line)) = tokio::time::timeout(HELLO_WAIT, connection.lines.next_line())
         .await
-        .map_err(|_| anyhow::anyhow!("the instance did not answer within {START_WAIT:?}"))?
-        .unwrap_or_default();
-    match welcome.map(|line| serde_json::from_str::<Welcome>(&line)) {
-        Some(Ok(Welcome::Session { pid })) => {
-            tracing::info!(pid, "attached to the shared instance");
-            Ok(Some(connection))
-        }
-        Some(Ok(Welcome::Refused { why })) => anyhow::bail!("the instance refused: {why}"),
-        None => Ok(None),
-        Some(_) => anyhow::bail!("the instance answered something other than a welcome"),
-    }
+        .map_err(|_| {
+            anyhow::anyhow!(
+                "the instance at {} did not answer within {} s",
+                socket.display(),
+                HELLO_WAIT.as_secs()
+            )
+        })?
+    else {
+        return Ok(None);
+    };
+    let welcome = serde_json::from_str(&line)
+        .map_err(|_| anyhow::anyhow!("the instance answered something other than a welcome"))?;
+    Ok(Some((connection, welcome)))
 }
 
 /// Starts the instance, unless a relay racing this one did, and connects.
@@ -356,32 +408,17 @@ pub async fn instance_check(spec: &InstanceSpec) -> InstanceCheck {
             };
         }
     };
-    let not_running = || InstanceCheck::NotRunning {
-        log: rendezvous.log.clone(),
-    };
-    let Ok(stream) = UnixStream::connect(&rendezvous.socket).await else {
-        return not_running();
-    };
-    let (read, write) = stream.into_split();
-    let mut connection = Connection {
-        lines: BufReader::new(read).lines(),
-        write,
-    };
     let hello = Hello::Status {
         build: build_identity(),
     };
-    let Ok(hello) = serde_json::to_string(&hello) else {
-        return not_running();
-    };
-    if connection.send(&hello).await.is_err() {
-        return not_running();
-    }
-    match tokio::time::timeout(START_WAIT, connection.lines.next_line()).await {
-        Ok(Ok(Some(line))) => match serde_json::from_str::<Welcome>(&line) {
-            Ok(Welcome::Status(state)) => InstanceCheck::Running(state),
-            Ok(Welcome::Refused { why }) => InstanceCheck::Unavailable { why },
-            _ => not_running(),
+    match greet(&rendezvous.socket, &hello).await {
+        Ok(Some((_, Welcome::Status(state)))) => InstanceCheck::Running(state),
+        Ok(Some((_, Welcome::Refused { why }))) => InstanceCheck::Unavailable { why },
+        Err(err) => InstanceCheck::Unavailable {
+            why: err.to_string(),
         },
-        _ => not_running(),
+        Ok(_) => InstanceCheck::NotRunning {
+            log: rendezvous.log,
+        },
     }
 }
