@@ -64,9 +64,28 @@ fn wrong_value(wanted: &str, random: &mut Seeded) -> Value {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_thousand_hostile_messages_are_each_answered_and_the_server_stays_up() {
     let f = common::fixture("ts");
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_sextant"))
-        .args(["serve", "--no-shared", "--root"])
+    let mut serve = tokio::process::Command::new(env!("CARGO_BIN_EXE_sextant"));
+    serve.args(["serve", "--no-shared", "--root"]).arg(f.root());
+    hostile_session(serve).await;
+}
+
+/// The same through a relay and its shared instance: the relay passes
+/// every line on, the instance's guard answers it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_thousand_hostile_messages_through_a_relay_are_each_answered() {
+    let f = common::fixture("ts");
+    let place = tempfile::tempdir().unwrap();
+    let mut serve = tokio::process::Command::new(env!("CARGO_BIN_EXE_sextant"));
+    serve
+        .args(["serve", "--idle-exit", "0", "--root"])
         .arg(f.root())
+        .env("XDG_RUNTIME_DIR", place.path());
+    hostile_session(serve).await;
+}
+
+/// Writes the hostile messages to `serve`'s stdin and checks every answer.
+async fn hostile_session(mut serve: tokio::process::Command) {
+    let mut child = serve
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())

@@ -524,3 +524,53 @@ async fn a_hello_of_another_build_or_root_is_refused() {
     );
     client.cancel().await.unwrap();
 }
+
+/// A line that is not UTF-8 gets a parse error, and the session goes on:
+/// alone, and through a relay (which passes bytes, not text, on).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_line_that_is_not_utf8_is_answered_and_the_session_goes_on() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+
+    let f = common::fixture("ts");
+    let place = place();
+    for mode in [&["--no-shared"][..], &["--idle-exit", "0"]] {
+        let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_sextant"))
+            .arg("serve")
+            .args(mode)
+            .arg("--root")
+            .arg(f.root())
+            .env("XDG_RUNTIME_DIR", place.path())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let mut stdout = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+        let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bytes", "version": "1"}}});
+        let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "read_file", "arguments": {"path": "src/index.ts", "limit": 1}}});
+        let mut bytes = format!("{initialize}\n").into_bytes();
+        bytes.extend(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        bytes.extend(b"\n\xff\xfe{\"id\": 7}\n");
+        bytes.extend(format!("{call}\n").into_bytes());
+        stdin.write_all(&bytes).await.unwrap();
+        let mut answers = Vec::new();
+        while answers.len() < 3 {
+            let line = stdout.next_line().await.unwrap().expect("an answer");
+            answers.push(serde_json::from_str::<Value>(&line).unwrap());
+        }
+        assert!(
+            answers.iter().any(|a| a["error"]["code"] == json!(-32700)),
+            "{mode:?}: {answers:?}"
+        );
+        let read = answers.iter().find(|a| a["id"] == json!(2)).unwrap();
+        assert!(
+            read["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .starts_with("     1\timport { Circle"),
+            "{mode:?}: {read}"
+        );
+    }
+}

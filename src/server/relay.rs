@@ -56,8 +56,9 @@ struct Head {
 }
 
 impl Head {
-    fn of(line: &str) -> Head {
-        serde_json::from_str(line).unwrap_or_default()
+    /// Any bytes: what is not a JSON object (not UTF-8, even) has neither.
+    fn of(line: &[u8]) -> Head {
+        serde_json::from_slice(line).unwrap_or_default()
     }
 }
 
@@ -68,8 +69,8 @@ struct Connection {
 }
 
 impl Connection {
-    async fn send(&mut self, line: &str) -> std::io::Result<()> {
-        self.write.write_all(line.as_bytes()).await?;
+    async fn send(&mut self, line: &[u8]) -> std::io::Result<()> {
+        self.write.write_all(line).await?;
         self.write.write_all(b"\n").await?;
         self.write.flush().await
     }
@@ -78,8 +79,8 @@ impl Connection {
 /// The client's initialization, replayed to a new instance.
 #[derive(Default)]
 struct Initialization {
-    initialize: Option<String>,
-    initialized: Option<String>,
+    initialize: Option<Vec<u8>>,
+    initialized: Option<Vec<u8>>,
 }
 
 /// A request sent on and not yet answered.
@@ -91,7 +92,10 @@ struct InFlight {
 /// Relays stdin and stdout to the instance until the client closes stdin.
 pub async fn relay(relay: Relay) -> anyhow::Result<()> {
     let rendezvous = relay.spec.rendezvous()?;
-    let mut input = BufReader::new(tokio::io::stdin()).lines();
+    let mut input = BufReader::new(tokio::io::stdin());
+    // Bytes, not text: a line that is not UTF-8 goes on to the instance's
+    // guard, which answers it, as a line of any other kind.
+    let mut line = Vec::new();
     let mut session = Session {
         relay,
         rendezvous,
@@ -102,10 +106,13 @@ pub async fn relay(relay: Relay) -> anyhow::Result<()> {
     };
     loop {
         tokio::select! {
-            line = input.next_line() => match line? {
-                Some(line) => session.on_client_line(line).await?,
-                None => break,
-            },
+            read = input.read_until(b'\n', &mut line) => {
+                if read? == 0 {
+                    break;
+                }
+                let complete = std::mem::take(&mut line);
+                session.on_client_line(complete).await?;
+            }
             line = next_line(&mut session.connection) => session.on_instance_line(line).await?,
         }
     }
@@ -126,8 +133,11 @@ struct Session {
 impl Session {
     /// A line of the client's: noted, and sent on (connecting first if
     /// need be).
-    async fn on_client_line(&mut self, line: String) -> std::io::Result<()> {
-        if line.trim().is_empty() {
+    async fn on_client_line(&mut self, mut line: Vec<u8>) -> std::io::Result<()> {
+        while line.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
+            line.pop();
+        }
+        if line.iter().all(u8::is_ascii_whitespace) {
             return Ok(());
         }
         let head = Head::of(&line);
@@ -174,7 +184,7 @@ impl Session {
             tracing::warn!("the shared instance closed the connection");
             return self.lost().await;
         };
-        let head = Head::of(&line);
+        let head = Head::of(line.as_bytes());
         if head.method.is_none()
             && let Some(id) = &head.id
         {
@@ -241,9 +251,9 @@ async fn connect(
         None => start(relay, rendezvous).await?,
     };
     if replay && let Some(initialize) = &initialization.initialize {
-        let mut message: Value = serde_json::from_str(initialize)?;
+        let mut message: Value = serde_json::from_slice(initialize)?;
         message["id"] = Value::String(REPLAY_ID.to_string());
-        connection.send(&message.to_string()).await?;
+        connection.send(message.to_string().as_bytes()).await?;
         if let Some(initialized) = &initialization.initialized {
             connection.send(initialized).await?;
         }
@@ -286,7 +296,7 @@ async fn greet(socket: &Path, hello: &Hello) -> anyhow::Result<Option<(Connectio
     // A connection that breaks before the welcome is an instance ending as
     // it was reached: as good as none.
     if connection
-        .send(&serde_json::to_string(hello)?)
+        .send(serde_json::to_string(hello)?.as_bytes())
         .await
         .is_err()
     {
