@@ -1193,6 +1193,7 @@ fn references() {
         line,
         characters: characters.to_vec(),
         enclosing: enclosing.map(String::from),
+        shown_in: enclosing.map(String::from),
         text: text.into(),
         context: vec![],
     };
@@ -1244,6 +1245,38 @@ fn references() {
 
                 src/shapes.ts (1 reference)
                   @18:14: `export class Circle extends Base {`
+                ",
+            ),
+            (
+                "on the enclosing symbol's own declaration line: its container, or nothing",
+                ReferencesResult {
+                    total: 2,
+                    total_files: 1,
+                    files: vec![ReferenceFile {
+                        path: "src/lib.rs".into(),
+                        total: 2,
+                        lines: vec![
+                            ReferenceLine {
+                                shown_in: None,
+                                ..line(121, &[6], Some("impl Shape for Circle"), "impl Shape for Circle {")
+                            },
+                            ReferenceLine {
+                                shown_in: Some("impl Ledger".into()),
+                                ..line(28, &[44], Some("impl Ledger/new"), "pub fn new(name: impl Into<String>) -> Self {")
+                            },
+                        ],
+                    }],
+                    ..none.clone()
+                },
+                "
+                references Circle (Class) at src/shapes.ts:18:14
+                Found 2 references to Circle across 1 file
+
+                === next block ===
+
+                src/lib.rs (2 references)
+                  @121:6: `impl Shape for Circle {`
+                  @28:44 in impl Ledger: `pub fn new(name: impl Into<String>) -> Self {`
                 ",
             ),
             (

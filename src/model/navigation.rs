@@ -85,6 +85,9 @@ pub struct ReferenceLine {
     /// The name path of the symbol the references are in (`Registry.add`),
     /// from the file's outline; `None` at the top level.
     pub enclosing: Option<String>,
+    /// What the line's `in X` names: `enclosing`, or on that symbol's own
+    /// declaration line (which says it already) its container.
+    pub shown_in: Option<String>,
     /// The line, trimmed (and cut around the first reference when very
     /// long).
     pub text: String,

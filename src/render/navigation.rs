@@ -127,8 +127,8 @@ fn reference_file(file: &ReferenceFile) -> String {
 pub fn reference_line(line: &ReferenceLine) -> String {
     let columns: Vec<String> = line.characters.iter().map(u32::to_string).collect();
     let mut out = format!("\n  @{}:{}", line.line, columns.join(","));
-    if let Some(enclosing) = &line.enclosing {
-        let _ = write!(out, " in {enclosing}");
+    if let Some(shown_in) = &line.shown_in {
+        let _ = write!(out, " in {shown_in}");
     }
     if line.context.is_empty() {
         let _ = write!(out, ": `{}`", line.text);

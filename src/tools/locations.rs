@@ -79,12 +79,31 @@ impl<'a> SourceFiles<'a> {
 
     /// The name path of the innermost outline symbol around `position`
     /// (not the one whose name stands there: a declaration is "in" its
-    /// container).
-    pub async fn enclosing(&mut self, path: &Path, position: Position) -> Option<String> {
-        let file = self.file(path).await?;
+    /// container), and the one a reference line names: on that symbol's
+    /// own declaration line, which already says it (`impl Trait for Type
+    /// {`, `fn summary(value: &Ledger)`), its container instead.
+    pub async fn enclosing(
+        &mut self,
+        path: &Path,
+        position: Position,
+    ) -> (Option<String>, Option<String>) {
+        let Some(file) = self.file(path).await else {
+            return (None, None);
+        };
         let mut chain = Vec::new();
         innermost(file.symbols(), position, &mut chain);
-        (!chain.is_empty()).then(|| join_path(&chain, file.path_separator()))
+        let path_of = |chain: &[&OutlineSymbol]| {
+            let names: Vec<&str> = chain.iter().map(|symbol| symbol.name.as_str()).collect();
+            (!names.is_empty()).then(|| join_path(&names, file.path_separator()))
+        };
+        let enclosing = path_of(&chain);
+        if chain
+            .last()
+            .is_some_and(|symbol| symbol.selection_range.start.line == position.line)
+        {
+            chain.pop();
+        }
+        (enclosing, path_of(&chain))
     }
 
     /// The name path of the innermost outline symbol whose lines hold
@@ -249,13 +268,17 @@ pub fn place(ctx: &Context, path: &Path) -> Place {
         .unwrap_or(Place::Outside)
 }
 
-fn innermost<'s>(symbols: &'s [OutlineSymbol], position: Position, chain: &mut Vec<&'s str>) {
+fn innermost<'s>(
+    symbols: &'s [OutlineSymbol],
+    position: Position,
+    chain: &mut Vec<&'s OutlineSymbol>,
+) {
     for symbol in symbols {
         if symbol.range.start <= position
             && position < symbol.range.end
             && symbol.selection_range.start != position
         {
-            chain.push(&symbol.name);
+            chain.push(symbol);
             innermost(&symbol.children, position, chain);
             return;
         }

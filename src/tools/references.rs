@@ -196,7 +196,7 @@ async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResul
             if pager.skip() {
                 continue;
             }
-            let enclosing = files.enclosing(path, position).await;
+            let (enclosing, shown_in) = files.enclosing(path, position).await;
             // Several references on one line and in one symbol share it.
             let shares_line = file
                 .lines
@@ -221,6 +221,7 @@ async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResul
                     line: position.line,
                     characters: vec![position.character],
                     enclosing,
+                    shown_in,
                     text,
                     context: lines,
                 })
