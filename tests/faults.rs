@@ -870,3 +870,40 @@ async fn a_check_published_in_parts_is_answered_whole() {
          ✘ @1:1 [Error][E0001] an error (fake-check)\n  ⚠ @1:1 [Warning][W0001] a warning (fake-check)"
     );
 }
+
+/// `logs` asked nothing in particular answers "what is wrong": the
+/// servers' states, the last errors however many calls came after, the
+/// recent calls, and none of a chatty server's own messages (20,000 here),
+/// which a filter or `level: "debug"` shows; within 1.5 KB.
+#[tokio::test]
+async fn logs_asking_nothing_in_particular_answer_what_is_wrong() {
+    let w = workspace("flood-stdout", 10.0);
+    let answer = common::run(&w.ctx, "search", json!({"query": "fake"})).await;
+    assert!(!answer.contains("Note:"), "{answer}");
+    w.ctx.logs.record(
+        sextant::model::LogLevel::Error,
+        "fake_lsp",
+        "the index is corrupt",
+    );
+    for _ in 0..12 {
+        common::run(&w.ctx, "find", json!({"pattern": "*.fake"})).await;
+    }
+    let logs = w.logs(json!({})).await;
+    assert!(
+        logs.contains("error fake_lsp  the index is corrupt"),
+        "{logs}"
+    );
+    assert!(!logs.contains("chatter"), "{logs}");
+    assert_eq!(logs.matches("info  tool  find").count(), 10, "{logs}");
+    assert!(logs.len() <= 1500, "{} bytes:\n{logs}", logs.len());
+    assert!(
+        w.logs(json!({"contains": "chatter 19999"}))
+            .await
+            .contains("chatter 19999"),
+    );
+    assert!(
+        w.logs(json!({"level": "debug", "tail": 1}))
+            .await
+            .contains("debug"),
+    );
+}

@@ -360,12 +360,17 @@ impl Shared {
                     Ok(message) => {
                         // What a server says as it goes down after our
                         // `exit` (TypeScript 7's "error handling method
-                        // 'exit': EOF") is no news.
+                        // 'exit': EOF") is no news. A server's own log
+                        // lines (TypeScript 7 dumps the client's
+                        // capabilities) are for `level: "debug"`; what it
+                        // shows a user, and its errors and warnings, are
+                        // for everyone.
+                        let shown = method == "window/showMessage";
                         let level = match message.typ {
                             _ if self.is_closing() => LogLevel::Debug,
                             lsp_types::MessageType::ERROR => LogLevel::Error,
                             lsp_types::MessageType::WARNING => LogLevel::Warn,
-                            lsp_types::MessageType::INFO => LogLevel::Info,
+                            lsp_types::MessageType::INFO if shown => LogLevel::Info,
                             _ => LogLevel::Debug,
                         };
                         let fatal = !self.is_closing()

@@ -1,5 +1,8 @@
 //! `logs`: what sextant and its language servers did: every server's state,
-//! then the log lines (tool calls, server stderr and log messages).
+//! then the log lines (tool calls, server stderr and log messages). Asked
+//! nothing in particular it answers "what is wrong": the states, the last
+//! errors and warnings, the recent lines (servers' own log messages are
+//! `level: "debug"`).
 
 use std::sync::Arc;
 
@@ -9,9 +12,11 @@ use serde::Deserialize;
 use super::Tool;
 use crate::context::Context;
 use crate::error::ToolResult;
-use crate::model::{LogLevel, LogsReport};
+use crate::model::{LogLevel, LogLine, LogsReport};
 
-const DEFAULT_TAIL: usize = 50;
+const DEFAULT_TAIL: usize = 10;
+/// Older errors and warnings a `logs` asking nothing in particular keeps.
+const KEPT_PROBLEMS: usize = 5;
 
 pub struct Logs;
 
@@ -20,23 +25,29 @@ pub struct Logs;
 pub struct Params {
     /// A server or language name, `tool` or `sextant`
     pub server: Option<String>,
-    /// Least important shown (default info)
+    /// Least important shown (default info; debug when filtered)
     pub level: Option<LogLevel>,
-    /// Default 50
+    /// Default 10
     pub tail: Option<usize>,
     pub contains: Option<String>,
 }
 
 impl Tool for Logs {
     const NAME: &'static str = "logs";
-    const DESCRIPTION: &'static str = "Language servers' states (indexing, ready, crashed: why) and recent log lines and tool calls, \
+    const DESCRIPTION: &'static str = "Language servers' states (indexing, ready, crashed: why), the last errors and recent tool calls, \
 for when an answer reports a server problem.";
     const WRITES: bool = false;
     type Params = Params;
     type Output = LogsReport;
 
     async fn run(ctx: Arc<Context>, params: Params) -> ToolResult<LogsReport> {
-        let level = params.level.unwrap_or(LogLevel::Info);
+        // A server's own messages are debug lines: shown when asked for by
+        // level, or when the lines are filtered by server or text.
+        let filtered = params.server.is_some() || params.contains.is_some();
+        let level = params.level.unwrap_or(match filtered {
+            true => LogLevel::Debug,
+            false => LogLevel::Info,
+        });
         let wanted = params.server.as_deref();
         let needle = params.contains.as_deref().map(str::to_lowercase);
         let servers: Vec<_> = ctx
@@ -63,7 +74,21 @@ for when an answer reports a server problem.";
         });
         let tail = params.tail.unwrap_or(DEFAULT_TAIL);
         let older_lines = lines.len().saturating_sub(tail);
-        lines.drain(..older_lines);
+        let older: Vec<LogLine> = lines.drain(..older_lines).collect();
+        // Asked nothing in particular: the last errors and warnings stay in
+        // view however many calls came after them.
+        let unfiltered = params.level.is_none() && !filtered && params.tail.is_none();
+        let mut kept_older: Vec<LogLine> = match unfiltered {
+            true => older
+                .into_iter()
+                .filter(|line| line.level <= LogLevel::Warn)
+                .collect(),
+            false => Vec::new(),
+        };
+        kept_older.drain(..kept_older.len().saturating_sub(KEPT_PROBLEMS));
+        let older_lines = older_lines - kept_older.len();
+        kept_older.append(&mut lines);
+        let lines = kept_older;
         Ok(LogsReport {
             instance: ctx
                 .instance

@@ -156,9 +156,11 @@ pub async fn call(ctx: &Arc<Context>, name: &str, args: Map<String, Value>) -> T
     let started = Instant::now();
     let result = (tool.call)(Arc::clone(ctx), args).await;
     let millis = started.elapsed().as_secs_f64() * 1000.0;
+    // The error's code only: its message is in the answer (and, for
+    // `level: "debug"`, on a line of its own).
     let outcome = match &result {
         Ok(_) => "ok".to_string(),
-        Err(err) => err.to_string(),
+        Err(err) => format!("error[{}]", err.code.as_str()),
     };
     // The log book also writes it to stderr through tracing.
     ctx.logs.record(
@@ -166,6 +168,10 @@ pub async fn call(ctx: &Arc<Context>, name: &str, args: Map<String, Value>) -> T
         "tool",
         format!("{name} {summary} -> {outcome} ({millis:.1} ms)"),
     );
+    if let Err(err) = &result {
+        ctx.logs
+            .record(LogLevel::Debug, "tool", format!("{name}: {err}"));
+    }
     result
 }
 
