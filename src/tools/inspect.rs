@@ -133,7 +133,7 @@ async fn inspect(ctx: &Context, params: Params) -> ToolResult<InspectResult> {
     let implementations = sorted(keep("the implementations", implementations));
     let hover = match hover {
         Ok(text) => text
-            .map(|t| readable_markdown(&t))
+            .map(|t| without_restated_name(&readable_markdown(&t), &resolved.target.name))
             .filter(|t| !t.is_empty()),
         Err(LspError::Unsupported { what, .. }) => {
             unsupported.insert(0, what);
@@ -439,6 +439,29 @@ pub fn readable_markdown(text: &str) -> String {
     out.join("\n")
 }
 
+/// The hover text without a first line that only restates what the
+/// answer's header says (`inspect Circle (Class) at ...`): clangd's
+/// heading (`### class \`Circle\``) and ty's class block
+/// (```` ```xml <class 'Circle'> ``` ````).
+fn without_restated_name(text: &str, name: &str) -> String {
+    let heading = |line: &str| {
+        line.starts_with('#')
+            && line
+                .trim_start_matches('#')
+                .trim()
+                .split_once(' ')
+                .is_some_and(|(_, rest)| rest == format!("`{name}`"))
+    };
+    let class_block = format!("<class '{name}'>");
+    let lines: Vec<&str> = text.lines().collect();
+    let rest = match lines.as_slice() {
+        [first, rest @ ..] if heading(first) => rest,
+        [open, only, "```", rest @ ..] if open.starts_with("```") && *only == class_block => rest,
+        _ => return text.to_string(),
+    };
+    rest.join("\n").trim_start_matches('\n').to_string()
+}
+
 /// One line of markdown prose: `\_` -> `_`, `[text](https://...)` -> `text`
 /// (inline code left as it is).
 pub(crate) fn plain_markdown_line(line: &str) -> String {
@@ -508,6 +531,23 @@ mod tests {
             readable_markdown(hover),
             "Roughly:\n  sqrt(x)\n\n```python\n    >>> hypot(3.0, 4.0)\n```"
         );
+    }
+
+    #[test]
+    fn a_first_line_restating_the_name_is_left_out() {
+        assert_eq!(
+            without_restated_name("### function `total_area`\n\n→ `double`", "total_area"),
+            "→ `double`"
+        );
+        assert_eq!(
+            without_restated_name("```xml\n<class 'Circle'>\n```\n\nA circle.", "Circle"),
+            "A circle."
+        );
+        // Another name, or more than the name: kept.
+        let kept = "### function `area`\n\nx";
+        assert_eq!(without_restated_name(kept, "total_area"), kept);
+        let code = "```ts\nclass Circle\n```";
+        assert_eq!(without_restated_name(code, "Circle"), code);
     }
 
     #[test]
