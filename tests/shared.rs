@@ -574,3 +574,89 @@ async fn a_line_that_is_not_utf8_is_answered_and_the_session_goes_on() {
         );
     }
 }
+
+/// Progress is per session: a call's progress reaches the session that
+/// made it, through its relay, and no other session sharing the instance.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn progress_reaches_only_the_session_that_asked() {
+    use std::sync::{Arc, Mutex};
+
+    use rmcp::model::ProgressNotificationParam;
+    use rmcp::service::NotificationContext;
+    use rmcp::transport::TokioChildProcess;
+    use rmcp::{ClientHandler, RoleClient, ServiceExt};
+
+    #[derive(Clone, Default)]
+    struct Recorder {
+        progress: Arc<Mutex<Vec<Option<String>>>>,
+    }
+    impl ClientHandler for Recorder {
+        async fn on_progress(
+            &self,
+            params: ProgressNotificationParam,
+            _context: NotificationContext<RoleClient>,
+        ) {
+            self.progress.lock().unwrap().push(params.message);
+        }
+    }
+
+    let f = common::fixture("ts");
+    let place = place();
+    let connect = || async {
+        let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_sextant"));
+        command
+            .args(["serve", "--idle-exit", "0", "--root"])
+            .arg(f.root())
+            .env("XDG_RUNTIME_DIR", place.path());
+        let (transport, _) = TokioChildProcess::builder(command)
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let recorder = Recorder::default();
+        let client = recorder.clone().serve(transport).await.unwrap();
+        (client, recorder)
+    };
+    let (asking, asked) = connect().await;
+    let (other, heard) = connect().await;
+    let Value::Object(args) = json!({"file": "src/shapes.ts"}) else {
+        unreachable!()
+    };
+    let handle = asking
+        .send_cancellable_request(
+            ClientRequest::CallToolRequest(Request::new(
+                CallToolRequestParams::new("diagnostics").with_arguments(args),
+            )),
+            PeerRequestOptions::no_options(),
+        )
+        .await
+        .unwrap();
+    let ServerResult::CallToolResult(result) = handle.await_response().await.unwrap() else {
+        panic!("a tool result");
+    };
+    assert_eq!(texts(&result), ["No errors or warnings in src/shapes.ts"]);
+    let Value::Object(args) = json!({"path": "src/index.ts", "limit": 1}) else {
+        unreachable!()
+    };
+    let answer = other
+        .call_tool(CallToolRequestParams::new("read_file").with_arguments(args))
+        .await
+        .unwrap();
+    assert!(
+        texts(&answer)[0].starts_with("     1\t"),
+        "{:?}",
+        texts(&answer)
+    );
+    let received = asked.progress.lock().unwrap().clone();
+    assert!(
+        received
+            .iter()
+            .any(|message| message.as_deref() == Some("starting typescript-go")),
+        "{received:?}"
+    );
+    // Nothing arrives for a session that asked for no progress; a quiet
+    // window long enough for one on its way.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(heard.progress.lock().unwrap().is_empty());
+    asking.cancel().await.unwrap();
+    other.cancel().await.unwrap();
+}
