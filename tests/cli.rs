@@ -175,3 +175,51 @@ fn doctor_reports_languages_servers_and_roots() {
         insta::assert_snapshot!(text);
     });
 }
+
+/// The repository is a Claude Code plugin marketplace with one plugin:
+/// its manifests agree, its MCP server is `sextant serve` on the project
+/// Claude Code names, and its skill has the frontmatter Claude Code reads.
+#[test]
+fn the_claude_code_plugin_is_well_formed() {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let read = |path: &str| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(repo.join(path)).unwrap())
+            .unwrap_or_else(|err| panic!("{path}: {err}"))
+    };
+    let marketplace = read(".claude-plugin/marketplace.json");
+    let entry = &marketplace["plugins"][0];
+    assert_eq!(marketplace["plugins"].as_array().unwrap().len(), 1);
+    let source = entry["source"].as_str().unwrap();
+    let plugin = read(&format!("{source}/.claude-plugin/plugin.json"));
+    assert_eq!(plugin["name"], entry["name"]);
+    assert_eq!(plugin["version"], env!("CARGO_PKG_VERSION"));
+    let mcp = read(&format!("{source}/.mcp.json"));
+    let server = &mcp["mcpServers"]["sextant"];
+    assert_eq!(server["command"], "sextant");
+    assert_eq!(
+        server["args"],
+        serde_json::json!(["serve", "--root", "${CLAUDE_PROJECT_DIR}"])
+    );
+    let skill = std::fs::read_to_string(repo.join(source).join("skills/sextant/SKILL.md")).unwrap();
+    let frontmatter = skill
+        .strip_prefix("---\n")
+        .and_then(|rest| rest.split_once("\n---\n"))
+        .map(|(front, _)| front)
+        .expect("the skill opens with frontmatter");
+    assert!(frontmatter.contains("name: sextant\n"), "{frontmatter}");
+    assert!(frontmatter.contains("description: "), "{frontmatter}");
+    // Every tool the skill names exists.
+    for tool in [
+        "search",
+        "references",
+        "read",
+        "inspect",
+        "call_hierarchy",
+        "diagnostics",
+        "rename",
+        "apply_patch",
+    ] {
+        assert!(skill.contains(&format!("`{tool}`")), "{tool}");
+        assert!(common::tool_names().contains(&tool), "{tool}");
+    }
+}
