@@ -91,21 +91,21 @@ fn workspaces() -> Vec<Workspace> {
 
 /// A process's peak resident memory, MB.
 fn peak_mb(pid: u32) -> f64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|status| {
-            let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-            line.split_whitespace().nth(1)?.parse::<f64>().ok()
-        })
-        .map_or(0.0, |kb| kb / 1024.0)
+    proc_mb(pid, "status", "VmHWM:")
 }
 
 /// A process's proportional set size now, MB.
 fn pss_mb(pid: u32) -> f64 {
-    std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup"))
+    proc_mb(pid, "smaps_rollup", "Pss:")
+}
+
+/// The kB figure of `/proc/PID/FILE`'s line starting with `field`, in MB
+/// (0 for a process that is gone).
+fn proc_mb(pid: u32, file: &str, field: &str) -> f64 {
+    std::fs::read_to_string(format!("/proc/{pid}/{file}"))
         .ok()
-        .and_then(|rollup| {
-            let line = rollup.lines().find(|l| l.starts_with("Pss:"))?;
+        .and_then(|text| {
+            let line = text.lines().find(|l| l.starts_with(field))?;
             line.split_whitespace().nth(1)?.parse::<f64>().ok()
         })
         .map_or(0.0, |kb| kb / 1024.0)

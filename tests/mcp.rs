@@ -447,10 +447,8 @@ async fn raw_http(host: &str, request: &str) -> String {
 async fn progress_arrives_in_order_before_the_answer() {
     use std::sync::{Arc, Mutex};
 
-    use rmcp::model::{
-        CallToolRequestParams, ClientRequest, ProgressNotificationParam, Request, ServerResult,
-    };
-    use rmcp::service::{NotificationContext, PeerRequestOptions};
+    use rmcp::model::ProgressNotificationParam;
+    use rmcp::service::NotificationContext;
     use rmcp::transport::TokioChildProcess;
     use rmcp::{ClientHandler, RoleClient, ServiceExt};
 
@@ -485,21 +483,9 @@ async fn progress_arrives_in_order_before_the_answer() {
         .unwrap();
     let recorder = Recorder::default();
     let client = recorder.clone().serve(transport).await.unwrap();
-    let Value::Object(args) = json!({"file": "src/shapes.ts"}) else {
-        unreachable!()
-    };
-    let handle = client
-        .send_cancellable_request(
-            ClientRequest::CallToolRequest(Request::new(
-                CallToolRequestParams::new("diagnostics").with_arguments(args),
-            )),
-            PeerRequestOptions::no_options(),
-        )
-        .await
-        .unwrap();
-    let ServerResult::CallToolResult(result) = handle.await_response().await.unwrap() else {
-        panic!("a tool result");
-    };
+    let handle =
+        common::mcp::send_call(&client, "diagnostics", json!({"file": "src/shapes.ts"})).await;
+    let result = common::mcp::answer_of(handle).await;
     let at_answer = recorder.progress.lock().unwrap().clone();
     assert_eq!(texts(&result), ["No errors or warnings in src/shapes.ts"]);
     assert!(

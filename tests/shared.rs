@@ -11,9 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use common::descendants;
-use common::mcp::{Client, call, start_shared, texts};
-use rmcp::model::{CallToolRequestParams, ClientRequest, Request, ServerResult};
-use rmcp::service::PeerRequestOptions;
+use common::mcp::{Client, answer_of, call, send_call, start_shared, texts};
 use serde_json::{Value, json};
 
 /// A meeting place only this user can enter, as `$XDG_RUNTIME_DIR` is.
@@ -224,19 +222,8 @@ async fn a_cancelled_call_leaves_the_other_sessions_answered() {
     let place = place();
     let (first, _) = start_shared(workspace.path(), place.path(), None, &[]).await;
     let (second, _) = start_shared(workspace.path(), place.path(), None, &[]).await;
-    let Value::Object(args) = json!({}) else {
-        unreachable!()
-    };
     // The workspace's diagnostics wait for rust-analyzer's cargo check.
-    let slow = first
-        .send_cancellable_request(
-            ClientRequest::CallToolRequest(Request::new(
-                CallToolRequestParams::new("diagnostics").with_arguments(args),
-            )),
-            PeerRequestOptions::no_options(),
-        )
-        .await
-        .unwrap();
+    let slow = send_call(&first, "diagnostics", json!({})).await;
     let answered = call(
         &second,
         "references",
@@ -278,23 +265,10 @@ async fn a_killed_instance_fails_the_call_in_flight_and_the_next_starts_another(
     let (pid, log) = instance_of(&client).await;
     let tree = descendants(pid);
     assert!(tree.iter().any(|(_, name)| name == "tsc"), "{tree:?}");
-    let Value::Object(args) = json!({}) else {
-        unreachable!()
-    };
-    let in_flight = client
-        .send_cancellable_request(
-            ClientRequest::CallToolRequest(Request::new(
-                CallToolRequestParams::new("diagnostics").with_arguments(args),
-            )),
-            PeerRequestOptions::no_options(),
-        )
-        .await
-        .unwrap();
+    let in_flight = send_call(&client, "diagnostics", json!({})).await;
     // SAFETY: kill has no memory-safety preconditions.
     unsafe { libc::kill(pid as i32, libc::SIGKILL) };
-    let ServerResult::CallToolResult(failed) = in_flight.await_response().await.unwrap() else {
-        panic!("a tool result");
-    };
+    let failed = answer_of(in_flight).await;
     assert_eq!(failed.is_error, Some(true));
     assert!(
         texts(&failed)[0].starts_with(
@@ -618,29 +592,16 @@ async fn progress_reaches_only_the_session_that_asked() {
     };
     let (asking, asked) = connect().await;
     let (other, heard) = connect().await;
-    let Value::Object(args) = json!({"file": "src/shapes.ts"}) else {
-        unreachable!()
-    };
-    let handle = asking
-        .send_cancellable_request(
-            ClientRequest::CallToolRequest(Request::new(
-                CallToolRequestParams::new("diagnostics").with_arguments(args),
-            )),
-            PeerRequestOptions::no_options(),
-        )
-        .await
-        .unwrap();
-    let ServerResult::CallToolResult(result) = handle.await_response().await.unwrap() else {
-        panic!("a tool result");
-    };
+    let handle = send_call(&asking, "diagnostics", json!({"file": "src/shapes.ts"})).await;
+    let result = answer_of(handle).await;
     assert_eq!(texts(&result), ["No errors or warnings in src/shapes.ts"]);
-    let Value::Object(args) = json!({"path": "src/index.ts", "limit": 1}) else {
-        unreachable!()
-    };
-    let answer = other
-        .call_tool(CallToolRequestParams::new("read_file").with_arguments(args))
-        .await
-        .unwrap();
+    let read = send_call(
+        &other,
+        "read_file",
+        json!({"path": "src/index.ts", "limit": 1}),
+    )
+    .await;
+    let answer = answer_of(read).await;
     assert!(
         texts(&answer)[0].starts_with("     1\t"),
         "{:?}",

@@ -123,3 +123,32 @@ pub async fn start_shared(
     let client = ().serve(transport).await.expect("MCP initialize");
     (client, pid)
 }
+
+/// `tools/call` sent, not awaited: the handle gives its answer
+/// (`await_response`) or cancels it (`cancel`). For any client handler.
+pub async fn send_call<H: rmcp::service::Service<RoleClient>>(
+    client: &RunningService<RoleClient, H>,
+    tool: &str,
+    args: Value,
+) -> rmcp::service::RequestHandle<RoleClient> {
+    let Value::Object(args) = args else {
+        panic!("arguments must be an object")
+    };
+    client
+        .send_cancellable_request(
+            rmcp::model::ClientRequest::CallToolRequest(rmcp::model::Request::new(
+                CallToolRequestParams::new(tool.to_string()).with_arguments(args),
+            )),
+            rmcp::service::PeerRequestOptions::no_options(),
+        )
+        .await
+        .expect("tools/call is sent")
+}
+
+/// The tool result a `send_call` handle answers with.
+pub async fn answer_of(handle: rmcp::service::RequestHandle<RoleClient>) -> CallToolResult {
+    match handle.await_response().await.expect("tools/call answers") {
+        rmcp::model::ServerResult::CallToolResult(result) => result,
+        other => panic!("a tool result, not {other:?}"),
+    }
+}
