@@ -130,12 +130,7 @@ async fn timed_call(client: &Client, tool: &str, args: &Value) -> Duration {
 
 /// N sessions at once on `workspace`, then one more once warm.
 async fn run(workspace: &Workspace, sessions: usize) -> Row {
-    let place = tempfile::tempdir().unwrap();
-    std::fs::set_permissions(
-        place.path(),
-        std::os::unix::fs::PermissionsExt::from_mode(0o700),
-    )
-    .unwrap();
+    let place = common::mcp::meeting_place();
     let root = workspace.dir.path();
     let (tool, args) = &workspace.first_call;
     let started = Instant::now();
@@ -182,12 +177,7 @@ async fn run(workspace: &Workspace, sessions: usize) -> Row {
 /// The relay's added latency per call: medians of `read_file` through a
 /// relay and in a `--no-shared` process.
 async fn relay_overhead(workspace: &Workspace) -> (Duration, Duration) {
-    let place = tempfile::tempdir().unwrap();
-    std::fs::set_permissions(
-        place.path(),
-        std::os::unix::fs::PermissionsExt::from_mode(0o700),
-    )
-    .unwrap();
+    let place = common::mcp::meeting_place();
     let root = workspace.dir.path();
     let args = json!({"path": workspace.small_file});
     let (relayed, _) = start_shared(root, place.path(), Some(Path::new(SEXTANT)), &[]).await;

@@ -11,19 +11,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use common::descendants;
-use common::mcp::{Client, answer_of, call, send_call, start_shared, texts};
+use common::mcp::{Client, answer_of, call, meeting_place, send_call, start_shared, texts};
 use serde_json::{Value, json};
-
-/// A meeting place only this user can enter, as `$XDG_RUNTIME_DIR` is.
-fn place() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::set_permissions(
-        dir.path(),
-        std::os::unix::fs::PermissionsExt::from_mode(0o700),
-    )
-    .unwrap();
-    dir
-}
 
 /// The instance serving `client`, as `logs` shows it: its pid and log.
 async fn instance_of(client: &Client) -> (u32, PathBuf) {
@@ -80,7 +69,7 @@ async fn tool_names(client: &Client) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ten_sessions_share_one_instance_and_one_server_per_language() {
     let workspace = common::two_language_workspace();
-    let place = place();
+    let place = meeting_place();
     let starts = (0..10).map(|n| {
         let (root, place) = (workspace.path().to_path_buf(), place.path().to_path_buf());
         async move {
@@ -145,7 +134,7 @@ async fn ten_sessions_share_one_instance_and_one_server_per_language() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn racing_relays_start_one_instance_and_keep_their_patches() {
     let f = common::fixture("ts");
-    let place = place();
+    let place = meeting_place();
     let starts = (0..4).map(|_| start_shared(f.root(), place.path(), None, &[]));
     let clients: Vec<Client> = futures::future::join_all(starts)
         .await
@@ -219,7 +208,7 @@ fn doctor(root: &Path, place: &Path) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancelled_call_leaves_the_other_sessions_answered() {
     let workspace = common::two_language_workspace();
-    let place = place();
+    let place = meeting_place();
     let (first, _) = start_shared(workspace.path(), place.path(), None, &[]).await;
     let (second, _) = start_shared(workspace.path(), place.path(), None, &[]).await;
     // The workspace's diagnostics wait for rust-analyzer's cargo check.
@@ -258,7 +247,7 @@ async fn a_cancelled_call_leaves_the_other_sessions_answered() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_killed_instance_fails_the_call_in_flight_and_the_next_starts_another() {
     let f = common::fixture("ts");
-    let place = place();
+    let place = meeting_place();
     let (client, _) = start_shared(f.root(), place.path(), None, &[]).await;
     let warm = call(&client, "diagnostics", json!({"file": "src/shapes.ts"})).await;
     assert_eq!(texts(&warm), ["No errors or warnings in src/shapes.ts"]);
@@ -302,7 +291,7 @@ async fn a_killed_instance_fails_the_call_in_flight_and_the_next_starts_another(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_relay_of_another_build_starts_its_own_instance() {
     let f = common::fixture("ts");
-    let place = place();
+    let place = meeting_place();
     let builds = tempfile::tempdir().unwrap();
     let other = builds.path().join("sextant");
     std::fs::copy(env!("CARGO_BIN_EXE_sextant"), &other).unwrap();
@@ -342,7 +331,7 @@ async fn another_user_cannot_connect() {
     use std::os::unix::process::CommandExt;
 
     let f = common::fixture("ts");
-    let place = place();
+    let place = meeting_place();
     let (client, _) = start_shared(f.root(), place.path(), None, &[]).await;
     let (pid, log) = instance_of(&client).await;
     let folder = log.parent().unwrap().to_path_buf();
@@ -404,7 +393,7 @@ async fn a_meeting_folder_others_can_enter_means_serving_alone() {
     use std::os::unix::fs::PermissionsExt;
 
     let f = common::fixture("ts");
-    let place = place();
+    let place = meeting_place();
     let folder = place.path().join("sextant");
     std::fs::create_dir(&folder).unwrap();
     std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -438,7 +427,7 @@ async fn a_meeting_folder_others_can_enter_means_serving_alone() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_idle_instance_waits_its_idle_time_then_ends() {
     let f = common::fixture("ts");
-    let place = place();
+    let place = meeting_place();
     let (first, _) = start_shared(f.root(), place.path(), None, &["--idle-exit", "3"]).await;
     let (pid, _) = instance_of(&first).await;
     first.cancel().await.unwrap();
@@ -468,7 +457,7 @@ async fn a_hello_of_another_build_or_root_is_refused() {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
 
     let f = common::fixture("ts");
-    let place = place();
+    let place = meeting_place();
     let (client, _) = start_shared(f.root(), place.path(), None, &[]).await;
     let (_, log) = instance_of(&client).await;
     let socket = log.with_extension("sock");
@@ -506,7 +495,7 @@ async fn a_line_that_is_not_utf8_is_answered_and_the_session_goes_on() {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
 
     let f = common::fixture("ts");
-    let place = place();
+    let place = meeting_place();
     for mode in [&["--no-shared"][..], &["--idle-exit", "0"]] {
         let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_sextant"))
             .arg("serve")
@@ -575,7 +564,7 @@ async fn progress_reaches_only_the_session_that_asked() {
     }
 
     let f = common::fixture("ts");
-    let place = place();
+    let place = meeting_place();
     let connect = || async {
         let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_sextant"));
         command

@@ -93,6 +93,19 @@ pub async fn start_http(
     (child, url, log)
 }
 
+/// A meeting place for relays and their instance (`$XDG_RUNTIME_DIR`) only
+/// this user can enter, as the real one is: each test or bench run its
+/// own.
+pub fn meeting_place() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(
+        dir.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o700),
+    )
+    .unwrap();
+    dir
+}
+
 /// `sextant serve --root ROOT EXTRA... --idle-exit 0` (unless EXTRA gives
 /// one) through its shared
 /// instance, with `place` as `$XDG_RUNTIME_DIR` (each test its own meeting
