@@ -143,3 +143,29 @@ async fn references_are_the_same_in_every_session() {
     let second = common::run(&other, "references", at).await;
     assert_eq!(first, second);
 }
+
+/// rust-analyzer places a function a macro wrote (as Rust's core writes
+/// its iterators' methods) at the macro's invocation, where the name is not
+/// written: the call tree says which macro made it there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_callee_a_macro_made_is_said_to_be() {
+    let f = common::fixture("cargo_features");
+    let calls = f
+        .run(
+            "call_hierarchy",
+            json!({"file": "ledger/src/lib.rs", "symbol": "starts_at", "direction": "outgoing"}),
+        )
+        .await;
+    let invocation = f
+        .read("ledger/src/lib.rs")
+        .lines()
+        .position(|l| l == "zero_fn!();")
+        .unwrap()
+        + 1;
+    assert!(
+        calls.contains(&format!(
+            "@{invocation}:1 Function - zero (made by zero_fn! here)\n    @"
+        )),
+        "{calls}"
+    );
+}

@@ -694,6 +694,46 @@ fn call_hierarchy() {
                 ",
             ),
             (
+                "a callee a macro made, where the server points at the macro",
+                calls(
+                    1,
+                    None,
+                    tree(
+                        CallDirection::Outgoing,
+                        vec![CallNode {
+                            made_by: Some("iterator!".into()),
+                            place: Place::Outside,
+                            ..call(
+                                "core/src/slice/iter.rs",
+                                (142, 1),
+                                SymbolKind::Function,
+                                "position",
+                                vec![at(
+                                    "src/shapes.ts",
+                                    60,
+                                    30,
+                                    "buf.iter().position(|&b| b == 0)",
+                                )],
+                            )
+                        }],
+                        1,
+                        1,
+                        0,
+                    ),
+                    vec![],
+                ),
+                "
+                call_hierarchy Registry.totalArea (Method) at src/shapes.ts:58:3
+                Outgoing calls: 1 callee in 1 file
+
+                === next block ===
+
+                Outgoing calls in core/src/slice/iter.rs
+                  @142:1 Function - position (made by iterator! here) (outside the workspace)
+                    src/shapes.ts:60:30 `buf.iter().position(|&b| b == 0)`
+                ",
+            ),
+            (
                 "one caller, with a note",
                 calls(
                     1,
@@ -2863,6 +2903,7 @@ fn call(
         place: Place::Workspace,
         sites,
         repeated: false,
+        made_by: None,
         children: vec![],
     }
 }

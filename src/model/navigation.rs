@@ -133,6 +133,10 @@ pub struct CallNode {
     /// Reached before (a cycle, or a function called from two places):
     /// expanded where it was first reached, not here.
     pub repeated: bool,
+    /// The macro whose invocation made the function, where `position` is
+    /// that invocation rather than the function's name (`iterator!` in
+    /// Rust's core makes `position`).
+    pub made_by: Option<String>,
     pub children: Vec<CallNode>,
 }
 

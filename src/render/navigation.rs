@@ -237,6 +237,9 @@ pub fn call_node_line(node: &CallNode, depth: usize, file: &str) -> String {
         node.kind.name(),
         node.name
     );
+    if let Some(made_by) = &node.made_by {
+        let _ = write!(out, " (made by {made_by} here)");
+    }
     if node.path != file {
         let _ = write!(out, " in {}", node.path);
     }

@@ -325,6 +325,10 @@ impl Walk<'_> {
                     });
                 let key = (other.path.clone(), other.selection.start);
                 let repeated = self.seen.contains(&key);
+                let made_by = self
+                    .files
+                    .macro_invoked_at(&other.path, other.selection.start, &other.name)
+                    .await;
                 let node = CallNode {
                     place: self.files.place(&other.path),
                     path,
@@ -333,6 +337,7 @@ impl Walk<'_> {
                     name,
                     sites: locations,
                     repeated,
+                    made_by,
                     children: Vec::new(),
                 };
                 let file = parent.as_deref().unwrap_or(&node.path);

@@ -152,6 +152,28 @@ impl<'a> SourceFiles<'a> {
         matches!(after.next(), Some('(' | '<'))
     }
 
+    /// The macro invoked at `position` (`iterator!`), when a server names
+    /// there a symbol `name` the invocation made: the name is not written
+    /// there, a macro's name followed by `!` is.
+    pub async fn macro_invoked_at(
+        &mut self,
+        path: &Path,
+        position: Position,
+        name: &str,
+    ) -> Option<String> {
+        let file = self.file(path).await?;
+        let line = (position.line as usize).checked_sub(1)?;
+        if line >= file.lines().line_count() {
+            return None;
+        }
+        let text = file.lines().line(file.text(), line);
+        let rest: String = text
+            .chars()
+            .skip((position.character as usize).saturating_sub(1))
+            .collect();
+        macro_invocation(&rest, name)
+    }
+
     /// The class or interface whose heritage (`extends`, `implements`)
     /// holds `position`: where it is declared.
     pub async fn heir_at(&mut self, path: &Path, position: Position) -> Option<Position> {
@@ -288,6 +310,20 @@ fn innermost<'s>(
     }
 }
 
+/// `text`'s leading identifier with its `!` (`iterator!`), when it is a
+/// macro's name and not `name`.
+fn macro_invocation(text: &str, name: &str) -> Option<String> {
+    let word: String = text
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect();
+    let invoked = !word.is_empty()
+        && word != name
+        && text[word.len()..].starts_with('!')
+        && !text[word.len()..].starts_with("!=");
+    invoked.then(|| format!("{word}!"))
+}
+
 fn line_text(file: &FileOutline, position: Position) -> String {
     let count = file.lines().line_count();
     let Some(index) = (position.line as usize)
@@ -362,6 +398,21 @@ fn heading_names(file: &FileOutline, container: &OutlineSymbol, base: &str) -> b
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_macro_invocation_is_told_from_the_name_itself() {
+        assert_eq!(
+            macro_invocation("iterator! {struct Iter -> *const T", "position"),
+            Some("iterator!".to_string())
+        );
+        assert_eq!(
+            macro_invocation("zero_fn!();", "zero"),
+            Some("zero_fn!".to_string())
+        );
+        assert_eq!(macro_invocation("position(|&b| b == 0)", "position"), None);
+        assert_eq!(macro_invocation("a != b", "position"), None);
+        assert_eq!(macro_invocation("total!(entries)", "total"), None);
+    }
 
     #[test]
     fn short_lines_are_trimmed_and_long_ones_cut_around_the_position() {
