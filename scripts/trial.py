@@ -108,7 +108,10 @@ def check_positions(root, answer, default_file):
         if name.startswith(("(top level)", "(anonymous ")):
             continue
         name, _, elsewhere = name.partition(" in ")
-        name = name.split(" (")[0]
+        # A function a macro wrote, at the macro's invocation: the
+        # position holds the macro's name.
+        made_by = re.search(r"\(made by (\S+!) here\)", name)
+        name = made_by.group(1) if made_by else name.split(" (")[0]
         # `impl Trait for Type<T>` stands at its type's name.
         if name.startswith("impl ") and "/" not in name:
             name = re.sub(r"<.*", "", name.split(" for ")[-1].removeprefix("impl "))
