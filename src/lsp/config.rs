@@ -5,8 +5,9 @@
 //! and `settings` deeply). Each file is checked on its own, so a mistake is
 //! reported with the file, line and key it is in.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -95,6 +96,10 @@ pub struct LanguageConfig {
     /// from the first file it opens (clangd loads its compilation
     /// database then, and indexes it).
     pub opens_first: Option<PathBuf>,
+    /// Set only on the language as its server was started: the files its
+    /// compilation database compiles (canonical). Any other file of the
+    /// language the server checks alone, with a neighbour's flags.
+    pub compiled_files: Option<Arc<HashSet<PathBuf>>>,
     /// How the server says a file is in none of its projects.
     pub unlinked: Option<Unlinked>,
     /// Files whose names' uses the server cannot always tell, so answers
@@ -772,6 +777,7 @@ fn resolve(
         compile_database: language.compile_database,
         started_without: None,
         opens_first: None,
+        compiled_files: None,
         unlinked: language.unlinked,
         text_audit: language.text_audit,
         embedded_in: language.embedded_in,

@@ -12,11 +12,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::client::LspClient;
-use super::config::{CompileDatabase, Config, LanguageConfig};
+use super::config::{Config, LanguageConfig};
 use super::documents::Document;
+use super::quirks::cargo_features;
 use super::quirks::tsconfig::{self, Chosen};
 use super::quirks::tsserver;
-use super::quirks::{cargo_features, compile_database};
 use super::supervisor::Supervisor;
 use super::watch::{ChangeKind, FileChange};
 use crate::fs::walk;
@@ -253,16 +253,21 @@ impl Supervisor {
                 })
                 .collect();
         }
-        let compiled = of(|language| language.compile_database.is_some());
-        if !compiled.is_empty() {
-            let (workspace_root, config) = (self.workspace_root.clone(), self.config.clone());
-            let (not_compiled, database) = tokio::task::spawn_blocking(move || {
-                not_compiled_files(&workspace_root, &config, &compiled)
-            })
-            .await
-            .unwrap_or_default();
-            coverage.not_compiled = not_compiled;
-            coverage.database = database;
+        // A file its server's compilation database does not compile, once
+        // that server runs (it has, for a file asked about).
+        for path in of(|language| language.compile_database.is_some()) {
+            let (Some(compiled), Some(language)) =
+                (self.compiled_files(&path), self.config.language_for(&path))
+            else {
+                continue;
+            };
+            let canonical = path.canonicalize().unwrap_or_else(|_| path.clone());
+            if !compiled.contains(&canonical)
+                && let Some(spec) = &language.compile_database
+            {
+                coverage.database.clone_from(&spec.file);
+                coverage.not_compiled.push(path);
+            }
         }
         coverage
     }
@@ -433,37 +438,6 @@ async fn handled_before(client: &LspClient, uri: &lsp_types::Url) {
 /// The outermost folder above `path`, inside `workspace_root`, holding one
 /// of the language's root markers; else the workspace root (see
 /// `Supervisor::project_root`).
-/// Of `files` (of languages with a compilation database), those no entry
-/// of their project's database compiles, and the database's file name.
-fn not_compiled_files(
-    workspace_root: &Path,
-    config: &Config,
-    files: &[PathBuf],
-) -> (Vec<PathBuf>, String) {
-    let mut projects: Vec<(&CompileDatabase, PathBuf, Vec<PathBuf>)> = Vec::new();
-    for file in files {
-        let Some(language) = config.language_for(file) else {
-            continue;
-        };
-        let Some(spec) = language.compile_database.as_ref() else {
-            continue;
-        };
-        let root = outermost_root(workspace_root, file, language);
-        match projects.iter_mut().find(|(_, r, _)| *r == root) {
-            Some((_, _, files)) => files.push(file.clone()),
-            None => projects.push((spec, root, vec![file.clone()])),
-        }
-    }
-    let database = projects
-        .first()
-        .map_or_else(String::new, |(spec, _, _)| spec.file.clone());
-    let not_compiled = projects
-        .iter()
-        .flat_map(|(spec, root, files)| compile_database::not_compiled(spec, root, files))
-        .collect();
-    (not_compiled, database)
-}
-
 fn outermost_root(workspace_root: &Path, path: &Path, language: &LanguageConfig) -> PathBuf {
     let mut root = None;
     if path.starts_with(workspace_root) {

@@ -7,6 +7,7 @@
 //! request) or failed (could not start). A missing server is installed on
 //! first use where its configuration says how, unless `auto_install = false`.
 
+use std::collections::HashSet;
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -325,6 +326,7 @@ impl Supervisor {
                 args,
                 database,
                 first_file,
+                compiled,
             }) => {
                 self.logs.record(
                     LogLevel::Info,
@@ -338,6 +340,7 @@ impl Supervisor {
                 let mut language = (*slot.language).clone();
                 language.args.extend(args);
                 language.opens_first = first_file;
+                language.compiled_files = Some(Arc::new(compiled));
                 Arc::new(language)
             }
             Some(compile_database::Start::Without(why)) => {
@@ -435,15 +438,23 @@ impl Supervisor {
     /// Whether the server for `path` is running and done with its start-up
     /// work, without starting it.
     pub fn ready_for(&self, path: &Path) -> bool {
-        let Some(language) = self.config.language_for(path) else {
-            return false;
-        };
+        self.running_for(path)
+            .is_some_and(|client| client.is_ready())
+    }
+
+    /// The files the compilation database of `path`'s running server
+    /// compiles (see `LanguageConfig::compiled_files`), without starting it.
+    pub fn compiled_files(&self, path: &Path) -> Option<Arc<HashSet<PathBuf>>> {
+        self.running_for(path)?.language.compiled_files.clone()
+    }
+
+    /// The server for `path`, if it is running.
+    fn running_for(&self, path: &Path) -> Option<Arc<LspClient>> {
+        let language = self.config.language_for(path)?;
         let root = self.project_root(path, language);
         let slot = self.slot(language, &root);
         let info = slot.info();
-        info.client
-            .as_ref()
-            .is_some_and(|client| client.is_alive() && client.is_ready())
+        info.client.as_ref().filter(|c| c.is_alive()).cloned()
     }
 
     /// The server that serves `path`, started (or restarted) if need be.

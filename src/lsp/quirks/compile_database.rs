@@ -52,6 +52,9 @@ pub enum Start {
         /// so this one is opened before any question
         /// (`LanguageConfig::opens_first`).
         first_file: Option<PathBuf>,
+        /// Every file an entry compiles, canonical
+        /// (`LanguageConfig::compiled_files`).
+        compiled: HashSet<PathBuf>,
     },
     Without(String),
 }
@@ -68,10 +71,11 @@ pub fn prepare(language: &LanguageConfig, root: &Path, cache_dir: &Path) -> Opti
         stable_hash(root.as_os_str().as_encoded_bytes())
     ));
     match copy_absolute(&database, &copy_dir.join(&spec.file)) {
-        Ok(first_file) => Some(Start::With {
+        Ok((first_file, compiled)) => Some(Start::With {
             args: vec![format!("{}={}", spec.arg, copy_dir.display())],
             database,
             first_file,
+            compiled,
         }),
         Err(err) => Some(Start::Without(format!(
             "{} could not be read ({err}); {}",
@@ -94,8 +98,12 @@ fn missing_note(spec: &CompileDatabase, server: &str) -> String {
 
 /// Copies the database with every entry's `directory` absolute (a relative
 /// one is relative to the database's folder), so it reads the same from
-/// the cache. Answers the first entry's file that exists.
-fn copy_absolute(database: &Path, copy: &Path) -> Result<Option<PathBuf>, String> {
+/// the cache. Answers the first entry's file that exists, and every
+/// entry's file, canonical.
+fn copy_absolute(
+    database: &Path,
+    copy: &Path,
+) -> Result<(Option<PathBuf>, HashSet<PathBuf>), String> {
     let text = std::fs::read_to_string(database).map_err(|err| err.to_string())?;
     let mut entries: Value = serde_json::from_str(&text).map_err(|err| err.to_string())?;
     let base = database.parent().unwrap_or(Path::new("/"));
@@ -112,10 +120,15 @@ fn copy_absolute(database: &Path, copy: &Path) -> Result<Option<PathBuf>, String
             *directory = Value::String(absolute.display().to_string());
         }
     }
-    let first_file = list
+    let files: Vec<PathBuf> = list
         .iter()
         .filter_map(|entry| entry_file(base, entry))
-        .find(|file| file.is_file());
+        .collect();
+    let first_file = files.iter().find(|file| file.is_file()).cloned();
+    let compiled = files
+        .into_iter()
+        .map(|file| file.canonicalize().unwrap_or(file))
+        .collect();
     let folder = copy.parent().ok_or("no folder to copy into")?;
     std::fs::create_dir_all(folder).map_err(|err| err.to_string())?;
     let text = serde_json::to_string_pretty(&entries).map_err(|err| err.to_string())?;
@@ -124,7 +137,7 @@ fn copy_absolute(database: &Path, copy: &Path) -> Result<Option<PathBuf>, String
     let staged = copy.with_extension(format!("json.{}", std::process::id()));
     std::fs::write(&staged, text).map_err(|err| err.to_string())?;
     std::fs::rename(&staged, copy).map_err(|err| err.to_string())?;
-    Ok(first_file)
+    Ok((first_file, compiled))
 }
 
 /// The file an entry compiles (its `directory` relative to `base`, the
@@ -132,35 +145,6 @@ fn copy_absolute(database: &Path, copy: &Path) -> Result<Option<PathBuf>, String
 fn entry_file(base: &Path, entry: &Value) -> Option<PathBuf> {
     let directory = base.join(entry.get("directory")?.as_str()?);
     Some(directory.join(entry.get("file")?.as_str()?))
-}
-
-/// Of `files` (of the language, in the project at `root`), those no entry
-/// of the project's database compiles: headers, and sources the build
-/// leaves out. The server checks each of them alone, with the flags of a
-/// file near it, which the build never does. None without a database (the
-/// language's `started_without` note covers that).
-pub fn not_compiled(spec: &CompileDatabase, root: &Path, files: &[PathBuf]) -> Vec<PathBuf> {
-    let Some(database) = find(spec, root) else {
-        return Vec::new();
-    };
-    let Ok(text) = std::fs::read_to_string(&database) else {
-        return Vec::new();
-    };
-    let Ok(Value::Array(entries)) = serde_json::from_str::<Value>(&text) else {
-        return Vec::new();
-    };
-    let base = database.parent().unwrap_or(Path::new("/"));
-    let canonical = |path: &Path| path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
-    let compiled: HashSet<PathBuf> = entries
-        .iter()
-        .filter_map(|entry| entry_file(base, entry))
-        .map(|file| canonical(&file))
-        .collect();
-    files
-        .iter()
-        .filter(|file| !compiled.contains(&canonical(file)))
-        .cloned()
-        .collect()
 }
 
 #[cfg(test)]
@@ -189,6 +173,7 @@ mod tests {
             args,
             database,
             first_file,
+            ..
         }) = prepare(&clangd(), root.path(), cache.path())
         else {
             panic!("no database found");
@@ -209,8 +194,9 @@ mod tests {
     }
 
     #[test]
-    fn files_no_entry_compiles_are_the_headers_and_the_sources_left_out() {
+    fn the_files_entries_compile_are_known_and_headers_are_not_among_them() {
         let root = tempfile::tempdir().unwrap();
+        let cache = tempfile::tempdir().unwrap();
         let build = root.path().join("build");
         std::fs::create_dir_all(root.path().join("src")).unwrap();
         std::fs::create_dir_all(&build).unwrap();
@@ -219,20 +205,15 @@ mod tests {
             r#"[{"directory": "../src", "file": "a.c", "arguments": ["cc", "-c", "a.c"]}]"#,
         )
         .unwrap();
-        let files: Vec<PathBuf> = ["src/a.c", "src/a.h", "src/unbuilt.c"]
-            .iter()
-            .map(|file| root.path().join(file))
-            .collect();
-        for file in &files {
-            std::fs::write(file, "").unwrap();
+        for file in ["src/a.c", "src/a.h", "src/unbuilt.c"] {
+            std::fs::write(root.path().join(file), "").unwrap();
         }
-        let spec = clangd().compile_database.unwrap();
-        assert_eq!(
-            not_compiled(&spec, root.path(), &files),
-            vec![files[1].clone(), files[2].clone()]
-        );
-        std::fs::remove_file(build.join("compile_commands.json")).unwrap();
-        assert!(not_compiled(&spec, root.path(), &files).is_empty());
+        let Some(Start::With { compiled, .. }) = prepare(&clangd(), root.path(), cache.path())
+        else {
+            panic!("no database found");
+        };
+        let src = root.path().canonicalize().unwrap().join("src");
+        assert_eq!(compiled, HashSet::from([src.join("a.c")]));
     }
 
     #[test]
