@@ -246,15 +246,39 @@ async fn a_cancelled_call_leaves_the_other_sessions_answered() {
 /// new instance (over the dead one's stale socket) and is answered.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_killed_instance_fails_the_call_in_flight_and_the_next_starts_another() {
-    let f = common::fixture("ts");
+    // `.fake` files are served by the fake server in a mode that never
+    // answers an outline: a call on one stays in flight until the kill.
+    let config = format!(
+        "[language.fake]\ncommand = {:?}\nargs = [\"hang\", \"state\"]\n\
+         extensions = [\"fake\"]\nrequest_timeout = 600\n",
+        common::fake_server().display().to_string()
+    );
+    let f = common::fixture_with(
+        "ts",
+        &[
+            ("sextant.toml", config.as_str()),
+            ("main.fake", "fn fake() {}\n"),
+            ("state/.keep", ""),
+        ],
+    );
     let place = meeting_place();
     let (client, _) = start_shared(f.root(), place.path(), None, &[]).await;
     let warm = call(&client, "diagnostics", json!({"file": "src/shapes.ts"})).await;
     assert_eq!(texts(&warm), ["No errors or warnings in src/shapes.ts"]);
     let (pid, log) = instance_of(&client).await;
-    let tree = descendants(pid);
+    let in_flight = send_call(&client, "read", json!({"file": "main.fake"})).await;
+    // The fake server starts when the instance has the call: from then on
+    // the call is the instance's, not the relay's.
+    let mut tree = descendants(pid);
+    for _ in 0..200 {
+        if tree.iter().any(|(_, name)| name == "fake_lsp") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        tree = descendants(pid);
+    }
     assert!(tree.iter().any(|(_, name)| name == "tsc"), "{tree:?}");
-    let in_flight = send_call(&client, "diagnostics", json!({})).await;
+    assert!(tree.iter().any(|(_, name)| name == "fake_lsp"), "{tree:?}");
     // SAFETY: kill has no memory-safety preconditions.
     unsafe { libc::kill(pid as i32, libc::SIGKILL) };
     let failed = answer_of(in_flight).await;
