@@ -61,6 +61,10 @@ pub(super) struct Documents {
     /// Files changed on disk since the last request (the file watcher says
     /// so): the open ones among them are synchronised before the next one.
     changed_on_disk: Mutex<ChangedOnDisk>,
+    /// Held while the noted changes are synchronised: a request made
+    /// meanwhile waits for them, rather than finding the noted set already
+    /// taken and asking about documents the server still has old.
+    syncing_changed: tokio::sync::Mutex<()>,
     /// When the server was last told of changed files (didChangeWatchedFiles).
     announced_at: Mutex<Option<Instant>>,
 }
@@ -247,6 +251,7 @@ impl LspClient {
     /// every open document when `all`, for when no file watcher notes
     /// changes.
     pub(super) async fn sync_changed(&self, all: bool, except: Option<&Path>) {
+        let _turn = self.documents.syncing_changed.lock().await;
         let noted = std::mem::take(&mut *lock(&self.documents.changed_on_disk));
         let open = self.open_documents().await;
         for path in open.into_iter().filter(|p| {
