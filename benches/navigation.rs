@@ -24,7 +24,13 @@
 //! rust-analyzer's 300 ms reload moment (`reload_delay`), which is not the
 //! rename's cost.
 //!
-//! Run with `cargo bench --bench navigation` after `bash scripts/test.sh`
+//! Then the impact of a write: a one-file edit applied with its impact and
+//! without, in turn, on a generated 300-file TypeScript monorepo
+//! (TypeScript 7's server) and the Rust fixture (rust-analyzer, whose
+//! cargo check the impact waits for, within `impact_timeout`).
+//!
+//! Run with `cargo bench --bench navigation` (`-- impact` for the impact
+//! figures alone) after `bash scripts/test.sh`
 //! has installed the servers. It prints figures only.
 
 #[path = "../tests/common/mod.rs"]
@@ -452,14 +458,22 @@ async fn main() {
     let config_dir = tempfile::tempdir().unwrap();
     cases.push(sextant_case(config_dir.path()));
 
+    // `cargo bench --bench navigation -- impact`: the impact figures only.
+    let only_impact = std::env::args().any(|a| a == "impact");
     let mut rows = Vec::new();
-    for case in &cases {
-        measure(case, &mut rows).await;
-    }
     let mut renames = Vec::new();
-    for language in ["typescript", "rust"] {
-        renames.push(rename_figures(language).await);
+    if !only_impact {
+        for case in &cases {
+            measure(case, &mut rows).await;
+        }
+        for language in ["typescript", "rust"] {
+            renames.push(rename_figures(language).await);
+        }
     }
+    let impacts = [
+        impact_figures(ImpactCase::Monorepo).await,
+        impact_figures(ImpactCase::RustFixture).await,
+    ];
 
     println!();
     println!("| project | tool | tool median (ms) | server (ms) | sextant's own (ms) | bytes | |");
@@ -491,6 +505,110 @@ async fn main() {
             ms(r.apply),
             r.bytes
         );
+    }
+    println!();
+    println!(
+        "| one-file edit, applied | without impact (ms) | with impact (ms) | the impact's cost (ms) | impact |"
+    );
+    println!("|---|---|---|---|---|");
+    for i in impacts {
+        println!(
+            "| {} | {} | {} | {} | {} |",
+            i.name,
+            ms(i.without),
+            ms(i.with),
+            ms(i.with.saturating_sub(i.without)),
+            i.block
+        );
+    }
+}
+
+/// Where the impact of a write is timed.
+enum ImpactCase {
+    /// A generated 300-file TypeScript monorepo on TypeScript 7's server.
+    Monorepo,
+    /// The Rust fixture on rust-analyzer, whose cargo check runs after
+    /// every write.
+    RustFixture,
+}
+
+struct ImpactFigures {
+    name: &'static str,
+    without: Duration,
+    with: Duration,
+    /// The first line of the impact block.
+    block: String,
+}
+
+/// An edit that changes no type written back and forth, with its impact
+/// and without it in turn (each direction both ways across the rounds):
+/// the medians, warm.
+async fn impact_figures(case: ImpactCase) -> ImpactFigures {
+    let (name, rounds, file, old, new, _keep, ctx) = match case {
+        ImpactCase::Monorepo => {
+            let dir = tempfile::tempdir().unwrap();
+            common::generate_monorepo(dir.path(), 10, 30);
+            std::fs::write(
+                dir.path().join("sextant.toml"),
+                "[language.typescript]\nserver = \"typescript-go\"\n",
+            )
+            .unwrap();
+            let ctx = common::context(dir.path(), false);
+            (
+                "300-file monorepo (typescript-go)",
+                10,
+                "packages/p3/src/m20.ts",
+                "return this.value * 2;",
+                "return this.value * 3;",
+                dir,
+                ctx,
+            )
+        }
+        ImpactCase::RustFixture => {
+            let f = common::fixture("rust");
+            let ctx = Arc::clone(&f.ctx);
+            (
+                "rust fixture (rust-analyzer, cargo check)",
+                5,
+                "src/lib.rs",
+                "    pub fn total(&self) -> i64 {",
+                "    pub fn total(&self) -> i64 { // all entries",
+                f.dir,
+                ctx,
+            )
+        }
+    };
+    let edit = |from: &str, to: &str, impact: bool| {
+        json!({"path": file, "old_string": from, "new_string": to, "apply": true, "impact": impact})
+    };
+    // Warm: the server started, a write measured once both ways.
+    common::run(&ctx, "diagnostics", json!({"file": file})).await;
+    common::run(&ctx, "edit", edit(old, new, true)).await;
+    common::run(&ctx, "edit", edit(new, old, true)).await;
+    let (mut with, mut without, mut block) = (Vec::new(), Vec::new(), String::new());
+    for round in 0..rounds {
+        for (from, to) in [(old, new), (new, old)] {
+            let measured = (round % 2 == 0) == (from == old);
+            let t = Instant::now();
+            let answer = common::run(&ctx, "edit", edit(from, to, measured)).await;
+            let took = t.elapsed();
+            if measured {
+                with.push(took);
+                block = answer
+                    .lines()
+                    .find(|l| l.starts_with("Impact: "))
+                    .unwrap_or("(none)")
+                    .to_string();
+            } else {
+                without.push(took);
+            }
+        }
+    }
+    ImpactFigures {
+        name,
+        without: common::median(without),
+        with: common::median(with),
+        block,
     }
 }
 

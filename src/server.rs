@@ -37,27 +37,26 @@ use crate::tools::{self, ToolEntry};
 
 /// What the agent is told about sextant at initialize (kept under 2 KB).
 pub const INSTRUCTIONS: &str = "\
-sextant answers in plain text from real language servers and tree-sitter, for this workspace \
-and for library sources (node_modules, cargo registry crates).
+sextant answers from real language servers and tree-sitter, for this workspace and library \
+sources (node_modules, cargo registry crates).
 
 When to use which tool:
-- search: where a class, function or method is defined, by (part of) its name; more precise than grep.
-- read: a file's outline with signatures (symbol=Class.method narrows it, preview=expanded shows \
-code); read it before the code.
+- search: where a class, function or method is defined, by (part of) its name.
+- read: a file's outline with signatures (symbol=Class.method narrows, preview=expanded shows code).
 - inspect: a symbol's signature, docs, definition and implementations, also in libraries.
 - references: every use of a symbol, with the function each is in.
 - call_hierarchy: who calls a function, and what it calls.
 - completion: the members after `value.`, to explore an API.
 - rename: a symbol renamed everywhere, previewed as a patch.
-- diagnostics: errors and warnings of a file, folder or the workspace as on disk now; faster than a build.
-- logs: server states and recent tool calls, when an answer reports a server problem.
+- diagnostics: errors and warnings of a file, folder or the workspace; faster than a build.
+- logs: server states and recent tool calls, for a server problem.
 - read_file: a file with line numbers, paged.
 - find: files by glob, newest first.
 - grep: ripgrep over file contents.
-- edit: replace an exact, unique string; previews a diff and `patch: pN` unless apply: true.
-- apply_patch: writes a previewed patch exactly as shown, or nothing if a file changed since.
+- edit: replace an exact, unique string; a diff and `patch: pN`, or apply: true.
+- apply_patch: writes a previewed patch as shown, or nothing if a file changed since.
 - create_file: a new file.
-- pipe: read-only tools chained, each fed the last one's results (find -> grep -> read).
+- pipe: read-only tools chained (find -> grep -> read).
 
 Rules every tool follows:
 - Paths are relative to the workspace root, or absolute inside a library root.
@@ -65,7 +64,8 @@ Rules every tool follows:
 name starts: pass it back as line and character.
 - A symbol is given as file + line + character, file + line + symbol (its name on that line), or \
 file + symbol as a name path (Registry.add, scale[2] for an overload).
-- Long answers are cut to a budget and say which offset to pass next.
+- Long answers are cut and say which offset to pass next.
+- A write's answer ends with the errors and warnings it introduced and fixed (impact: false skips it).
 - Errors start with error[code] and say how to fix the call.
 - Every tool takes format: \"json\" for its typed result instead of text.";
 

@@ -259,7 +259,10 @@ async fn edit_previews_then_apply_patch_writes() {
         .await;
     assert_snapshot!("edit_preview", preview);
     assert_eq!(f.read("src/shapes.ts"), before, "a preview writes nothing");
-    let applied = f.run("apply_patch", json!({"patch": "p1"})).await;
+    // The impact of a write is `tests/impact.rs`'s: these show the writes.
+    let applied = f
+        .run("apply_patch", json!({"patch": "p1", "impact": false}))
+        .await;
     assert_snapshot!("edit_apply_patch", applied);
     assert_eq!(
         f.read("src/shapes.ts"),
@@ -279,7 +282,8 @@ async fn edit_apply_at_once_and_replace_all() {
                 "old_string": "area(): number",
                 "new_string": "area(): Area",
                 "replace_all": true,
-                "apply": true
+                "apply": true,
+                "impact": false
             }),
         )
         .await;
@@ -297,7 +301,8 @@ async fn edit_keeps_crlf_line_endings() {
                 "path": "src/crlf.ts",
                 "old_string": "export function crlfLine(): number {\n  return 1;",
                 "new_string": "export function crlfLine(): number {\n  // two now\n  return 2;",
-                "apply": true
+                "apply": true,
+                "impact": false
             }),
         )
         .await;
@@ -311,7 +316,7 @@ async fn edit_keeps_crlf_line_endings() {
 #[tokio::test]
 async fn create_file_new_exists_and_overwrite() {
     let f = fixture("ts");
-    assert_snapshot!(f.run("create_file", json!({"path": "src/new/util.ts", "content": "export const one = 1;\nexport const two = 2;\n"})).await, @"Created src/new/util.ts (2 lines, 44 bytes)");
+    assert_snapshot!(f.run("create_file", json!({"path": "src/new/util.ts", "content": "export const one = 1;\nexport const two = 2;\n", "impact": false})).await, @"Created src/new/util.ts (2 lines, 44 bytes)");
     assert_eq!(
         f.read("src/new/util.ts"),
         "export const one = 1;\nexport const two = 2;\n"
@@ -321,7 +326,7 @@ async fn create_file_new_exists_and_overwrite() {
         f.read("src/new/util.ts"),
         "export const one = 1;\nexport const two = 2;\n"
     );
-    assert_snapshot!(f.run("create_file", json!({"path": "src/new/util.ts", "content": "x", "overwrite": true})).await, @"Overwrote src/new/util.ts (1 line, 1 byte)");
+    assert_snapshot!(f.run("create_file", json!({"path": "src/new/util.ts", "content": "x", "overwrite": true, "impact": false})).await, @"Overwrote src/new/util.ts (1 line, 1 byte)");
     assert_eq!(f.read("src/new/util.ts"), "x");
 }
 

@@ -232,10 +232,14 @@ async fn every_tool_answers_in_text_blocks() {
     );
 
     let applied = call(&client, "apply_patch", json!({"patch": "p1"})).await;
+    let blocks = texts(&applied);
     assert_eq!(
-        texts(&applied),
-        ["Applied patch p1: 1 file changed, +1 -1 lines\n  src/index.ts (+1 -1)"]
+        blocks[0],
+        "Applied patch p1: 1 file changed, +1 -1 lines\n  src/index.ts (+1 -1)"
     );
+    // Its impact, a block of its own (what it says is `tests/impact.rs`'s).
+    assert_eq!(blocks.len(), 2, "{blocks:?}");
+    assert!(blocks[1].starts_with("Impact: "), "{}", blocks[1]);
     assert!(f.read("src/index.ts").contains("greet(\"sextant\")"));
 
     let created = call(

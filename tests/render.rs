@@ -28,6 +28,7 @@ fn created_file() {
                     overwritten: false,
                     lines: 3,
                     bytes: 52,
+                    impact: None,
                 },
                 "Created src/x.ts (3 lines, 52 bytes)",
             ),
@@ -38,8 +39,29 @@ fn created_file() {
                     overwritten: true,
                     lines: 1,
                     bytes: 1,
+                    impact: None,
                 },
                 "Overwrote a.txt (1 line, 1 byte)",
+            ),
+            (
+                "created, nothing new",
+                CreatedFile {
+                    path: "src/x.ts".into(),
+                    overwritten: false,
+                    lines: 3,
+                    bytes: 52,
+                    impact: Some(Impact {
+                        files_compared: 1,
+                        ..Impact::default()
+                    }),
+                },
+                "
+                Created src/x.ts (3 lines, 52 bytes)
+
+                === next block ===
+
+                Impact: no new errors or warnings (1 file re-checked)
+                ",
             ),
         ],
     );
@@ -362,6 +384,7 @@ fn patch_report() {
         rename: None,
         changes: vec![change("src/a.ts", 1, 1, one_line_diff)],
         notes: Vec::new(),
+        impact: None,
     };
     let patch = |applied: bool, patch_id: Option<&str>| PatchReport {
         replacements: None,
@@ -394,6 +417,11 @@ fn patch_report() {
         }),
         changes,
         notes,
+        impact: None,
+    };
+    let found = |path: &str, severity, at, code, message: &str| FileFinding {
+        path: path.into(),
+        diagnostic: diagnostic(severity, at, code, message, Some("ts")),
     };
     check(
         render::patch_report,
@@ -438,6 +466,74 @@ fn patch_report() {
                 -a
                 +b
                 +b
+                ",
+            ),
+            (
+                "edit applied, its impact: introduced, fixed (alike ones once), not compared",
+                PatchReport {
+                    impact: Some(Impact {
+                        introduced: vec![
+                            found("src/a.ts", Severity::Error, (1, 5), Some("2322"), "Type 'string' is not assignable to type 'number'."),
+                            found("src/a.ts", Severity::Warning, (3, 1), None, "'x' is declared but never used."),
+                            found("src/index.ts", Severity::Error, (1, 10), Some("2305"), "Module './a' has no exported member 'b'."),
+                        ],
+                        fixed: vec![
+                            found("src/a.ts", Severity::Error, (9, 1), Some("2304"), "Cannot find name 'y'.\nmore"),
+                            found("src/a.ts", Severity::Error, (12, 1), Some("2304"), "Cannot find name 'y'."),
+                        ],
+                        remaining: 4,
+                        files_compared: 3,
+                        notes: vec!["not compared: src/b.ts (no diagnostics after the write within 3 s); `diagnostics` checks them".into()],
+                    }),
+                    ..edit(true, None)
+                },
+                "
+                Applied edit to src/a.ts: 1 replacement, +1 -1 lines
+
+                === next block ===
+
+                --- a/src/a.ts
+                +++ b/src/a.ts
+                @@ -1 +1 @@
+                -old
+                +new
+
+                === next block ===
+
+                Impact: introduced 2 errors, 1 warning, fixed 2 errors (3 files re-checked, 4 from before remain)
+                src/a.ts
+                  ✘ @1:5 [Error][2322] Type 'string' is not assignable to type 'number'. (ts)
+                  ⚠ @3:1 [Warning] 'x' is declared but never used. (ts)
+                src/index.ts
+                  ✘ @1:10 [Error][2305] Module './a' has no exported member 'b'. (ts)
+                Fixed: src/a.ts [2304] Cannot find name 'y'. (2x)
+                Note: not compared: src/b.ts (no diagnostics after the write within 3 s); `diagnostics` checks them
+                ",
+            ),
+            (
+                "a write whose impact no file could measure",
+                PatchReport {
+                    impact: Some(Impact {
+                        notes: vec!["not compared: src/a.ts (typescript is still starting before the write); `diagnostics` checks them".into()],
+                        ..Impact::default()
+                    }),
+                    ..edit(true, None)
+                },
+                "
+                Applied edit to src/a.ts: 1 replacement, +1 -1 lines
+
+                === next block ===
+
+                --- a/src/a.ts
+                +++ b/src/a.ts
+                @@ -1 +1 @@
+                -old
+                +new
+
+                === next block ===
+
+                Impact: not measured, no file was re-checked
+                Note: not compared: src/a.ts (typescript is still starting before the write); `diagnostics` checks them
                 ",
             ),
             (

@@ -25,6 +25,12 @@ pub const WORKSPACE_FILE: &str = "sextant.toml";
 /// several times longer on large projects.
 pub const DEFAULT_WORKSPACE_DIAGNOSTICS_TIMEOUT: f64 = 60.0;
 
+/// Seconds a write's impact (the diagnostics before and after it) may take
+/// on each side of the write: enough for a warm server to re-check the
+/// written files and their importers, short enough that a write never
+/// waits on a slow checker (what is not re-checked by then is named).
+pub const DEFAULT_IMPACT_TIMEOUT: f64 = 3.0;
+
 /// Everything sextant knows about languages and servers.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -36,6 +42,8 @@ pub struct Config {
     /// How long `diagnostics` of the whole workspace (or a folder) may
     /// take; the files not checked by then are named, not waited for.
     pub workspace_diagnostics_timeout: Duration,
+    /// How long a write's impact may take before and after the write.
+    pub impact_timeout: Duration,
     /// The configuration files read, in order (the built-in one first).
     pub sources: Vec<String>,
     /// Languages sextant has no server or grammar for, by file extension
@@ -332,6 +340,7 @@ struct ConfigFile {
     auto_install: Option<bool>,
     tools_dir: Option<PathBuf>,
     workspace_diagnostics_timeout: Option<f64>,
+    impact_timeout: Option<f64>,
     #[serde(default)]
     language: BTreeMap<String, LanguageFile>,
     #[serde(default)]
@@ -600,6 +609,7 @@ impl Config {
         let mut auto_install = true;
         let mut tools_dir = None;
         let mut workspace_diagnostics_timeout = (DEFAULT_WORKSPACE_DIAGNOSTICS_TIMEOUT, None);
+        let mut impact_timeout = (DEFAULT_IMPACT_TIMEOUT, None);
         let mut languages: BTreeMap<String, (LanguageFile, String)> = BTreeMap::new();
         let mut sources = Vec::new();
         let mut other_languages = BTreeMap::new();
@@ -609,6 +619,9 @@ impl Config {
             tools_dir = file.tools_dir.or(tools_dir);
             if let Some(seconds) = file.workspace_diagnostics_timeout {
                 workspace_diagnostics_timeout = (seconds, Some(source.clone()));
+            }
+            if let Some(seconds) = file.impact_timeout {
+                impact_timeout = (seconds, Some(source.clone()));
             }
             for (name, language) in file.language {
                 let merged = match languages.remove(&name) {
@@ -661,17 +674,23 @@ impl Config {
             });
             resolved.push(first);
         }
-        let (seconds, set_in) = workspace_diagnostics_timeout;
-        anyhow::ensure!(
-            seconds > 0.0 && seconds.is_finite(),
-            "{}: workspace_diagnostics_timeout must be a positive number of seconds",
-            set_in.unwrap_or_default()
-        );
+        let seconds = |(seconds, set_in): (f64, Option<String>), key: &str| {
+            anyhow::ensure!(
+                seconds > 0.0 && seconds.is_finite(),
+                "{}: {key} must be a positive number of seconds",
+                set_in.unwrap_or_default()
+            );
+            Ok(Duration::from_secs_f64(seconds))
+        };
         Ok(Config {
             languages: resolved,
             auto_install,
             tools_dir: tools_dir.unwrap_or_else(default_tools_dir),
-            workspace_diagnostics_timeout: Duration::from_secs_f64(seconds),
+            workspace_diagnostics_timeout: seconds(
+                workspace_diagnostics_timeout,
+                "workspace_diagnostics_timeout",
+            )?,
+            impact_timeout: seconds(impact_timeout, "impact_timeout")?,
             sources,
             other_languages,
         })

@@ -37,6 +37,12 @@ pub struct Diagnosed {
     /// Why they may be incomplete (still indexing, a check still running,
     /// nothing published in time).
     pub notes: Vec<String>,
+    /// A check asked for (`check`) had not ended by the end of its wait:
+    /// the checker's findings are not in.
+    pub check_pending: bool,
+    /// The server published nothing for this version of the document
+    /// within the wait: the empty list is no answer.
+    pub unpublished: bool,
 }
 
 /// The session document's diagnostics. A server that only publishes them
@@ -59,9 +65,15 @@ pub async fn diagnose(
     }
     if client.language.tsserver_requests {
         let diagnostics = tsserver::diagnostics(client, session.document()).await?;
-        return Ok(Diagnosed { diagnostics, notes });
+        return Ok(Diagnosed {
+            diagnostics,
+            notes,
+            check_pending: false,
+            unpublished: false,
+        });
     }
     let pulled = pull(session).await?;
+    let mut unpublished = false;
     let mut diagnostics = match &pulled {
         Some(pulled) => pulled.clone(),
         None => match published(session, wait).await {
@@ -82,17 +94,19 @@ pub async fn diagnose(
                     session.shown(),
                     wait.as_secs()
                 ));
+                unpublished = true;
                 Vec::new()
             }
         },
     };
     // A server that checks on save publishes the checker's results later,
     // beside (or merged into) its own.
-    if check
-        && let Some(note) = check_on_save::check(client, session.document()).await?
-        && !notes.contains(&note)
-    {
-        notes.push(note);
+    let mut check_pending = false;
+    if check && let Some(note) = check_on_save::check(client, session.document()).await? {
+        check_pending = true;
+        if !notes.contains(&note) {
+            notes.push(note);
+        }
     }
     if client.language.checks_on_save
         && let Some(checked) = checker_published(session)
@@ -111,7 +125,12 @@ pub async fn diagnose(
             None => diagnostics = checked,
         }
     }
-    Ok(Diagnosed { diagnostics, notes })
+    Ok(Diagnosed {
+        diagnostics,
+        notes,
+        check_pending,
+        unpublished,
+    })
 }
 
 /// What the running servers published for `path`, a file no language
@@ -132,6 +151,14 @@ pub async fn published_for(supervisor: &Supervisor, path: &Path) -> Vec<Diagnost
         }
     }
     diagnostics
+}
+
+/// Whether `diagnostic` is the checker's (cargo check's: `rustc`,
+/// `clippy`) rather than the server's own, for a server that checks on
+/// save: its own carry the server's name as their source.
+pub fn from_checker(session: &Session, diagnostic: &Diagnostic) -> bool {
+    session.client().language.checks_on_save
+        && diagnostic.source.as_deref() != Some(session.server())
 }
 
 /// The checker's findings, each once: rustc reports a file's warning for

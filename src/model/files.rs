@@ -130,6 +130,9 @@ pub struct PatchReport {
     pub changes: Vec<FileChange>,
     /// What the reader must know (read-only mode: no patch to apply).
     pub notes: Vec<String>,
+    /// What the write did to the diagnostics (a written patch, unless the
+    /// call turned it off).
+    pub impact: Option<super::Impact>,
 }
 
 /// A rename's summary: `Rename 'old' -> 'new': 7 changes across 3 files`.
@@ -151,4 +154,6 @@ pub struct CreatedFile {
     pub overwritten: bool,
     pub lines: usize,
     pub bytes: usize,
+    /// What the write did to the diagnostics, unless the call turned it off.
+    pub impact: Option<super::Impact>,
 }

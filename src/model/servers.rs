@@ -42,6 +42,32 @@ pub struct Diagnostic {
     pub message: String,
 }
 
+/// What a write did to the errors and warnings of the files it wrote and
+/// of the files that name them: the servers' diagnostics after the write
+/// against those before it, a finding matched by its severity, code and
+/// message at its place moved with the edit.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Impact {
+    /// Findings the write introduced, at their places after it.
+    pub introduced: Vec<FileFinding>,
+    /// Findings the write fixed, at their places before it.
+    pub fixed: Vec<FileFinding>,
+    /// Findings there before and still there.
+    pub remaining: usize,
+    /// Files compared before and after.
+    pub files_compared: usize,
+    /// What was not compared (a file not re-checked in time, a server not
+    /// ready, a checker still running), each with the call that finishes it.
+    pub notes: Vec<String>,
+}
+
+/// One finding and the file it is in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileFinding {
+    pub path: String,
+    pub diagnostic: Diagnostic,
+}
+
 /// How many diagnostics of each severity: errors, warnings, infos, hints.
 pub type SeverityCounts = [usize; 4];
 

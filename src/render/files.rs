@@ -169,9 +169,16 @@ pub fn grep(result: &GrepResult) -> Vec<String> {
 
 /// A previewed or applied change: a summary block, then one diff per file.
 pub fn patch_report(report: &PatchReport) -> Vec<String> {
-    if let Some(renaming) = &report.rename {
-        return rename_report(report, renaming);
-    }
+    let mut blocks = match &report.rename {
+        Some(renaming) => rename_report(report, renaming),
+        None => edit_report(report),
+    };
+    blocks.extend(report.impact.as_ref().map(super::servers::impact));
+    blocks
+}
+
+/// `Applied edit to ...` or `Preview of patch ...`, then the diffs.
+fn edit_report(report: &PatchReport) -> Vec<String> {
     let added: usize = report.changes.iter().map(|c| c.lines_added).sum();
     let removed: usize = report.changes.iter().map(|c| c.lines_removed).sum();
     let mut summary = String::new();
@@ -304,10 +311,12 @@ pub fn created_file(result: &CreatedFile) -> Vec<String> {
     } else {
         "Created"
     };
-    vec![format!(
+    let mut blocks = vec![format!(
         "{verb} {} ({}, {})",
         result.path,
         count(result.lines, "line", "lines"),
         count(result.bytes, "byte", "bytes")
-    )]
+    )];
+    blocks.extend(result.impact.as_ref().map(super::servers::impact));
+    blocks
 }

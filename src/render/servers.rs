@@ -1,13 +1,13 @@
-//! Text for the tools that stand on the language servers: diagnostics,
-//! logs, and `sextant doctor`.
+//! Text for the tools that stand on the language servers: diagnostics (and
+//! a write's impact on them), logs, and `sextant doctor`.
 
 use std::fmt::Write;
 
 use super::count;
 use crate::model::{
-    Diagnostic, DiagnosticsReport, DiagnosticsScope, DoctorReport, FileDiagnostics, InstanceCheck,
-    InstanceState, LogLine, LogsReport, ServerState, ServerStatus, Severity, SeverityCounts,
-    WatchStatus,
+    Diagnostic, DiagnosticsReport, DiagnosticsScope, DoctorReport, FileDiagnostics, FileFinding,
+    Impact, InstanceCheck, InstanceState, LogLine, LogsReport, ServerState, ServerStatus, Severity,
+    SeverityCounts, WatchStatus,
 };
 
 /// A summary block (with which part of the list the page shows), then one
@@ -119,6 +119,72 @@ pub fn diagnostic_line(diagnostic: &Diagnostic) -> String {
         let _ = write!(line, " ({source})");
     }
     line
+}
+
+/// A write's impact, one block: `Impact: introduced 1 error (2 files
+/// re-checked)`, the introduced findings under their files, the fixed ones
+/// one a line, then what was not compared.
+pub fn impact(impact: &Impact) -> String {
+    let tally = |findings: &[FileFinding]| {
+        let mut counts: SeverityCounts = [0; 4];
+        for finding in findings {
+            counts[finding.diagnostic.severity as usize] += 1;
+        }
+        severity_parts(&counts).join(", ")
+    };
+    let mut parts = Vec::new();
+    if !impact.introduced.is_empty() {
+        parts.push(format!("introduced {}", tally(&impact.introduced)));
+    }
+    if !impact.fixed.is_empty() {
+        parts.push(format!("fixed {}", tally(&impact.fixed)));
+    }
+    let mut block = if impact.files_compared == 0 {
+        "Impact: not measured, no file was re-checked".to_string()
+    } else {
+        if parts.is_empty() {
+            parts.push("no new errors or warnings".into());
+        }
+        let mut scope = count(impact.files_compared, "file", "files") + " re-checked";
+        if impact.remaining > 0 {
+            let _ = write!(scope, ", {} from before remain", impact.remaining);
+        }
+        format!("Impact: {} ({scope})", parts.join(", "))
+    };
+    let mut file = None;
+    for finding in &impact.introduced {
+        if file != Some(&finding.path) {
+            let _ = write!(block, "\n{}", finding.path);
+            file = Some(&finding.path);
+        }
+        block.push_str(&diagnostic_line(&finding.diagnostic));
+    }
+    // One line per fixed finding, those alike once with their number.
+    let mut fixed: Vec<(String, usize)> = Vec::new();
+    for finding in &impact.fixed {
+        let diagnostic = &finding.diagnostic;
+        let code = diagnostic
+            .code
+            .as_ref()
+            .map(|code| format!("[{code}] "))
+            .unwrap_or_default();
+        let message = diagnostic.message.lines().next().unwrap_or("");
+        let line = format!("{} {code}{message}", finding.path);
+        match fixed.iter_mut().find(|(known, _)| *known == line) {
+            Some((_, times)) => *times += 1,
+            None => fixed.push((line, 1)),
+        }
+    }
+    for (line, times) in fixed {
+        let _ = write!(block, "\nFixed: {line}");
+        if times > 1 {
+            let _ = write!(block, " ({times}x)");
+        }
+    }
+    for note in &impact.notes {
+        let _ = write!(block, "\nNote: {note}");
+    }
+    block
 }
 
 /// `2 errors`, `1 warning`, ... for the severities counted.

@@ -5,10 +5,10 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{BUDGET_CHARS, Tool, blocking};
+use super::impact::write_patch;
+use super::{BUDGET_CHARS, Tool};
 use crate::context::Context;
 use crate::error::ToolResult;
-use crate::fs::patch::apply;
 use crate::model::PatchReport;
 
 pub struct ApplyPatch;
@@ -18,45 +18,42 @@ pub struct ApplyPatch;
 pub struct Params {
     /// `pN` from edit or rename
     pub patch: String,
+    pub impact: Option<bool>,
 }
 
 impl Tool for ApplyPatch {
     const NAME: &'static str = "apply_patch";
-    const DESCRIPTION: &'static str = "Writes a patch previewed by edit or rename exactly as shown, all files or none: \
-nothing is written if one changed since.";
+    const DESCRIPTION: &'static str = "Writes a previewed patch exactly as shown, all files or none (none if one \
+changed since).";
     const WRITES: bool = true;
     type Params = Params;
     type Output = PatchReport;
 
     async fn run(ctx: Arc<Context>, params: Params) -> ToolResult<PatchReport> {
-        blocking(move || {
-            let id = params.patch.trim().to_string();
-            let patch = ctx.patches.take(&id)?;
-            if let Err(err) = apply(&patch) {
+        let id = params.patch.trim().to_string();
+        let patch = ctx.patches.take(&id)?;
+        let (patch, written) = write_patch(&ctx, patch, params.impact.unwrap_or(true)).await;
+        let impact = match written {
+            Ok(impact) => impact,
+            Err(err) => {
                 ctx.patches.restore(&id, patch);
                 return Err(err);
             }
-            ctx.patches.mark_applied(&id);
-            ctx.lsp.files_written(
-                patch
-                    .files
-                    .iter()
-                    .map(|f| (f.path.clone(), f.before.is_none(), f.after.is_none())),
-            );
-            Ok(PatchReport {
-                patch_id: Some(id),
-                applied: true,
-                replacements: None,
-                rename: None,
-                notes: Vec::new(),
-                changes: patch
-                    .files
-                    .iter()
-                    .map(|edit| edit.describe(BUDGET_CHARS))
-                    .collect(),
-            })
+        };
+        ctx.patches.mark_applied(&id);
+        Ok(PatchReport {
+            patch_id: Some(id),
+            applied: true,
+            replacements: None,
+            rename: None,
+            notes: Vec::new(),
+            changes: patch
+                .files
+                .iter()
+                .map(|edit| edit.describe(BUDGET_CHARS))
+                .collect(),
+            impact,
         })
-        .await
     }
 
     fn render(output: &PatchReport) -> Vec<String> {

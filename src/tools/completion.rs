@@ -36,7 +36,6 @@ pub struct Params {
     pub line: u32,
     /// Right after `value.`
     pub character: u32,
-    /// Default 50
     pub limit: Option<usize>,
 }
 

@@ -6,10 +6,11 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::impact::{after_write, before_write};
 use super::{Tool, blocking};
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
-use crate::fs::patch::write_atomic;
+use crate::fs::patch::{FileEdit, write_atomic};
 use crate::model::CreatedFile;
 
 pub struct CreateFile;
@@ -20,6 +21,48 @@ pub struct Params {
     pub path: String,
     pub content: String,
     pub overwrite: Option<bool>,
+    pub impact: Option<bool>,
+}
+
+/// The largest file whose text an overwrite keeps to tell the lines the
+/// write changed.
+const MAX_OLD_TEXT: u64 = 4 * 1024 * 1024;
+
+/// Where the file goes, as shown, and the text it replaces (`None` for a
+/// new file; an existing one is replaced only with `overwrite`).
+fn target(
+    ctx: &Context,
+    path: &str,
+    overwrite: bool,
+) -> ToolResult<(std::path::PathBuf, String, Option<String>)> {
+    let path = ctx.workspace.resolve_write(path)?;
+    let shown = ctx.workspace.display(&path);
+    match std::fs::metadata(&path) {
+        Ok(meta) if meta.is_dir() => Err(ToolError::new(
+            ErrorCode::NotAFile,
+            format!("{shown} is a folder; pass a file path"),
+        )),
+        Ok(_) if !overwrite => Err(ToolError::new(
+            ErrorCode::Exists,
+            format!(
+                "{shown} already exists; pass overwrite: true to replace it, or use edit to change part of it"
+            ),
+        )),
+        // What it held, for the impact's lines (lossy, and none of a
+        // large one: a file replaced whole needs no exact old text).
+        Ok(meta) => {
+            let old = match meta.len() <= MAX_OLD_TEXT {
+                true => std::fs::read(&path).unwrap_or_default(),
+                false => Vec::new(),
+            };
+            Ok((
+                path,
+                shown,
+                Some(String::from_utf8_lossy(&old).into_owned()),
+            ))
+        }
+        Err(_) => Ok((path, shown, None)),
+    }
 }
 
 impl Tool for CreateFile {
@@ -31,38 +74,44 @@ impl Tool for CreateFile {
     type Output = CreatedFile;
 
     async fn run(ctx: Arc<Context>, params: Params) -> ToolResult<CreatedFile> {
-        blocking(move || {
-            let path = ctx.workspace.resolve_write(&params.path)?;
-            let shown = ctx.workspace.display(&path);
-            let existed = match std::fs::metadata(&path) {
-                Ok(meta) if meta.is_dir() => {
-                    return Err(ToolError::new(
-                        ErrorCode::NotAFile,
-                        format!("{shown} is a folder; pass a file path"),
-                    ));
-                }
-                Ok(_) => true,
-                Err(_) => false,
-            };
-            if existed && !params.overwrite.unwrap_or(false) {
-                return Err(ToolError::new(
-                    ErrorCode::Exists,
-                    format!("{shown} already exists; pass overwrite: true to replace it, or use edit to change part of it"),
-                ));
-            }
-            write_atomic(&path, &shown, params.content.as_bytes())?;
-            // The servers hear of it now, not when the file watcher's
-            // thread gets to the event: the next request sees the file
-            // (a project it joins, an import of it that resolves).
-            ctx.lsp.files_written([(path.clone(), !existed, false)]);
-            Ok(CreatedFile {
-                path: shown,
-                overwritten: existed,
-                lines: params.content.lines().count(),
-                bytes: params.content.len(),
-            })
+        let measure = params.impact.unwrap_or(true);
+        let checking = Arc::clone(&ctx);
+        let path = params.path.clone();
+        let overwrite = params.overwrite.unwrap_or(false);
+        let (path, shown, existing) = blocking(move || target(&checking, &path, overwrite)).await?;
+        let file = FileEdit {
+            path: path.clone(),
+            shown: shown.clone(),
+            before: existing,
+            after: Some(params.content),
+        };
+        let watch = match measure {
+            true => Some(before_write(&ctx, std::slice::from_ref(&file)).await),
+            false => None,
+        };
+        let (file, existed) = blocking(move || {
+            let content = file.after.as_deref().unwrap_or_default();
+            write_atomic(&file.path, &file.shown, content.as_bytes())?;
+            let existed = file.before.is_some();
+            Ok((file, existed))
         })
-        .await
+        .await?;
+        // The servers hear of it now, not when the file watcher's thread
+        // gets to the event: the next request sees the file (a project it
+        // joins, an import of it that resolves).
+        ctx.lsp.files_written([(path, !existed, false)]);
+        let impact = match watch {
+            Some(watch) => after_write(&ctx, watch, std::slice::from_ref(&file)).await,
+            None => None,
+        };
+        let content = file.after.unwrap_or_default();
+        Ok(CreatedFile {
+            path: shown,
+            overwritten: existed,
+            lines: content.lines().count(),
+            bytes: content.len(),
+            impact,
+        })
     }
 
     fn render(output: &CreatedFile) -> Vec<String> {

@@ -6,10 +6,11 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::impact::write_patch;
 use super::{BUDGET_CHARS, Tool, blocking};
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
-use crate::fs::patch::{FileEdit, Patch, apply};
+use crate::fs::patch::{FileEdit, Patch};
 use crate::fs::text::read_for_edit;
 use crate::model::PatchReport;
 
@@ -24,6 +25,7 @@ pub struct Params {
     pub new_string: String,
     pub replace_all: Option<bool>,
     pub apply: Option<bool>,
+    pub impact: Option<bool>,
 }
 
 impl Tool for Edit {
@@ -35,7 +37,30 @@ impl Tool for Edit {
     type Output = PatchReport;
 
     async fn run(ctx: Arc<Context>, params: Params) -> ToolResult<PatchReport> {
-        blocking(move || edit(&ctx, params)).await
+        let write = params.apply.unwrap_or(false);
+        let measure = params.impact.unwrap_or(true);
+        let prepared = Arc::clone(&ctx);
+        let (patch, replacements) = blocking(move || edit(&prepared, params)).await?;
+        let changes = patch
+            .files
+            .iter()
+            .map(|edit| edit.describe(BUDGET_CHARS))
+            .collect();
+        let (patch_id, impact) = if write {
+            let (_, impact) = write_patch(&ctx, patch, measure).await;
+            (None, impact?)
+        } else {
+            (Some(ctx.patches.insert(patch)), None)
+        };
+        Ok(PatchReport {
+            applied: patch_id.is_none(),
+            patch_id,
+            replacements: Some(replacements),
+            rename: None,
+            changes,
+            notes: Vec::new(),
+            impact,
+        })
     }
 
     fn render(output: &PatchReport) -> Vec<String> {
@@ -43,7 +68,8 @@ impl Tool for Edit {
     }
 }
 
-fn edit(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
+/// The edit as a patch of one file, and how many replacements it makes.
+fn edit(ctx: &Context, params: Params) -> ToolResult<(Patch, usize)> {
     let path = ctx.workspace.resolve_write(&params.path)?;
     let shown = ctx.workspace.display(&path);
     let before = read_for_edit(&path, &shown)?;
@@ -62,27 +88,7 @@ fn edit(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
             after: Some(after),
         }],
     };
-    let changes = patch
-        .files
-        .iter()
-        .map(|edit| edit.describe(BUDGET_CHARS))
-        .collect();
-    let patch_id = if params.apply.unwrap_or(false) {
-        apply(&patch)?;
-        ctx.lsp
-            .files_written(patch.files.iter().map(|f| (f.path.clone(), false, false)));
-        None
-    } else {
-        Some(ctx.patches.insert(patch))
-    };
-    Ok(PatchReport {
-        applied: patch_id.is_none(),
-        patch_id,
-        replacements: Some(replacements),
-        rename: None,
-        changes,
-        notes: Vec::new(),
-    })
+    Ok((patch, replacements))
 }
 
 /// The new content and the number of replacements, or why there is none.

@@ -28,7 +28,6 @@ pub struct Params {
     pub pattern: String,
     pub path: Option<String>,
     pub include_ignored: Option<bool>,
-    /// Default 250
     pub limit: Option<usize>,
     pub offset: Option<usize>,
 }

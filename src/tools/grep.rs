@@ -42,15 +42,14 @@ pub struct Params {
     #[serde(rename = "-n")]
     pub line_numbers: Option<bool>,
     pub multiline: Option<bool>,
-    /// Default 250
     pub head_limit: Option<usize>,
     pub offset: Option<usize>,
 }
 
 impl Tool for Grep {
     const NAME: &'static str = "grep";
-    const DESCRIPTION: &'static str = "Regex search of file contents (ripgrep): files_with_matches (default), content \
-(`path:line:text`) or count. For a symbol's uses, `references` is exact.";
+    const DESCRIPTION: &'static str =
+        "Regex search of file contents (ripgrep). For a symbol's uses, `references` is exact.";
     const WRITES: bool = false;
     type Params = Params;
     type Output = GrepResult;

@@ -27,15 +27,14 @@ pub struct Params {
     pub server: Option<String>,
     /// Least important shown (default info; debug when filtered)
     pub level: Option<LogLevel>,
-    /// Default 10
     pub tail: Option<usize>,
     pub contains: Option<String>,
 }
 
 impl Tool for Logs {
     const NAME: &'static str = "logs";
-    const DESCRIPTION: &'static str = "Language servers' states (indexing, ready, crashed: why), the last errors and recent tool calls, \
-for when an answer reports a server problem.";
+    const DESCRIPTION: &'static str = "Servers' states and why, the last errors, recent tool calls: for when an answer \
+reports a server problem.";
     const WRITES: bool = false;
     type Params = Params;
     type Output = LogsReport;

@@ -32,6 +32,7 @@ pub mod diagnostics;
 pub mod edit;
 pub mod find;
 pub mod grep;
+mod impact;
 pub mod inspect;
 pub mod locations;
 pub mod logs;

@@ -55,8 +55,8 @@ pub struct Params {
 
 impl Tool for Read {
     const NAME: &'static str = "read";
-    const DESCRIPTION: &'static str = "A file's outline as `@line:char Kind - name` lines with declarations (preview signature), \
-leaf code (expanded), names (none) or numbered lines (raw). Read it before the code; works in node_modules and crates.";
+    const DESCRIPTION: &'static str = "A file's outline: declarations (preview signature), leaf code (expanded), names (none) \
+or numbered lines (raw). Read it before the code; also in node_modules and crates.";
     const WRITES: bool = false;
     type Params = Params;
     type Output = ReadResult;

@@ -23,14 +23,13 @@ pub struct ReadFile;
 pub struct Params {
     pub path: String,
     pub offset: Option<usize>,
-    /// Default 2000
     pub limit: Option<usize>,
 }
 
 impl Tool for ReadFile {
     const NAME: &'static str = "read_file";
-    const DESCRIPTION: &'static str = "A file with numbered lines (`N<TAB>text`), paged by offset/limit; library roots included. \
-For a source file's structure use `read` first.";
+    const DESCRIPTION: &'static str = "A file's numbered lines, paged by offset/limit. For a source file's structure, \
+`read` first.";
     const WRITES: bool = false;
     type Params = Params;
     type Output = FileLines;

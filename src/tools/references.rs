@@ -35,7 +35,6 @@ pub struct Params {
     pub at: Address,
     pub include_declaration: Option<bool>,
     pub context: Option<u32>,
-    /// Default 100
     pub limit: Option<usize>,
     pub offset: Option<usize>,
     /// Also node_modules and crates
@@ -45,7 +44,7 @@ pub struct Params {
 impl Tool for References {
     const NAME: &'static str = "references";
     const DESCRIPTION: &'static str =
-        "Every use of a symbol, grouped by file: `@line:char in <enclosing symbol>: `line``.";
+        "Every use of a symbol, grouped by file, with its line and enclosing symbol.";
     const WRITES: bool = false;
     type Params = Params;
     type Output = ReferencesResult;

@@ -14,11 +14,12 @@ use serde::Deserialize;
 
 use super::address::{Address, resolve};
 use super::audit::{Places, TextAudit, other_symbols};
+use super::impact::write_patch;
 use super::locations::place;
 use super::{BUDGET_CHARS, Tool};
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
-use crate::fs::patch::{FileEdit, Patch, apply};
+use crate::fs::patch::{FileEdit, Patch};
 use crate::lsp::navigate::references as find_references;
 use crate::lsp::refactor::{Preparation, prepare_rename, rename as server_rename};
 use crate::lsp::{LspError, Need, Session};
@@ -34,6 +35,7 @@ pub struct Params {
     pub new_name: String,
     pub apply: Option<bool>,
     pub force: Option<bool>,
+    pub impact: Option<bool>,
 }
 
 impl Tool for Rename {
@@ -211,25 +213,13 @@ async fn rename(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
         .chain(audit_notes.into_iter().map(|(_, note)| note))
         .collect();
     notes.extend(aliases_note(&patch, &target.name, new_name));
+    let mut impact = None;
     let patch_id = if write {
-        let (patch, written) = tokio::task::spawn_blocking(move || {
-            let result = apply(&patch);
-            (patch, result)
-        })
-        .await
-        .map_err(|err| {
-            ToolError::new(
-                ErrorCode::Io,
-                format!("the rename failed internally: {err}"),
-            )
-        })?;
-        written?;
-        ctx.lsp.files_written(
-            patch
-                .files
-                .iter()
-                .map(|f| (f.path.clone(), f.before.is_none(), f.after.is_none())),
-        );
+        // The session's document is the renamed file's: the impact's
+        // requests open it again, and the session would only hold it.
+        session.release().await;
+        let (_, written) = write_patch(ctx, patch, params.impact.unwrap_or(true)).await;
+        impact = written?;
         None
     } else if ctx.read_only {
         notes.push("read-only mode: nothing can be written from this preview".to_string());
@@ -244,6 +234,7 @@ async fn rename(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
         rename: Some(renaming),
         changes,
         notes,
+        impact,
     })
 }
 

@@ -51,15 +51,14 @@ pub struct Params {
     pub file: Option<String>,
     /// Least severe shown (default warning)
     pub severity: Option<Severity>,
-    /// Default: all that fit
     pub limit: Option<usize>,
     pub offset: Option<usize>,
 }
 
 impl Tool for Diagnostics {
     const NAME: &'static str = "diagnostics";
-    const DESCRIPTION: &'static str = "Errors and warnings from the language servers, for the files as on disk now \
-(fresh after any edit). Faster than a build. Without `file`: the whole workspace.";
+    const DESCRIPTION: &'static str = "Errors and warnings of the files as on disk now, from the language servers; \
+faster than a build. Without `file`: the workspace.";
     const WRITES: bool = false;
     type Params = Params;
     type Output = DiagnosticsReport;

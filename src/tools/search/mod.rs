@@ -51,7 +51,6 @@ pub struct Params {
     /// A folder, file or glob
     pub path: Option<String>,
     pub preview: Option<SearchPreview>,
-    /// Default 50
     pub limit: Option<usize>,
     pub offset: Option<usize>,
     /// Also node_modules and crates
@@ -60,8 +59,8 @@ pub struct Params {
 
 impl Tool for Search {
     const NAME: &'static str = "search";
-    const DESCRIPTION: &'static str = "Where classes, functions, methods... are defined, by name or part of one, across the \
-workspace: `@line:char Kind - name` and declaration, best first.";
+    const DESCRIPTION: &'static str = "Where classes, functions, methods... are defined, by name or part of one, \
+workspace-wide, best first.";
     const WRITES: bool = false;
     type Params = Params;
     type Output = SearchResult;
