@@ -578,9 +578,7 @@ async fn impact_figures(case: ImpactCase) -> ImpactFigures {
             )
         }
     };
-    let edit = |from: &str, to: &str, impact: bool| {
-        json!({"path": file, "old_string": from, "new_string": to, "apply": true, "impact": impact})
-    };
+    let edit = |from: &str, to: &str, impact: bool| json!({"path": file, "old_string": from, "new_string": to, "apply": true, "impact": impact});
     // Warm: the server started, a write measured once both ways.
     common::run(&ctx, "diagnostics", json!({"file": file})).await;
     common::run(&ctx, "edit", edit(old, new, true)).await;
