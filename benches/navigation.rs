@@ -398,7 +398,7 @@ fn sextant_case(config_dir: &Path) -> Case {
         true,
     ));
     // The first `ctx.` in the tools' registry: a completion of the context's fields.
-    let text = std::fs::read_to_string(root.join("src/tools/search.rs")).unwrap();
+    let text = std::fs::read_to_string(root.join("src/tools/diagnostics/mod.rs")).unwrap();
     let (line, character) = text
         .lines()
         .enumerate()
@@ -413,7 +413,7 @@ fn sextant_case(config_dir: &Path) -> Case {
         _dir: None,
         symbol: json!({"file": "src/error.rs", "symbol": "ToolError"}),
         function: json!({"file": "src/error.rs", "symbol": "impl ToolError/new"}),
-        completion: json!({"file": "src/tools/search.rs", "line": line, "character": character}),
+        completion: json!({"file": "src/tools/diagnostics/mod.rs", "line": line, "character": character}),
     }
 }
 
