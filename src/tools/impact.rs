@@ -571,48 +571,32 @@ fn compare(
     let wrote = |line: u32| lines.is_some_and(|l| l.wrote(line));
     let mut matched_before = vec![false; before.len()];
     let mut matched_after = vec![false; after.len()];
-    for (i, a) in after.iter().enumerate() {
-        if let Some(j) = (0..before.len()).find(|&j| {
-            !matched_before[j]
-                && same(a, &before[j])
-                && moved(before[j].position.line) == Some(a.position.line)
-        }) {
-            matched_before[j] = true;
-            matched_after[i] = true;
+    // Each pass pairs the findings still unpaired that `fits` (after,
+    // before), the strictest first.
+    let mut pass = |fits: &dyn Fn(&Diagnostic, &Diagnostic) -> bool| {
+        for (i, a) in after.iter().enumerate() {
+            if matched_after[i] {
+                continue;
+            }
+            if let Some(j) = (0..before.len()).find(|&j| !matched_before[j] && fits(a, &before[j]))
+            {
+                matched_before[j] = true;
+                matched_after[i] = true;
+            }
         }
-    }
+    };
+    pass(&|a, b| same(a, b) && moved(b.position.line) == Some(a.position.line));
     // A finding whose message names what the edit renamed (`on type
     // 'Circle'` becoming `on type 'Disc'`) is the same finding: the same
     // code at the same place.
-    for (i, a) in after.iter().enumerate() {
-        if matched_after[i] || a.code.is_none() {
-            continue;
-        }
-        if let Some(j) = (0..before.len()).find(|&j| {
-            let b = &before[j];
-            !matched_before[j]
-                && a.severity == b.severity
-                && a.code == b.code
-                && a.position.character == b.position.character
-                && moved(b.position.line) == Some(a.position.line)
-        }) {
-            matched_before[j] = true;
-            matched_after[i] = true;
-        }
-    }
-    for (i, a) in after.iter().enumerate() {
-        if matched_after[i] {
-            continue;
-        }
-        if let Some(j) = (0..before.len()).find(|&j| {
-            !matched_before[j]
-                && same(a, &before[j])
-                && (moved(before[j].position.line).is_none() || wrote(a.position.line))
-        }) {
-            matched_before[j] = true;
-            matched_after[i] = true;
-        }
-    }
+    pass(&|a, b| {
+        a.code.is_some()
+            && a.severity == b.severity
+            && a.code == b.code
+            && a.position.character == b.position.character
+            && moved(b.position.line) == Some(a.position.line)
+    });
+    pass(&|a, b| same(a, b) && (moved(b.position.line).is_none() || wrote(a.position.line)));
     let introduced = after
         .iter()
         .zip(&matched_after)
