@@ -247,16 +247,18 @@ impl LspClient {
     }
 
     /// Synchronises the open documents noted as changed on disk (a deleted
-    /// one is closed), but `except` (the caller syncs that one itself);
-    /// every open document when `all`, for when no file watcher notes
-    /// changes.
-    pub(super) async fn sync_changed(&self, all: bool, except: Option<&Path>) {
+    /// one is closed); every open document when `all`, for when no file
+    /// watcher notes changes. The caller's own document too: a request made
+    /// meanwhile about another file waits for all of them (see
+    /// `syncing_changed`), and the caller's own sync after is then free.
+    pub(super) async fn sync_changed(&self, all: bool) {
         let _turn = self.documents.syncing_changed.lock().await;
         let noted = std::mem::take(&mut *lock(&self.documents.changed_on_disk));
         let open = self.open_documents().await;
-        for path in open.into_iter().filter(|p| {
-            Some(p.as_path()) != except && (all || noted.all || noted.paths.contains(p))
-        }) {
+        for path in open
+            .into_iter()
+            .filter(|p| all || noted.all || noted.paths.contains(p))
+        {
             let _ = self.sync(&path).await;
         }
     }

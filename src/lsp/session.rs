@@ -394,7 +394,7 @@ impl Supervisor {
                     .unwrap_or_else(|| "it stopped while starting".into()),
             });
         }
-        client.sync_changed(!watched, document).await;
+        client.sync_changed(!watched).await;
         loose_files::refresh(&client).await;
         // Opening the projects makes a server load them (with progress):
         // a workspace-wide answer meanwhile would miss them.
