@@ -1,6 +1,6 @@
 //! What every tool call shares: the workspace sandbox, the language-server
 //! supervisor, the symbol index, the log book, and the session's own
-//! patches waiting to be applied and mode.
+//! patches waiting to be applied, code actions listed, and mode.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -14,7 +14,7 @@ use crate::index::{Indexed, SymbolIndex};
 use crate::logbook::LogBook;
 use crate::lsp::Supervisor;
 use crate::lsp::config::Config;
-use crate::model::InstanceState;
+use crate::model::{InstanceState, Position};
 use crate::sync::lock;
 
 /// One MCP session's view of the workspace: the shared parts (one per
@@ -33,10 +33,52 @@ pub struct Context {
     /// the session that was shown it, so one agent never writes what
     /// another previewed.
     pub patches: PatchStore,
+    /// The code actions `fix` listed to this session, so an action taken
+    /// by its number is the one shown.
+    pub fix_lists: FixLists,
     /// Writing tools are left out (`--read-only`).
     pub read_only: bool,
     /// The shared instance serving this session, when it is one.
     pub instance: Option<Arc<SharedInstance>>,
+}
+
+/// How many places' lists of code actions a session keeps (the newest).
+const FIX_LISTS_KEPT: usize = 64;
+
+/// The code actions listed at each place, with a hash of the file's text
+/// then: an action number taken later names the action shown only while
+/// the file is unchanged and the list the same.
+#[derive(Debug, Default)]
+pub struct FixLists {
+    lists: Mutex<std::collections::VecDeque<FixListed>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FixListed {
+    pub path: PathBuf,
+    pub position: Position,
+    pub text_hash: u64,
+    pub titles: Vec<String>,
+}
+
+impl FixLists {
+    /// Keeps `listed`, in place of an older list of the same place.
+    pub fn keep(&self, listed: FixListed) {
+        let mut lists = lock(&self.lists);
+        lists.retain(|l| (&l.path, l.position) != (&listed.path, listed.position));
+        lists.push_back(listed);
+        while lists.len() > FIX_LISTS_KEPT {
+            lists.pop_front();
+        }
+    }
+
+    /// The list last shown for the place, if any.
+    pub fn shown(&self, path: &std::path::Path, position: Position) -> Option<FixListed> {
+        lock(&self.lists)
+            .iter()
+            .find(|l| l.path == path && l.position == position)
+            .cloned()
+    }
 }
 
 impl Context {
@@ -58,6 +100,7 @@ impl Context {
             index,
             dependencies,
             patches: PatchStore::default(),
+            fix_lists: FixLists::default(),
             read_only,
             instance: None,
         }
@@ -73,6 +116,7 @@ impl Context {
             index: Arc::clone(&self.index),
             dependencies: Arc::clone(&self.dependencies),
             patches: PatchStore::default(),
+            fix_lists: FixLists::default(),
             read_only,
             instance: self.instance.clone(),
         }

@@ -61,6 +61,10 @@ pub enum ErrorCode {
     /// The symbol cannot be renamed (the server refuses, or it is a
     /// library's), or the new name is not a name of its language.
     CannotRename,
+    /// The code action asked for is not the one listed (the file changed,
+    /// or the server offers others now), or cannot be taken (a library's
+    /// file, an action that changes nothing).
+    CannotFix,
     /// The shared instance serving the session ended before answering.
     InstanceEnded,
     /// An unexpected input/output failure.
@@ -96,6 +100,7 @@ impl ErrorCode {
             ErrorCode::InstanceEnded => "instance-ended",
             ErrorCode::Unsupported => "unsupported",
             ErrorCode::CannotRename => "cannot-rename",
+            ErrorCode::CannotFix => "cannot-fix",
             ErrorCode::Io => "io",
         }
     }

@@ -48,6 +48,7 @@ When to use which tool:
 - call_hierarchy: who calls a function, and what it calls.
 - completion: the members after `value.`, to explore an API.
 - rename: a symbol renamed everywhere, previewed as a patch.
+- fix: the servers' code actions at a place (add an import, implement members, organize imports), as patches.
 - diagnostics: errors and warnings of a file, folder or the workspace; faster than a build.
 - logs: server states and recent tool calls, for a server problem.
 - read_file: a file with line numbers, paged.

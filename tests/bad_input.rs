@@ -271,7 +271,7 @@ async fn a_patch_refuses_when_its_file_changed_after_the_preview() {
 #[tokio::test]
 async fn unknown_tools_and_bad_parameters() {
     let f = fixture("ts");
-    assert_snapshot!(f.run("cat", json!({"path": "x"})).await, @"error[unknown-tool]: no tool named 'cat'; the tools are search, read, inspect, references, call_hierarchy, completion, rename, read_file, find, grep, edit, apply_patch, create_file, pipe, diagnostics, logs");
+    assert_snapshot!(f.run("cat", json!({"path": "x"})).await, @"error[unknown-tool]: no tool named 'cat'; the tools are search, read, inspect, references, call_hierarchy, completion, rename, fix, read_file, find, grep, edit, apply_patch, create_file, pipe, diagnostics, logs");
     assert_snapshot!(f.run("read_file", json!({})).await, @"error[invalid-params]: read_file: missing field `path`; see the parameters with `sextant read_file --help`");
     assert_snapshot!(f.run("read_file", json!({"path": 12})).await, @r#"error[invalid-params]: read_file: invalid type: integer `12`, expected a string; see the parameters with `sextant read_file --help`"#);
     assert_snapshot!(f.run("read_file", json!({"path": "src/index.ts", "offset": "ten"})).await, @r#"error[invalid-params]: read_file: invalid type: string "ten", expected usize; see the parameters with `sextant read_file --help`"#);
@@ -292,7 +292,7 @@ async fn read_only_mode_leaves_writing_tools_out() {
     let out = common::run(&ctx, "create_file", json!({"path": "x.ts", "content": "x"})).await;
     assert_eq!(
         out,
-        "error[unknown-tool]: no tool named 'create_file'; the tools are search, read, inspect, references, call_hierarchy, completion, rename, read_file, find, grep, pipe, diagnostics, logs"
+        "error[unknown-tool]: no tool named 'create_file'; the tools are search, read, inspect, references, call_hierarchy, completion, rename, fix, read_file, find, grep, pipe, diagnostics, logs"
     );
     assert!(!f.path("x.ts").exists());
 }

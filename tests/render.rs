@@ -375,6 +375,107 @@ fn grep() {
 }
 
 #[test]
+fn fix() {
+    let place = target("src/uses.ts", 3, 20, "scale", None);
+    let offered = |title: &str, kind: &str, fixes: &[&str], whole_file, preferred| OfferedFix {
+        title: title.into(),
+        kind: kind.into(),
+        fixes: fixes.iter().map(|f| f.to_string()).collect(),
+        whole_file,
+        preferred,
+    };
+    check(
+        render::fix_list,
+        vec![
+            (
+                "actions, numbered",
+                FixList {
+                    target: place.clone(),
+                    server: "typescript-go".into(),
+                    actions: vec![
+                        offered("Update import from \"./shapes\"", "quick fix", &["[2304] Cannot find name 'scale'."], false, true),
+                        offered("Extract to function", "refactor", &[], false, false),
+                        offered("Organize Imports", "organize imports", &[], true, false),
+                    ],
+                },
+                "
+                fix scale at src/uses.ts:3:20
+                typescript-go offers 3 actions (pass action: N to preview one as a patch):
+                1. Update import from \"./shapes\" (quick fix, preferred): fixes [2304] Cannot find name 'scale'.
+                2. Extract to function (refactor)
+                3. Organize Imports (organize imports, whole file)
+                ",
+            ),
+            (
+                "none",
+                FixList {
+                    target: place.clone(),
+                    server: "rust-analyzer".into(),
+                    actions: Vec::new(),
+                },
+                "
+                fix scale at src/uses.ts:3:20
+                rust-analyzer offers no code action here
+                ",
+            ),
+        ],
+    );
+    let one_line_diff = "--- a/src/uses.ts\n+++ b/src/uses.ts\n@@ -1 +1 @@\n-old\n+new\n";
+    let taken = |applied: bool, patch_id: Option<&str>| PatchReport {
+        patch_id: patch_id.map(String::from),
+        applied,
+        replacements: None,
+        rename: None,
+        changes: vec![change("src/uses.ts", 1, 1, one_line_diff)],
+        notes: Vec::new(),
+        impact: None,
+        fix: Some(TakenFix {
+            target: place.clone(),
+            title: "Update import from \"./shapes\"".into(),
+            edits: 1,
+        }),
+    };
+    check(
+        render::patch_report,
+        vec![
+            (
+                "previewed",
+                taken(false, Some("p4")),
+                "
+                fix scale at src/uses.ts:3:20
+                Update import from \"./shapes\": 1 change across 1 file
+                patch: p4 (pass it to apply_patch to write exactly this change)
+
+                === next block ===
+
+                --- a/src/uses.ts
+                +++ b/src/uses.ts
+                @@ -1 +1 @@
+                -old
+                +new
+                ",
+            ),
+            (
+                "written",
+                taken(true, None),
+                "
+                fix scale at src/uses.ts:3:20
+                Update import from \"./shapes\": 1 change across 1 file, written
+
+                === next block ===
+
+                --- a/src/uses.ts
+                +++ b/src/uses.ts
+                @@ -1 +1 @@
+                -old
+                +new
+                ",
+            ),
+        ],
+    );
+}
+
+#[test]
 fn patch_report() {
     let one_line_diff = "--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1 +1 @@\n-old\n+new\n";
     let edit = |applied: bool, patch_id: Option<&str>| PatchReport {
@@ -385,6 +486,7 @@ fn patch_report() {
         changes: vec![change("src/a.ts", 1, 1, one_line_diff)],
         notes: Vec::new(),
         impact: None,
+        fix: None,
     };
     let patch = |applied: bool, patch_id: Option<&str>| PatchReport {
         replacements: None,
@@ -418,6 +520,7 @@ fn patch_report() {
         changes,
         notes,
         impact: None,
+        fix: None,
     };
     let found = |path: &str, severity, at, code, message: &str| FileFinding {
         path: path.into(),

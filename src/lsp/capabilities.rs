@@ -6,9 +6,10 @@
 //! request for it and the caller gets `unsupported`.
 
 use lsp_types::{
-    CallHierarchyServerCapability, ClientCapabilities, HoverProviderCapability,
-    ImplementationProviderCapability, OneOf, TextDocumentSyncCapability, TextDocumentSyncKind,
-    TextDocumentSyncSaveOptions, TypeDefinitionProviderCapability,
+    CallHierarchyServerCapability, ClientCapabilities, CodeActionOptions,
+    CodeActionProviderCapability, HoverProviderCapability, ImplementationProviderCapability, OneOf,
+    TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncSaveOptions,
+    TypeDefinitionProviderCapability,
 };
 
 use super::LspError;
@@ -35,6 +36,10 @@ pub enum Feature {
     PullDiagnostics,
     /// `textDocument/didSave`.
     SaveNotifications,
+    /// `textDocument/codeAction`.
+    CodeActions,
+    /// `codeAction/resolve`.
+    CodeActionResolve,
 }
 
 impl Feature {
@@ -53,6 +58,7 @@ impl Feature {
             Feature::WorkspaceSymbols => "workspace/symbol",
             Feature::PullDiagnostics => "textDocument/diagnostic",
             Feature::SaveNotifications => "textDocument/didSave",
+            Feature::CodeActions | Feature::CodeActionResolve => "textDocument/codeAction",
         }
     }
 
@@ -72,6 +78,8 @@ impl Feature {
             Feature::WorkspaceSymbols => "workspace symbols",
             Feature::PullDiagnostics => "pull diagnostics",
             Feature::SaveNotifications => "save notifications",
+            Feature::CodeActions => "code actions",
+            Feature::CodeActionResolve => "resolving code actions",
         }
     }
 }
@@ -144,6 +152,20 @@ impl LspClient {
             Feature::DocumentSymbols => declared(capabilities.document_symbol_provider.as_ref()),
             Feature::WorkspaceSymbols => declared(capabilities.workspace_symbol_provider.as_ref()),
             Feature::PullDiagnostics => capabilities.diagnostic_provider.is_some(),
+            Feature::CodeActions => matches!(
+                capabilities.code_action_provider,
+                Some(
+                    CodeActionProviderCapability::Simple(true)
+                        | CodeActionProviderCapability::Options(_)
+                )
+            ),
+            Feature::CodeActionResolve => matches!(
+                &capabilities.code_action_provider,
+                Some(CodeActionProviderCapability::Options(CodeActionOptions {
+                    resolve_provider: Some(true),
+                    ..
+                }))
+            ),
             Feature::SaveNotifications => match &capabilities.text_document_sync {
                 Some(TextDocumentSyncCapability::Options(options)) => match &options.save {
                     Some(TextDocumentSyncSaveOptions::Supported(yes)) => *yes,
@@ -177,6 +199,7 @@ impl LspClient {
                 match feature {
                     Feature::CompletionResolve => option("resolveProvider"),
                     Feature::PrepareRename => option("prepareProvider"),
+                    Feature::CodeActionResolve => option("resolveProvider"),
                     _ => true,
                 }
             })
@@ -202,7 +225,10 @@ pub(super) fn client_capabilities() -> ClientCapabilities {
             ..Default::default()
         }),
         workspace: Some(WorkspaceClientCapabilities {
-            apply_edit: Some(false),
+            // Only while a code action's command runs: its edits are
+            // captured into the action's patch, never written (see
+            // `lsp::actions`); declined at any other time.
+            apply_edit: Some(true),
             // Rename answers may create, move and delete files (a Rust
             // module's file moves with it): sextant applies them as one
             // patch (`lsp/refactor.rs`).
@@ -288,6 +314,31 @@ pub(super) fn client_capabilities() -> ClientCapabilities {
             }),
             rename: Some(RenameClientCapabilities {
                 prepare_support: Some(true),
+                ..Default::default()
+            }),
+            code_action: Some(CodeActionClientCapabilities {
+                code_action_literal_support: Some(CodeActionLiteralSupport {
+                    code_action_kind: CodeActionKindLiteralSupport {
+                        value_set: [
+                            "quickfix",
+                            "refactor",
+                            "refactor.extract",
+                            "refactor.inline",
+                            "refactor.rewrite",
+                            "source",
+                            "source.organizeImports",
+                            "source.fixAll",
+                        ]
+                        .map(String::from)
+                        .to_vec(),
+                    },
+                }),
+                is_preferred_support: Some(true),
+                disabled_support: Some(true),
+                data_support: Some(true),
+                resolve_support: Some(CodeActionCapabilityResolveSupport {
+                    properties: vec!["edit".into()],
+                }),
                 ..Default::default()
             }),
             ..Default::default()

@@ -49,6 +49,9 @@ pub struct LspClient {
     /// waiting for it: callers that cannot wait need not try until then
     /// (see `Supervisor::prepare`).
     pub(super) starting_behind: std::sync::atomic::AtomicBool,
+    /// Held while a code action's command runs, so the edits captured
+    /// meanwhile are that command's (see `lsp::actions`).
+    pub(super) commands: tokio::sync::Mutex<()>,
 }
 
 impl std::fmt::Debug for LspClient {
@@ -102,6 +105,7 @@ impl LspClient {
             projects_opened: OpenedProjects::default(),
             loose_project: LooseProject::default(),
             starting_behind: std::sync::atomic::AtomicBool::new(false),
+            commands: tokio::sync::Mutex::new(()),
         };
         client.initialize(root_uri, folder).await
     }

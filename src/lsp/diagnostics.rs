@@ -188,6 +188,58 @@ fn same_finding(a: &Diagnostic, b: &Diagnostic) -> bool {
 /// Pulls diagnostics (`textDocument/diagnostic`), or `None` when the server
 /// only publishes them.
 pub async fn pull(session: &Session) -> Result<Option<Vec<Diagnostic>>, LspError> {
+    Ok(pull_raw(session)
+        .await?
+        .map(|items| convert(session, items)))
+}
+
+/// The document's diagnostics as LSP has them, fresh for the text the
+/// server has: pulled or published as the server gave them (with their
+/// `data`), else (typescript-language-server's, asked of tsserver) made
+/// back into LSP's form. What a server computes quick fixes from.
+pub(super) async fn lsp_items(session: &Session) -> Result<Vec<lsp_types::Diagnostic>, LspError> {
+    if let Some(items) = pull_raw(session).await? {
+        return Ok(items);
+    }
+    let diagnosed = diagnose(session, None, false).await?;
+    if !session.client().language.tsserver_requests
+        && let Some((items, _)) = fresh_published(session)
+    {
+        return Ok(items);
+    }
+    let (index, encoding) = (&session.document().index, session.client().encoding);
+    Ok(diagnosed
+        .diagnostics
+        .into_iter()
+        .filter_map(|d| {
+            let range = lsp_types::Range {
+                start: index.to_lsp(d.position, encoding)?,
+                end: index.to_lsp(d.end, encoding)?,
+            };
+            Some(lsp_types::Diagnostic {
+                range,
+                severity: Some(match d.severity {
+                    Severity::Error => DiagnosticSeverity::ERROR,
+                    Severity::Warning => DiagnosticSeverity::WARNING,
+                    Severity::Information => DiagnosticSeverity::INFORMATION,
+                    Severity::Hint => DiagnosticSeverity::HINT,
+                }),
+                code: d.code.map(|code| match code.parse::<i32>() {
+                    Ok(number) => lsp_types::NumberOrString::Number(number),
+                    Err(_) => lsp_types::NumberOrString::String(code),
+                }),
+                source: d.source,
+                message: d.message,
+                ..lsp_types::Diagnostic::default()
+            })
+        })
+        .collect())
+}
+
+/// [`pull`]'s items as the server gave them.
+pub(super) async fn pull_raw(
+    session: &Session,
+) -> Result<Option<Vec<lsp_types::Diagnostic>>, LspError> {
     let client = session.client();
     if !client.supports(Feature::PullDiagnostics) {
         return Ok(None);
@@ -211,7 +263,7 @@ pub async fn pull(session: &Session) -> Result<Option<Vec<Diagnostic>>, LspError
         // We never send a previous result id, so "unchanged" cannot happen.
         _ => Vec::new(),
     };
-    Ok(Some(convert(session, items)))
+    Ok(Some(items))
 }
 
 /// Waits (at most `timeout`) for diagnostics published for this version of

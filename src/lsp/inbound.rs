@@ -94,6 +94,10 @@ pub struct State {
     /// every item published for each document, with its publication's
     /// `publish_count`, since a check publishes its results in parts.
     pub parts: Option<HashMap<Url, Vec<(u64, lsp_types::Diagnostic)>>>,
+    /// While a code action's command runs (`lsp::actions`): the edits the
+    /// server asks to apply (`workspace/applyEdit`), kept for the action's
+    /// patch instead of written. `None` at any other time: declined.
+    pub captured_edits: Option<Vec<lsp_types::WorkspaceEdit>>,
 }
 
 /// One capability a server registered dynamically.
@@ -495,18 +499,30 @@ pub fn router(shared: Arc<Shared>) -> Router<Arc<Shared>> {
             shared.unregister(params);
             async { Ok(()) }
         })
-        .request::<ApplyWorkspaceEdit, _>(|shared, _| {
-            shared.logs.record(
-                LogLevel::Info,
-                &shared.server,
-                "declined workspace/applyEdit",
-            );
-            async {
+        .request::<ApplyWorkspaceEdit, _>(|shared, params| {
+            let captured = match shared.state().captured_edits.as_mut() {
+                Some(captured) => {
+                    captured.push(params.edit);
+                    true
+                }
+                None => false,
+            };
+            if !captured {
+                shared.logs.record(
+                    LogLevel::Info,
+                    &shared.server,
+                    "declined workspace/applyEdit",
+                );
+            }
+            async move {
                 Ok(ApplyWorkspaceEditResponse {
-                    applied: false,
-                    failure_reason: Some(
-                        "sextant applies edits itself, through its rename and edit tools".into(),
-                    ),
+                    // Captured: it is the action's patch, which the agent
+                    // previews and applies.
+                    applied: captured,
+                    failure_reason: (!captured).then(|| {
+                        "sextant applies edits itself, through its rename, edit and fix tools"
+                            .into()
+                    }),
                     failed_change: None,
                 })
             }

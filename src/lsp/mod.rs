@@ -11,6 +11,7 @@
 //! this module's own. What only one server needs lives in `quirks`, one
 //! file per quirk.
 
+pub mod actions;
 mod capabilities;
 pub mod choose;
 mod client;

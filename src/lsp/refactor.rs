@@ -90,16 +90,29 @@ pub async fn rename(
     // rust-analyzer holding several cargo projects renames through one
     // copy of a crate they share: the other copies' uses are asked for too.
     let edit = cargo_projects::rename_across(session, position, new_name, edit).await?;
+    rewrites(client, vec![edit], "rename").await
+}
+
+/// The files `edits` touch (applied one after the other), as they are and
+/// as they would be; `what` names the edit in an error.
+pub(super) async fn rewrites(
+    client: &super::client::LspClient,
+    edits: Vec<WorkspaceEdit>,
+    what: &str,
+) -> Result<Vec<Rewrite>, LspError> {
     // Reading every file the edit touches is blocking work.
     let encoding = client.encoding;
     let applied = tokio::task::spawn_blocking(move || {
         let mut files = Files::default();
-        apply_workspace_edit(&mut files, edit, encoding).map(|()| files.into_rewrites())
+        for edit in edits {
+            apply_workspace_edit(&mut files, edit, encoding)?;
+        }
+        Ok(files.into_rewrites())
     })
     .await
     .unwrap_or_else(|err| Err(format!("it failed internally: {err}")));
     applied.map_err(|detail| LspError::Io {
-        detail: format!("{}'s rename cannot be applied: {detail}", client.server()),
+        detail: format!("{}'s {what} cannot be applied: {detail}", client.server()),
     })
 }
 

@@ -133,6 +133,41 @@ pub struct PatchReport {
     /// What the write did to the diagnostics (a written patch, unless the
     /// call turned it off).
     pub impact: Option<super::Impact>,
+    /// The code action taken, for `fix`.
+    pub fix: Option<TakenFix>,
+}
+
+/// A code action `fix` took: where, and which.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TakenFix {
+    pub target: super::Target,
+    pub title: String,
+    /// Text edits in all.
+    pub edits: usize,
+}
+
+/// What `fix` lists: the code actions a server offers at a place.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FixList {
+    pub target: super::Target,
+    pub server: String,
+    /// Numbered from 1 in this order.
+    pub actions: Vec<OfferedFix>,
+}
+
+/// One code action on offer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OfferedFix {
+    pub title: String,
+    /// `quick fix`, `refactor`, `organize imports`, `source action`, or
+    /// `command` for an action given as a bare command.
+    pub kind: String,
+    /// The diagnostics it fixes: `[2304] Cannot find name 'x'.`
+    pub fixes: Vec<String>,
+    /// It is about the whole file, not the place.
+    pub whole_file: bool,
+    /// The server marks it the one to take.
+    pub preferred: bool,
 }
 
 /// A rename's summary: `Rename 'old' -> 'new': 7 changes across 3 files`.

@@ -5,8 +5,8 @@ use std::fmt::Write;
 
 use super::count;
 use crate::model::{
-    CreatedFile, FileChange, FileLines, FoundFiles, GrepEntry, GrepMode, GrepResult, Page,
-    PatchReport, Renaming,
+    CreatedFile, FileChange, FileLines, FixList, FoundFiles, GrepEntry, GrepMode, GrepResult, Page,
+    PatchReport, Renaming, TakenFix,
 };
 
 /// `cat -n` style: the number right-aligned in 6 columns, a tab, the line;
@@ -169,9 +169,10 @@ pub fn grep(result: &GrepResult) -> Vec<String> {
 
 /// A previewed or applied change: a summary block, then one diff per file.
 pub fn patch_report(report: &PatchReport) -> Vec<String> {
-    let mut blocks = match &report.rename {
-        Some(renaming) => rename_report(report, renaming),
-        None => edit_report(report),
+    let mut blocks = match (&report.rename, &report.fix) {
+        (Some(renaming), _) => rename_report(report, renaming),
+        (None, Some(fix)) => fix_report(report, fix),
+        (None, None) => edit_report(report),
     };
     blocks.extend(report.impact.as_ref().map(super::servers::impact));
     blocks
@@ -285,6 +286,68 @@ fn rename_report(report: &PatchReport, renaming: &Renaming) -> Vec<String> {
             .map(diff_block),
     );
     blocks
+}
+
+/// `fix ... at ...`, `Add import from "./shapes": 1 change across 1
+/// file`, the patch id or what was written, then one diff per file.
+fn fix_report(report: &PatchReport, fix: &TakenFix) -> Vec<String> {
+    let mut summary = super::target_header("fix", &fix.target);
+    let _ = write!(
+        summary,
+        "\n{}: {} across {}",
+        fix.title,
+        count(fix.edits, "change", "changes"),
+        count(report.changes.len(), "file", "files")
+    );
+    if report.applied {
+        summary.push_str(", written");
+    }
+    if let Some(id) = &report.patch_id {
+        let _ = write!(
+            summary,
+            "\npatch: {id} (pass it to apply_patch to write exactly this change)"
+        );
+    }
+    notes(&mut summary, &report.notes);
+    let mut blocks = vec![summary];
+    blocks.extend(report.changes.iter().map(diff_block));
+    blocks
+}
+
+/// `fix ... at ...`, then the actions numbered: `1. Add import from
+/// "./shapes" (quick fix, preferred): fixes [2304] Cannot find name ...`.
+pub fn fix_list(list: &FixList) -> Vec<String> {
+    let mut text = super::target_header("fix", &list.target);
+    if list.actions.is_empty() {
+        let _ = write!(text, "\n{} offers no code action here", list.server);
+        return vec![text];
+    }
+    let _ = write!(
+        text,
+        "\n{} offers {} (pass action: N to preview one as a patch):",
+        list.server,
+        count(list.actions.len(), "action", "actions")
+    );
+    for (number, action) in list.actions.iter().enumerate() {
+        let mut about = vec![action.kind.as_str()];
+        if action.whole_file {
+            about.push("whole file");
+        }
+        if action.preferred {
+            about.push("preferred");
+        }
+        let _ = write!(
+            text,
+            "\n{}. {} ({})",
+            number + 1,
+            action.title,
+            about.join(", ")
+        );
+        if !action.fixes.is_empty() {
+            let _ = write!(text, ": fixes {}", action.fixes.join("; "));
+        }
+    }
+    vec![text]
 }
 
 /// One file's diff, saying so when the budget cut it.

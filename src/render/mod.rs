@@ -14,7 +14,7 @@ mod search;
 mod servers;
 mod symbols;
 
-pub use files::{created_file, file_lines, found_files, grep, grep_entry, patch_report};
+pub use files::{created_file, file_lines, fix_list, found_files, grep, grep_entry, patch_report};
 pub use navigation::{
     call_hierarchy, call_node_line, completion, inspect, location, reference_line, references,
 };

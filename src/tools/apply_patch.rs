@@ -53,6 +53,7 @@ changed since).";
                 .map(|edit| edit.describe(BUDGET_CHARS))
                 .collect(),
             impact,
+            fix: None,
         })
     }
 

@@ -41,8 +41,8 @@ pub struct Params {
 
 impl Tool for Completion {
     const NAME: &'static str = "completion";
-    const DESCRIPTION: &'static str = "What can follow the cursor (members after `value.`), best first, grouped by kind: \
-`label - detail`.";
+    const DESCRIPTION: &'static str =
+        "What can follow the cursor (members after `value.`), best first.";
     const WRITES: bool = false;
     type Params = Params;
     type Output = CompletionResult;

@@ -30,8 +30,8 @@ pub struct Params {
 
 impl Tool for Edit {
     const NAME: &'static str = "edit";
-    const DESCRIPTION: &'static str = "Replace an exact, unique string in a file (replace_all: every one): a diff and \
-`patch: pN` for apply_patch, or apply: true. No line-number prefixes in old_string.";
+    const DESCRIPTION: &'static str = "Replace an exact, unique string (replace_all: every one): a diff and `patch: pN` \
+for apply_patch, or apply: true. No line-number prefixes.";
     const WRITES: bool = true;
     type Params = Params;
     type Output = PatchReport;
@@ -60,6 +60,7 @@ impl Tool for Edit {
             changes,
             notes: Vec::new(),
             impact,
+            fix: None,
         })
     }
 

@@ -39,8 +39,8 @@ pub struct Params {
 
 impl Tool for Inspect {
     const NAME: &'static str = "inspect";
-    const DESCRIPTION: &'static str = "A symbol's signature, docs, definition, type definition and implementations, with \
-their lines; also into node_modules and crates.";
+    const DESCRIPTION: &'static str = "A symbol's signature, docs, definition, type definition and implementations; also \
+in libraries.";
     const WRITES: bool = false;
     type Params = Params;
     type Output = InspectResult;

@@ -25,7 +25,7 @@ pub struct Logs;
 pub struct Params {
     /// A server or language name, `tool` or `sextant`
     pub server: Option<String>,
-    /// Least important shown (default info; debug when filtered)
+    /// Least important shown: info, or debug when filtered
     pub level: Option<LogLevel>,
     pub tail: Option<usize>,
     pub contains: Option<String>,

@@ -31,6 +31,7 @@ pub mod create_file;
 pub mod diagnostics;
 pub mod edit;
 pub mod find;
+pub mod fix;
 pub mod grep;
 mod impact;
 pub mod inspect;
@@ -123,6 +124,7 @@ pub fn all() -> Vec<ToolEntry> {
         ToolEntry::of::<call_hierarchy::CallHierarchy>(),
         ToolEntry::of::<completion::Completion>(),
         ToolEntry::of::<rename::Rename>(),
+        ToolEntry::of::<fix::Fix>(),
         ToolEntry::of::<read_file::ReadFile>(),
         ToolEntry::of::<find::Find>(),
         ToolEntry::of::<grep::Grep>(),

@@ -91,8 +91,8 @@ pub struct Step {
 
 impl Tool for Pipe {
     const NAME: &'static str = "pipe";
-    const DESCRIPTION: &'static str = "Read-only tools chained, each fed the last one's results (find -> grep -> read, \
-search -> references -> read); only the last is shown.";
+    const DESCRIPTION: &'static str = "Read-only tools chained, each fed the last one's results (find -> grep -> read); \
+only the last is shown.";
     const WRITES: bool = false;
     type Params = Params;
     type Output = PipeResult;

@@ -41,7 +41,7 @@ pub struct Params {
     #[serde(alias = "path")]
     pub file: String,
     pub preview: Option<Preview>,
-    /// A name path: `Registry.add`, `impl Ledger/total`
+    /// Name path: `Registry.add`, `impl Ledger/total`
     pub symbol: Option<String>,
     /// 1: top level only
     pub max_depth: Option<usize>,

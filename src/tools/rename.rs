@@ -235,13 +235,14 @@ async fn rename(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
         changes,
         notes,
         impact,
+        fix: None,
     })
 }
 
 /// Each file's diff, the budget shared among them (every file at least
 /// its counts and a few lines). A file deleted and one created with its
 /// text are one move, shown as the diff between the two.
-fn describe_within_budget(patch: &Patch) -> Vec<FileChange> {
+pub(super) fn describe_within_budget(patch: &Patch) -> Vec<FileChange> {
     let share = (BUDGET_CHARS / patch.files.len().max(1)).max(600);
     let moved_to = |deleted: &FileEdit| {
         patch.files.iter().find(|f| {

@@ -484,7 +484,7 @@ pub enum Access {
 
 /// Every tool, in the order tools/list and `--help` give them: the one list
 /// the tests hold the server to (`mcp.rs` checks it is the registry's).
-pub const TOOLS: [(&str, Access); 16] = [
+pub const TOOLS: [(&str, Access); 17] = [
     ("search", Access::Reads),
     ("read", Access::Reads),
     ("inspect", Access::Reads),
@@ -492,6 +492,7 @@ pub const TOOLS: [(&str, Access); 16] = [
     ("call_hierarchy", Access::Reads),
     ("completion", Access::Reads),
     ("rename", Access::Previews),
+    ("fix", Access::Previews),
     ("read_file", Access::Reads),
     ("find", Access::Reads),
     ("grep", Access::Reads),

@@ -49,7 +49,7 @@ pub struct Diagnostics;
 pub struct Params {
     /// File or folder
     pub file: Option<String>,
-    /// Least severe shown (default warning)
+    /// Least severe shown: warning
     pub severity: Option<Severity>,
     pub limit: Option<usize>,
     pub offset: Option<usize>,
