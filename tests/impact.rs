@@ -206,3 +206,45 @@ async fn what_a_slow_server_did_not_answer_in_time_is_named() {
          Note: not compared: shapes.fake (no diagnostics after the write within 1 s); `diagnostics` checks them"
     );
 }
+
+#[tokio::test]
+async fn python_writes_say_which_importers_they_broke() {
+    let f = fixture("python", "");
+    let broke = impact(
+        &f,
+        "edit",
+        edit("shapes/geometry.py", "class Square", "class Quad"),
+    )
+    .await;
+    assert!(
+        broke.starts_with("Impact: introduced 2 errors (")
+            && broke.contains("shapes/__init__.py\n  ✘ ")
+            && broke.contains("shapes/report.py\n  ✘ ")
+            && broke.contains(
+                "[missing-module-member] Module `shapes.geometry` has no member `Square`"
+            ),
+        "{broke}"
+    );
+}
+
+/// clangd only publishes: a file including a written header is compared
+/// once clangd has published for it again, and one it does not publish
+/// for again (a file that names the header's module but does not include
+/// it) is named as not re-checked, not taken as unchanged.
+#[tokio::test]
+async fn c_writes_wait_for_what_the_server_publishes_again() {
+    let f = fixture_with("c", &[("sextant.toml", "impact_timeout = 15\n")]);
+    let broke = impact(
+        &f,
+        "edit",
+        edit("include/shapes.h", "double total_area(", "double sum_area("),
+    )
+    .await;
+    assert!(
+        broke.starts_with("Impact: introduced 1 error (")
+            && broke.contains(
+                "src/main.c\n  ✘ @5:12 [Error][-Wimplicit-function-declaration] Call to undeclared function 'total_area'"
+            ),
+        "{broke}"
+    );
+}

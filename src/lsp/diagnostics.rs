@@ -54,6 +54,34 @@ pub async fn diagnose(
     wait: Option<Duration>,
     check: bool,
 ) -> Result<Diagnosed, LspError> {
+    diagnose_with(session, wait, check, 0).await
+}
+
+/// Where the server's publications stand now: what a later
+/// [`diagnose_since`] counts from.
+pub fn publication_mark(session: &Session) -> u64 {
+    session.client().shared.state().publish_count
+}
+
+/// [`diagnose`] (without a check) of a document whose server may have
+/// news of it since `mark` though its text did not change (a header it
+/// includes, a module it imports, was written): a server that only
+/// publishes is waited for a publication after the mark, since the one
+/// before it, for the same version, says nothing of the change.
+pub async fn diagnose_since(
+    session: &Session,
+    wait: Option<Duration>,
+    mark: u64,
+) -> Result<Diagnosed, LspError> {
+    diagnose_with(session, wait, false, mark).await
+}
+
+async fn diagnose_with(
+    session: &Session,
+    wait: Option<Duration>,
+    check: bool,
+    mark: u64,
+) -> Result<Diagnosed, LspError> {
     let client = session.client();
     let wait = wait.unwrap_or(client.language.request_timeout);
     let server = client.server().to_string();
@@ -76,7 +104,7 @@ pub async fn diagnose(
     let mut unpublished = false;
     let mut diagnostics = match &pulled {
         Some(pulled) => pulled.clone(),
-        None => match published(session, wait).await {
+        None => match published(session, wait, mark).await {
             Some(published) => published,
             // Nothing came because the server died: that is no clean bill.
             None if !client.is_alive() => {
@@ -267,14 +295,15 @@ pub(super) async fn pull_raw(
 }
 
 /// Waits (at most `timeout`) for diagnostics published for this version of
-/// the document, settled (no newer publication for `SETTLE`), and returns
-/// them; `None` if none came in time.
-async fn published(session: &Session, timeout: Duration) -> Option<Vec<Diagnostic>> {
+/// the document after `mark`, settled (no newer publication for `SETTLE`),
+/// and returns them; `None` if none came in time.
+async fn published(session: &Session, timeout: Duration, mark: u64) -> Option<Vec<Diagnostic>> {
     let client = session.client();
     let deadline = tokio::time::Instant::now() + timeout;
+    let fresh = || fresh_published(session).filter(|_| published_after(session, mark));
     loop {
         let now = tokio::time::Instant::now();
-        if let Some((items, at)) = fresh_published(session) {
+        if let Some((items, at)) = fresh() {
             let quiet_since = at.elapsed();
             if quiet_since >= SETTLE || now >= deadline {
                 return Some(convert(session, items));
@@ -287,10 +316,17 @@ async fn published(session: &Session, timeout: Duration) -> Option<Vec<Diagnosti
         if now >= deadline || !client.is_alive() {
             return None;
         }
-        client
-            .wait_until(deadline, || fresh_published(session).is_some())
-            .await;
+        client.wait_until(deadline, || fresh().is_some()).await;
     }
+}
+
+/// Whether the document's last publication came after `mark`.
+fn published_after(session: &Session, mark: u64) -> bool {
+    let state = session.client().shared.state();
+    state
+        .diagnostics
+        .get(&session.document().uri)
+        .is_some_and(|published| published.sequence > mark)
 }
 
 /// The last publication for the document, and when it arrived, if it

@@ -85,10 +85,13 @@ impl Tool for CreateFile {
             before: existing,
             after: Some(params.content),
         };
-        let watch = match measure {
+        let mut watch = match measure {
             true => Some(before_write(&ctx, std::slice::from_ref(&file)).await),
             false => None,
         };
+        if let Some(watch) = &mut watch {
+            watch.mark_write();
+        }
         let (file, existed) = blocking(move || {
             let content = file.after.as_deref().unwrap_or_default();
             write_atomic(&file.path, &file.shown, content.as_bytes())?;

@@ -21,7 +21,7 @@ use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::fs::grep::{GrepQuery, search};
 use crate::fs::patch::{FileEdit, Patch, apply};
 use crate::fs::walk::WalkOptions;
-use crate::lsp::diagnostics::{diagnose, from_checker};
+use crate::lsp::diagnostics::{diagnose, diagnose_since, from_checker, publication_mark};
 use crate::lsp::{Need, Session};
 use crate::model::{Diagnostic, FileFinding, GrepMode, Impact, Severity};
 use crate::render::count;
@@ -59,6 +59,22 @@ struct Watched {
     /// The session that asked, released once the impact is known (a
     /// document it opened is closed again).
     session: Option<Session>,
+    /// Its server's publications when the write began: after the write, a
+    /// server that only publishes must publish again for the file (its
+    /// text may not have changed, what it imports did).
+    mark: u64,
+}
+
+impl Watch {
+    /// Notes where each server's publications stand: call it right before
+    /// the write.
+    pub fn mark_write(&mut self) {
+        for file in &mut self.files {
+            if let Some(session) = &file.session {
+                file.mark = publication_mark(session);
+            }
+        }
+    }
 }
 
 /// One file's diagnostics as asked for, or why there are none.
@@ -75,10 +91,13 @@ pub async fn write_patch(
     patch: Patch,
     measure: bool,
 ) -> (Patch, ToolResult<Option<Impact>>) {
-    let watch = match measure {
+    let mut watch = match measure {
         true => Some(before_write(ctx, &patch.files).await),
         false => None,
     };
+    if let Some(watch) = &mut watch {
+        watch.mark_write();
+    }
     let patch = Arc::new(patch);
     let writing = Arc::clone(&patch);
     let written = tokio::task::spawn_blocking(move || apply(&writing)).await;
@@ -126,6 +145,7 @@ pub async fn before_write(ctx: &Context, written: &[FileEdit]) -> Watch {
                 shown: edit.shown.clone(),
                 before: Some(Vec::new()),
                 session: None,
+                mark: 0,
             }),
         }
     }
@@ -161,7 +181,8 @@ pub async fn before_write(ctx: &Context, written: &[FileEdit]) -> Watch {
     // A checker's findings are compared only where they are the project's
     // as it is: a project changed since its last check is checked first.
     let checked = check_first(ctx, asked.iter().map(|(path, _)| path.as_path()), deadline).await;
-    let answers = ask_all(ctx, &asked, deadline).await;
+    let unmarked: Vec<(PathBuf, u64)> = asked.iter().map(|(path, _)| (path.clone(), 0)).collect();
+    let answers = ask_all(ctx, &unmarked, deadline).await;
     let mut failed = Vec::new();
     for ((path, shown), answer) in asked.into_iter().zip(answers) {
         let (before, session) = match answer {
@@ -176,6 +197,7 @@ pub async fn before_write(ctx: &Context, written: &[FileEdit]) -> Watch {
             shown,
             before,
             session,
+            mark: 0,
         });
     }
     notes.extend(failure_notes(&failed, "before the write", ctx));
@@ -203,10 +225,7 @@ pub async fn after_write(ctx: &Context, watch: Watch, written: &[FileEdit]) -> O
         mut notes,
     } = watch;
     let compared: Vec<&Watched> = files.iter().filter(|f| f.before.is_some()).collect();
-    let asked: Vec<(PathBuf, String)> = compared
-        .iter()
-        .map(|f| (f.path.clone(), f.shown.clone()))
-        .collect();
+    let asked: Vec<(PathBuf, u64)> = compared.iter().map(|f| (f.path.clone(), f.mark)).collect();
     // A server that checks on save (cargo check) checks once for every
     // file: asked of the first of its files, within the bound.
     let checked = check_first(ctx, compared.iter().map(|f| f.path.as_path()), deadline).await;
@@ -318,17 +337,17 @@ async fn check_first<'a>(
     checked
 }
 
-/// Each file's errors and warnings, a few at a time, until `deadline`.
-async fn ask_all(ctx: &Context, files: &[(PathBuf, String)], deadline: Instant) -> Vec<Asked> {
-    let paths: Vec<PathBuf> = files.iter().map(|(path, _)| path.clone()).collect();
-    futures::stream::iter(paths)
-        .map(|path| async move { ask(ctx, &path, deadline).await })
+/// Each file's errors and warnings (published after its mark, see
+/// [`Watched::mark`]; 0: any fresh), a few at a time, until `deadline`.
+async fn ask_all(ctx: &Context, files: &[(PathBuf, u64)], deadline: Instant) -> Vec<Asked> {
+    futures::stream::iter(files.iter().cloned())
+        .map(|(path, mark)| async move { ask(ctx, &path, deadline, mark).await })
         .buffered(IN_FLIGHT)
         .collect()
         .await
 }
 
-async fn ask(ctx: &Context, path: &Path, deadline: Instant) -> Asked {
+async fn ask(ctx: &Context, path: &Path, deadline: Instant, mark: u64) -> Asked {
     let opened = tokio::time::timeout_at(deadline, ctx.lsp.open(path, Need::DOCUMENT.by(deadline)));
     let session = match opened.await {
         Ok(Ok(session)) => session,
@@ -336,7 +355,7 @@ async fn ask(ctx: &Context, path: &Path, deadline: Instant) -> Asked {
         Err(_) => return Asked::Failed(None, "not ready in time".into()),
     };
     let wait = deadline.saturating_duration_since(Instant::now());
-    match tokio::time::timeout_at(deadline, diagnose(&session, Some(wait), false)).await {
+    match tokio::time::timeout_at(deadline, diagnose_since(&session, Some(wait), mark)).await {
         Ok(Ok(diagnosed)) if diagnosed.unpublished => {
             Asked::Failed(Some(session), "not re-checked in time".into())
         }
