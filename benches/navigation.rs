@@ -29,9 +29,17 @@
 //! (TypeScript 7's server) and the Rust fixture (rust-analyzer, whose
 //! cargo check the impact waits for, within `impact_timeout`).
 //!
-//! Run with `cargo bench --bench navigation` (`-- impact` for the impact
+//! And `fix` on the TypeScript fixture: listing the actions for an
+//! unresolved name and previewing one, against the raw requests it makes.
+//! With `-- writes`, only these last two run, and they are written as the
+//! "Writes" section of BENCHMARKS.md.
+//!
+//! Run with `cargo bench --bench navigation` (`-- writes` for the writes'
 //! figures alone) after `bash scripts/test.sh`
 //! has installed the servers. It prints figures only.
+
+#[path = "section.rs"]
+mod section;
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -42,14 +50,16 @@ use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use lsp_types::request::{
-    CallHierarchyIncomingCalls, CallHierarchyOutgoingCalls, CallHierarchyPrepare, Completion,
-    GotoDefinition, GotoImplementation, GotoTypeDefinition, HoverRequest, References,
-    ResolveCompletionItem,
+    CallHierarchyIncomingCalls, CallHierarchyOutgoingCalls, CallHierarchyPrepare,
+    CodeActionRequest, Completion, DocumentDiagnosticRequest, GotoDefinition, GotoImplementation,
+    GotoTypeDefinition, HoverRequest, References, ResolveCompletionItem,
 };
 use lsp_types::{
     CallHierarchyIncomingCallsParams, CallHierarchyOutgoingCallsParams, CallHierarchyPrepareParams,
-    CompletionItem, CompletionParams, CompletionResponse, GotoDefinitionParams, HoverParams,
-    ReferenceContext, ReferenceParams,
+    CodeActionContext, CodeActionKind, CodeActionParams, CompletionItem, CompletionParams,
+    CompletionResponse, DocumentDiagnosticParams, DocumentDiagnosticReport,
+    DocumentDiagnosticReportResult, GotoDefinitionParams, HoverParams, ReferenceContext,
+    ReferenceParams,
 };
 use serde_json::{Value, json};
 use sextant::context::Context;
@@ -458,8 +468,8 @@ async fn main() {
     let config_dir = tempfile::tempdir().unwrap();
     cases.push(sextant_case(config_dir.path()));
 
-    // `cargo bench --bench navigation -- impact`: the impact figures only.
-    let only_impact = std::env::args().any(|a| a == "impact");
+    // `cargo bench --bench navigation -- writes`: the writes' figures only.
+    let only_impact = std::env::args().any(|a| a == "writes");
     let mut rows = Vec::new();
     let mut renames = Vec::new();
     if !only_impact {
@@ -474,11 +484,142 @@ async fn main() {
         impact_figures(ImpactCase::Monorepo).await,
         impact_figures(ImpactCase::RustFixture).await,
     ];
+    let fixes = fix_figures().await;
 
+    if !only_impact {
+        print_navigation(&rows, renames);
+    }
+    let mut out = String::from(
+        "## Writes: impact and fix\n\n\
+         Written by `cargo bench --bench navigation -- writes`. A one-file edit applied \
+         with its impact and without it, in turn (medians, warm): the impact's cost is the \
+         difference.\n\n\
+         | one-file edit, applied | without impact (ms) | with impact (ms) | the impact's cost (ms) | impact |\n\
+         |---|---|---|---|---|\n",
+    );
+    for i in impacts {
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} |\n",
+            i.name,
+            ms(i.without),
+            ms(i.with),
+            ms(i.with.saturating_sub(i.without)),
+            i.block
+        ));
+    }
+    out.push_str(&format!(
+        "\n`fix` on the TypeScript fixture (typescript-go), an unresolved name, against the raw \
+         requests it makes (the document's diagnostics pulled, the code actions there, the \
+         file's organize imports), medians of {ROUNDS}, warm:\n\n\
+         | fix | raw requests (ms) | fix (ms) | sextant's own (ms) | bytes |\n\
+         |---|---|---|---|---|\n"
+    ));
+    for (what, tool, raw, bytes) in fixes {
+        out.push_str(&format!(
+            "| {what} | {} | {} | {} | {bytes} |\n",
+            ms(raw),
+            ms(tool),
+            ms(tool.saturating_sub(raw))
+        ));
+    }
+    println!("\n{out}");
+    if only_impact {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("BENCHMARKS.md");
+        let existing = std::fs::read_to_string(&path).unwrap_or_default();
+        std::fs::write(&path, section::replace(&existing, "## Writes", &out)).unwrap();
+    }
+}
+
+/// `fix` listing the actions for an unresolved name, and previewing the
+/// import, against the raw requests the listing makes.
+async fn fix_figures() -> Vec<(&'static str, Duration, Duration, usize)> {
+    let uses =
+        "import { Circle } from \"./shapes\";\nexport const big = scale(new Circle(1), 2);\n";
+    let f = common::fixture_with(
+        "ts",
+        &[
+            (
+                "sextant.toml",
+                "[language.typescript]\nserver = \"typescript-go\"\n",
+            ),
+            ("src/uses.ts", uses),
+        ],
+    );
+    let place = json!({"file": "src/uses.ts", "line": 2, "character": 20});
+    let ctx = &f.ctx;
+    let (client, at) = common::lsp_position(ctx, &place).await;
+    let raw = || {
+        let (client, at) = (Arc::clone(&client), at.clone());
+        async move {
+            let t = Instant::now();
+            let pulled = client
+                .connection()
+                .request::<DocumentDiagnosticRequest>(
+                    DocumentDiagnosticParams {
+                        text_document: at.text_document.clone(),
+                        identifier: None,
+                        previous_result_id: None,
+                        work_done_progress_params: Default::default(),
+                        partial_result_params: Default::default(),
+                    },
+                    TIMEOUT,
+                )
+                .await
+                .unwrap();
+            let diagnostics = match pulled {
+                DocumentDiagnosticReportResult::Report(DocumentDiagnosticReport::Full(full)) => {
+                    full.full_document_diagnostic_report.items
+                }
+                _ => Vec::new(),
+            };
+            for only in [None, Some(vec![CodeActionKind::SOURCE_ORGANIZE_IMPORTS])] {
+                let params = CodeActionParams {
+                    text_document: at.text_document.clone(),
+                    range: lsp_types::Range {
+                        start: at.position,
+                        end: at.position,
+                    },
+                    context: CodeActionContext {
+                        diagnostics: if only.is_none() {
+                            diagnostics.clone()
+                        } else {
+                            Vec::new()
+                        },
+                        only,
+                        trigger_kind: None,
+                    },
+                    work_done_progress_params: Default::default(),
+                    partial_result_params: Default::default(),
+                };
+                client
+                    .connection()
+                    .request::<CodeActionRequest>(params, TIMEOUT)
+                    .await
+                    .unwrap();
+            }
+            t.elapsed()
+        }
+    };
+    let (tool, raw_time, answer) = compare(ctx, "fix", &place, raw).await;
+    let mut rows = vec![("list the actions", tool, raw_time, answer.len())];
+    let mut take = place.clone();
+    take["action"] = json!(1);
+    let (tool, raw_time, answer) = compare(ctx, "fix", &take, raw).await;
+    rows.push((
+        "preview action 1 (the import)",
+        tool,
+        raw_time,
+        answer.len(),
+    ));
+    rows
+}
+
+/// The navigation tools' and rename's tables.
+fn print_navigation(rows: &[Row], renames: Vec<RenameFigures>) {
     println!();
     println!("| project | tool | tool median (ms) | server (ms) | sextant's own (ms) | bytes | |");
     println!("|---|---|---|---|---|---|---|");
-    for row in &rows {
+    for row in rows {
         println!(
             "| {} | {} | {} | {} | {} | {} | {} |",
             row.project,
@@ -504,21 +645,6 @@ async fn main() {
             ms(r.preview.saturating_sub(r.raw)),
             ms(r.apply),
             r.bytes
-        );
-    }
-    println!();
-    println!(
-        "| one-file edit, applied | without impact (ms) | with impact (ms) | the impact's cost (ms) | impact |"
-    );
-    println!("|---|---|---|---|---|");
-    for i in impacts {
-        println!(
-            "| {} | {} | {} | {} | {} |",
-            i.name,
-            ms(i.without),
-            ms(i.with),
-            ms(i.with.saturating_sub(i.without)),
-            i.block
         );
     }
 }

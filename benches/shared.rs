@@ -21,6 +21,9 @@
 //! (the rest of the file is `table.rs`'s). Nothing here asserts a time.
 //! Run with `bash scripts/bench.sh`, or `cargo bench --bench shared`.
 
+#[path = "section.rs"]
+mod section;
+
 #[path = "../tests/common/mod.rs"]
 mod common;
 
@@ -280,21 +283,5 @@ async fn main() {
     println!("{out}");
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("BENCHMARKS.md");
     let existing = std::fs::read_to_string(&path).unwrap_or_default();
-    std::fs::write(&path, with_section(&existing, &out)).unwrap();
-}
-
-/// `document` with its shared-instance section replaced by `section` (or
-/// appended).
-fn with_section(document: &str, section: &str) -> String {
-    let kept = match document.find(SECTION) {
-        Some(start) => {
-            let rest = &document[start + SECTION.len()..];
-            let end = rest
-                .find("\n## ")
-                .map_or(document.len(), |i| start + SECTION.len() + i + 1);
-            format!("{}{}", &document[..start], &document[end..])
-        }
-        None => document.to_string(),
-    };
-    format!("{}\n\n{}", kept.trim_end(), section.trim_end()) + "\n"
+    std::fs::write(&path, section::replace(&existing, SECTION, &out)).unwrap();
 }

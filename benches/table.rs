@@ -34,6 +34,8 @@ mod common;
 #[path = "grep_vs_rg.rs"]
 #[allow(dead_code)]
 mod grep_vs_rg;
+#[path = "section.rs"]
+mod section;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -954,13 +956,9 @@ async fn main() {
 
     println!("{out}");
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("BENCHMARKS.md");
-    // The shared instance's section is `shared.rs`'s: kept as it was.
+    // The sections other benches write are theirs: kept as they were.
     let existing = std::fs::read_to_string(&path).unwrap_or_default();
-    if let Some(start) = existing.find("\n## Shared instance") {
-        let rest = &existing[start + 1..];
-        let end = rest.find("\n## ").map_or(rest.len(), |i| i + 1);
-        out = format!("{}\n\n{}", out.trim_end(), rest[..end].trim_end()) + "\n";
-    }
+    out = section::keep_owned(&existing, &out);
     match std::fs::write(&path, &out) {
         Ok(()) => eprintln!("written to {}", path.display()),
         Err(err) => eprintln!("cannot write {}: {err}", path.display()),

@@ -25,3 +25,4 @@ fi
 
 cargo bench --locked --bench table
 cargo bench --locked --bench shared
+cargo bench --locked --bench navigation -- writes

@@ -7,8 +7,10 @@ For each language the project has a file of (by extension), it calls
 search (each QUERY, else a name taken from the project), read on the files
 the search found, inspect, references, call_hierarchy and a rename preview
 on the first symbol found, completion after the first `name.` of that
-file, and diagnostics of that file; then diagnostics of the whole
-workspace. It prints one row per call: tool, arguments, milliseconds,
+file, diagnostics of that file, the code actions at the symbol (`fix`),
+and an applied edit renaming its declaration by hand and its undoing
+(their impact blocks: what the edit broke, what the undoing fixed); then
+diagnostics of the whole workspace. It prints one row per call: tool, arguments, milliseconds,
 bytes, and the answer's first line.
 
 Every `@line:char Kind - name` an answer shows is checked against the file:
@@ -212,6 +214,23 @@ def main():
             rows.append(("MISMATCH", tool, "", "", mismatch[:120]))
         return answer
 
+    def write_and_undo(path, row, name):
+        """The declaration's name changed by hand (an edit an agent makes,
+        breaking its uses), then back: each answer's impact block in the
+        table (its first line, and the files it names)."""
+        with open(os.path.join(root, path), encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        line = text.splitlines()[row - 1] if row <= len(text.splitlines()) else ""
+        if not name or name not in line or text.count(line) != 1:
+            return
+        broken = line.replace(name, name + "Broken", 1)
+        for old, new in ((line, broken), (broken, line)):
+            answer = call("edit", {"path": path, "old_string": old, "new_string": new, "apply": True})
+            block = answer.split("\n\n")[-1] if "Impact:" in answer else "(no impact block)"
+            lines = block.splitlines()
+            files = [l for l in lines[1:] if not l.startswith(("  ", "Fixed:", "Note:"))]
+            rows.append(("impact", "", "", "", (lines[0] + (" in " + ", ".join(files[:3]) if files else ""))[:110]))
+
     for language, files in project_files(root).items():
         outline = call("read", {"file": files[0], "preview": "none"}, files[0])
         names = [m.group(4) for m in map(SYMBOL_LINE.match, outline.splitlines()) if m]
@@ -244,6 +263,8 @@ def main():
                 if member:
                     call("completion", {**member, "limit": 10}, path)
                 call("diagnostics", {"file": path}, path)
+                call("fix", at, path)
+                write_and_undo(path, int(row), last)
     workspace = call("diagnostics", {})
     theirs = set().union(*(own_check(root, spec) for spec in checks)) if checks else set()
     # A file whose findings only sextant has: does its answer say why (a

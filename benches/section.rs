@@ -1,0 +1,45 @@
+//! BENCHMARKS.md is one file written by several benches: `table` writes the
+//! whole of it but the sections other benches own, which each replaces on
+//! its own (`shared`: the shared instance; `navigation -- writes`: a
+//! write's impact and `fix`).
+
+// Each bench uses a part of it.
+#![allow(dead_code)]
+
+/// The headings of the sections benches other than `table` write.
+pub const OWNED: [&str; 2] = ["## Shared instance", "## Writes"];
+
+/// `document` with the section under `heading` replaced by `section` (or
+/// appended).
+pub fn replace(document: &str, heading: &str, section: &str) -> String {
+    let kept = match find(document, heading) {
+        Some((start, end)) => format!("{}{}", &document[..start], &document[end..]),
+        None => document.to_string(),
+    };
+    format!("{}\n\n{}", kept.trim_end(), section.trim_end()) + "\n"
+}
+
+/// `new` (the table's document) followed by the owned sections `old` has.
+pub fn keep_owned(old: &str, new: &str) -> String {
+    let mut out = new.trim_end().to_string();
+    for heading in OWNED {
+        if let Some((start, end)) = find(old, heading) {
+            out = format!("{}\n\n{}", out.trim_end(), old[start..end].trim_end());
+        }
+    }
+    out + "\n"
+}
+
+/// Where the section under `heading` starts and ends in `document`.
+fn find(document: &str, heading: &str) -> Option<(usize, usize)> {
+    let start = if document.starts_with(heading) {
+        0
+    } else {
+        document.find(&format!("\n{heading}"))? + 1
+    };
+    let rest = &document[start + heading.len()..];
+    let end = rest
+        .find("\n## ")
+        .map_or(document.len(), |i| start + heading.len() + i + 1);
+    Some((start, end))
+}
