@@ -248,3 +248,29 @@ async fn c_writes_wait_for_what_the_server_publishes_again() {
         "{broke}"
     );
 }
+
+/// A file that names the written module but is in no project is checked
+/// with the server's defaults, in whatever project the open files make
+/// up: it is named, not compared.
+#[tokio::test]
+async fn a_file_in_no_project_is_named_not_compared() {
+    let config = "impact_timeout = 120\n[language.typescript]\nserver = \"typescript-go\"\n";
+    let f = fixture_with(
+        "ts",
+        &[
+            ("sextant.toml", config),
+            (
+                "scripts/draw.ts",
+                "import { Circle } from \"../src/shapes\";\nexport const drawn = new Circle(2);\n",
+            ),
+        ],
+    );
+    let answer = impact(&f, "edit", edit("src/shapes.ts", AREA, "return \"round\";")).await;
+    assert!(
+        answer.starts_with("Impact: introduced 1 error (3 files re-checked")
+            && answer.ends_with(
+                "Note: not compared: scripts/draw.ts (in no project: checked with the server's defaults, not the project's settings)"
+            ),
+        "{answer}"
+    );
+}

@@ -165,6 +165,19 @@ pub async fn before_write(ctx: &Context, written: &[FileEdit]) -> Watch {
     let found =
         tokio::task::spawn_blocking(move || dependents(&root, &extensions, &written_paths)).await;
     if let Ok((dependents, more, words)) = found {
+        // A file in no project is checked with the server's defaults, in
+        // whatever project the open files make up: its findings move as
+        // files open and close, and are none of the project's.
+        let outside = ctx.lsp.coverage(&dependents).await.outside;
+        let (loose, dependents): (Vec<PathBuf>, Vec<PathBuf>) =
+            dependents.into_iter().partition(|p| outside.contains(p));
+        if !loose.is_empty() {
+            let shown: Vec<String> = loose.iter().map(|p| ctx.workspace.display(p)).collect();
+            notes.push(format!(
+                "not compared: {} (in no project: checked with the server's defaults, not the project's settings)",
+                named(&shown)
+            ));
+        }
         asked.extend(
             dependents
                 .into_iter()
@@ -394,15 +407,7 @@ fn failure_notes(failed: &[(String, String)], when: &str, ctx: &Context) -> Vec<
                 .filter(|(_, w)| w == why)
                 .map(|(file, _)| file.as_str())
                 .collect();
-            let mut named = shown
-                .iter()
-                .take(NAMED)
-                .copied()
-                .collect::<Vec<_>>()
-                .join(", ");
-            if shown.len() > NAMED {
-                named.push_str(&format!(" and {} more", shown.len() - NAMED));
-            }
+            let named = named(&shown);
             let why = match why {
                 "not ready in time" | "not re-checked in time" => {
                     format!("no diagnostics {when} {bound}")
@@ -412,6 +417,20 @@ fn failure_notes(failed: &[(String, String)], when: &str, ctx: &Context) -> Vec<
             format!("not compared: {named} ({why}); `diagnostics` checks them")
         })
         .collect()
+}
+
+/// At most [`NAMED`] files, and how many more.
+fn named<S: AsRef<str>>(files: &[S]) -> String {
+    let mut named = files
+        .iter()
+        .take(NAMED)
+        .map(AsRef::as_ref)
+        .collect::<Vec<_>>()
+        .join(", ");
+    if files.len() > NAMED {
+        named.push_str(&format!(" and {} more", files.len() - NAMED));
+    }
+    named
 }
 
 /// The workspace's files of a served language (by `extensions`), other
