@@ -409,9 +409,10 @@ fn failure_notes(failed: &[(String, String)], when: &str, ctx: &Context) -> Vec<
                 .collect();
             let named = named(&shown);
             let why = match why {
-                "not ready in time" | "not re-checked in time" => {
-                    format!("no diagnostics {when} {bound}")
-                }
+                // A server still starting (or indexing) when a session's
+                // first write comes: said as such, not as a slow answer.
+                "not ready in time" => format!("its server was not ready {bound} {when}"),
+                "not re-checked in time" => format!("no diagnostics {when} {bound}"),
                 other => format!("{other} {when}"),
             };
             format!("not compared: {named} ({why}); `diagnostics` checks them")
