@@ -269,6 +269,12 @@ fn rename_report(report: &PatchReport, renaming: &Renaming) -> Vec<String> {
             let _ = write!(summary, "\n  {} ({what})", change.path);
         }
     }
+    with_patch(summary, report)
+}
+
+/// A server edit's summary ended with its patch id and notes, then one
+/// diff block per file (a file moved unchanged has none to show).
+fn with_patch(mut summary: String, report: &PatchReport) -> Vec<String> {
     if let Some(id) = &report.patch_id {
         let _ = write!(
             summary,
@@ -277,7 +283,6 @@ fn rename_report(report: &PatchReport, renaming: &Renaming) -> Vec<String> {
     }
     notes(&mut summary, &report.notes);
     let mut blocks = vec![summary];
-    // A file moved unchanged has no diff to show.
     blocks.extend(
         report
             .changes
@@ -302,16 +307,7 @@ fn fix_report(report: &PatchReport, fix: &TakenFix) -> Vec<String> {
     if report.applied {
         summary.push_str(", written");
     }
-    if let Some(id) = &report.patch_id {
-        let _ = write!(
-            summary,
-            "\npatch: {id} (pass it to apply_patch to write exactly this change)"
-        );
-    }
-    notes(&mut summary, &report.notes);
-    let mut blocks = vec![summary];
-    blocks.extend(report.changes.iter().map(diff_block));
-    blocks
+    with_patch(summary, report)
 }
 
 /// `fix ... at ...`, then the actions numbered: `1. Add import from

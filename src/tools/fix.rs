@@ -12,15 +12,13 @@ use serde::Deserialize;
 
 use super::Tool;
 use super::address::{Address, resolve};
-use super::impact::write_patch;
-use super::locations::place;
-use super::rename::describe_within_budget;
+use super::server_edit::{deliver, describe_within_budget, files_of};
 use crate::context::{Context, FixListed};
 use crate::error::{ErrorCode, ToolError, ToolResult};
-use crate::fs::patch::{FileEdit, Patch};
+use crate::fs::patch::Patch;
 use crate::lsp::Need;
 use crate::lsp::actions::{Offered, change, offered};
-use crate::model::{FixList, OfferedFix, PatchReport, Place, Position, TakenFix};
+use crate::model::{FixList, OfferedFix, PatchReport, Position, TakenFix};
 use crate::stable_hash::stable_hash;
 
 pub struct Fix;
@@ -132,47 +130,25 @@ async fn fix(ctx: &Context, params: Params) -> ToolResult<FixAnswer> {
             session.server()
         )));
     }
-    let mut files = Vec::with_capacity(rewrites.len());
-    let mut edits = 0;
-    for rewrite in rewrites {
-        let shown = ctx.workspace.display(&rewrite.path);
-        if place(ctx, &rewrite.path) != Place::Workspace {
-            return Err(cannot(format!(
-                "`{title}` would change {shown}, a library file (read-only); nothing was changed"
-            )));
-        }
-        let path = ctx.workspace.resolve_write(&shown)?;
-        edits += rewrite.edits;
-        files.push(FileEdit {
-            path,
-            shown,
-            before: rewrite.before,
-            after: rewrite.after,
-        });
-    }
+    let (files, edits) = files_of(ctx, rewrites, |shown| {
+        cannot(format!(
+            "`{title}` would change {shown}, a library file (read-only); nothing was changed"
+        ))
+    })?;
     let patch = Patch { files };
     let changes = describe_within_budget(&patch);
-    let mut notes = Vec::new();
-    let mut impact = None;
-    let patch_id = if write {
+    if write {
         session.release().await;
-        let (_, written) = write_patch(ctx, patch, params.impact.unwrap_or(true)).await;
-        impact = written?;
-        None
-    } else if ctx.read_only {
-        notes.push("read-only mode: nothing can be written from this preview".to_string());
-        None
-    } else {
-        Some(ctx.patches.insert(patch))
-    };
+    }
+    let delivered = deliver(ctx, patch, write, params.impact.unwrap_or(true)).await?;
     Ok(FixAnswer::Taken(Box::new(PatchReport {
         applied: write,
-        patch_id,
+        patch_id: delivered.patch_id,
         replacements: None,
         rename: None,
         changes,
-        notes,
-        impact,
+        notes: delivered.notes,
+        impact: delivered.impact,
         fix: Some(TakenFix {
             target,
             title,

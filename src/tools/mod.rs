@@ -46,6 +46,7 @@ pub mod read_file;
 pub mod references;
 pub mod rename;
 pub mod search;
+mod server_edit;
 
 /// About 8,000 tokens of text: what one answer may hold before it pages.
 pub const BUDGET_CHARS: usize = 32_000;

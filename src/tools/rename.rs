@@ -12,18 +12,18 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::Tool;
 use super::address::{Address, resolve};
 use super::audit::{Places, TextAudit, other_symbols};
-use super::impact::write_patch;
 use super::locations::place;
-use super::{BUDGET_CHARS, Tool};
+use super::server_edit::{deliver, describe_within_budget, files_of};
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::fs::patch::{FileEdit, Patch};
 use crate::lsp::navigate::references as find_references;
 use crate::lsp::refactor::{Preparation, prepare_rename, rename as server_rename};
 use crate::lsp::{LspError, Need, Session};
-use crate::model::{FileChange, PatchReport, Place, Position, Renaming};
+use crate::model::{PatchReport, Place, Position, Renaming};
 use crate::syntax::Language;
 
 pub struct Rename;
@@ -153,26 +153,12 @@ async fn rename(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
     };
     // Every file must be the workspace's own: a rename that would reach
     // into a library is refused whole.
-    let mut files = Vec::with_capacity(rewrites.len());
-    let mut edits = 0;
-    for rewrite in rewrites {
-        let shown = ctx.workspace.display(&rewrite.path);
-        if place(ctx, &rewrite.path) != Place::Workspace {
-            return Err(refuse(format!(
-                "renaming `{}` would change {shown}, a library file (read-only); nothing was changed",
-                target.name
-            )));
-        }
-        // The write check (inside the root, no symlink out of it).
-        let path = ctx.workspace.resolve_write(&shown)?;
-        edits += rewrite.edits;
-        files.push(FileEdit {
-            path,
-            shown,
-            before: rewrite.before,
-            after: rewrite.after,
-        });
-    }
+    let (files, edits) = files_of(ctx, rewrites, |shown| {
+        refuse(format!(
+            "renaming `{}` would change {shown}, a library file (read-only); nothing was changed",
+            target.name
+        ))
+    })?;
     // Where the server cannot always tell a name's uses: the old name left
     // as code once the rename is done, which a write must not leave broken;
     // and left in docs, comments and strings, which it may.
@@ -213,72 +199,23 @@ async fn rename(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
         .chain(audit_notes.into_iter().map(|(_, note)| note))
         .collect();
     notes.extend(aliases_note(&patch, &target.name, new_name));
-    let mut impact = None;
-    let patch_id = if write {
+    if write {
         // The session's document is the renamed file's: the impact's
         // requests open it again, and the session would only hold it.
         session.release().await;
-        let (_, written) = write_patch(ctx, patch, params.impact.unwrap_or(true)).await;
-        impact = written?;
-        None
-    } else if ctx.read_only {
-        notes.push("read-only mode: nothing can be written from this preview".to_string());
-        None
-    } else {
-        Some(ctx.patches.insert(patch))
-    };
+    }
+    let delivered = deliver(ctx, patch, write, params.impact.unwrap_or(true)).await?;
+    notes.extend(delivered.notes);
     Ok(PatchReport {
         applied: write,
-        patch_id,
+        patch_id: delivered.patch_id,
         replacements: None,
         rename: Some(renaming),
         changes,
         notes,
-        impact,
+        impact: delivered.impact,
         fix: None,
     })
-}
-
-/// Each file's diff, the budget shared among them (every file at least
-/// its counts and a few lines). A file deleted and one created with its
-/// text are one move, shown as the diff between the two.
-pub(super) fn describe_within_budget(patch: &Patch) -> Vec<FileChange> {
-    let share = (BUDGET_CHARS / patch.files.len().max(1)).max(600);
-    let moved_to = |deleted: &FileEdit| {
-        patch.files.iter().find(|f| {
-            f.before.is_none()
-                && f.after.is_some()
-                && deleted.after.is_none()
-                && deleted.before.is_some()
-        })
-    };
-    let mut changes = Vec::new();
-    let mut targets = Vec::new();
-    for file in &patch.files {
-        if file.after.is_none()
-            && let Some(to) = moved_to(file)
-        {
-            let moved = FileEdit {
-                path: to.path.clone(),
-                shown: to.shown.clone(),
-                before: file.before.clone(),
-                after: to.after.clone(),
-            };
-            let mut change = moved.describe(share);
-            change.moved_from = Some(file.shown.clone());
-            changes.push(change);
-            targets.push(to.path.clone());
-        }
-    }
-    for file in &patch.files {
-        let part_of_move =
-            targets.contains(&file.path) || (file.after.is_none() && moved_to(file).is_some());
-        if !part_of_move {
-            changes.push(file.describe(share));
-        }
-    }
-    changes.sort_by(|a, b| a.path.cmp(&b.path));
-    changes
 }
 
 /// Lines at most named in the aliases note.
