@@ -81,11 +81,14 @@ async fn fix(ctx: &Context, params: Params) -> ToolResult<FixAnswer> {
         (Some(line), Some(character)) => Position::new(line, character),
         _ => target.position,
     };
+    let session = ctx.lsp.open(&resolved.path, Need::PROJECT).await?;
     if position != target.position {
+        // The header names what stands there, not the nearest name.
+        target.name = token_at(session.lines().text(), position);
         target.position = position;
+        target.declaration = None;
         target.note = None;
     }
-    let session = ctx.lsp.open(&resolved.path, Need::PROJECT).await?;
     let actions = offered(&session, position).await?;
     let text_hash = stable_hash(session.lines().text().as_bytes());
     let titles: Vec<String> = actions.iter().map(|a| a.title.clone()).collect();
@@ -157,6 +160,23 @@ async fn fix(ctx: &Context, params: Params) -> ToolResult<FixAnswer> {
     })))
 }
 
+/// The word (or else the one character) at 1-based `position` of `text`.
+fn token_at(text: &str, position: Position) -> String {
+    let line = text
+        .lines()
+        .nth(position.line.saturating_sub(1) as usize)
+        .unwrap_or("");
+    let chars: Vec<char> = line.chars().collect();
+    let at = (position.character.saturating_sub(1) as usize).min(chars.len());
+    let word = |c: &char| c.is_alphanumeric() || *c == '_' || *c == '$';
+    let end = at + chars[at..].iter().take_while(|c| word(c)).count();
+    match (end > at, chars.get(at)) {
+        (true, _) => chars[at..end].iter().collect(),
+        (false, Some(c)) => c.to_string(),
+        (false, None) => String::new(),
+    }
+}
+
 /// An action as listed: its kind in words and what it fixes.
 fn shown(action: &Offered) -> OfferedFix {
     let kind = match action.kind.as_deref() {
@@ -181,5 +201,18 @@ fn shown(action: &Offered) -> OfferedFix {
             .collect(),
         whole_file: action.whole_file,
         preferred: action.preferred,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_token_at_a_place() {
+        let text = "fn a() {\n    match coin {}\n}\n";
+        assert_eq!(token_at(text, Position::new(2, 5)), "match");
+        assert_eq!(token_at(text, Position::new(2, 16)), "{");
+        assert_eq!(token_at(text, Position::new(9, 1)), "");
     }
 }
