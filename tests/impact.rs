@@ -274,3 +274,35 @@ async fn a_file_in_no_project_is_named_not_compared() {
         "{answer}"
     );
 }
+
+/// The search for the files naming a written module is part of the bound:
+/// on a tree too large for it, it is cut short and said so.
+#[tokio::test]
+async fn the_search_for_importers_is_bounded_too() {
+    let dir = tempfile::tempdir().unwrap();
+    common::generate_monorepo(dir.path(), 10, 100);
+    std::fs::write(dir.path().join("sextant.toml"), "impact_timeout = 0.001\n").unwrap();
+    let ctx = common::context(dir.path(), false);
+    let answer = common::run(
+        &ctx,
+        "edit",
+        edit(
+            "packages/p3/src/m20.ts",
+            "return this.value * 2;",
+            "return this.value * 3;",
+        ),
+    )
+    .await;
+    assert!(
+        answer.contains(
+            "Note: the files naming m20 were not searched within 0.001 s: only the written files are compared; `diagnostics` checks the workspace"
+        ),
+        "{answer}"
+    );
+    assert!(
+        std::fs::read_to_string(dir.path().join("packages/p3/src/m20.ts"))
+            .unwrap()
+            .contains("* 3;"),
+        "the write stands"
+    );
+}

@@ -162,9 +162,31 @@ pub async fn before_write(ctx: &Context, written: &[FileEdit]) -> Watch {
         .iter()
         .flat_map(|l| l.extensions.iter().cloned())
         .collect();
-    let found =
-        tokio::task::spawn_blocking(move || dependents(&root, &extensions, &written_paths)).await;
-    if let Ok((dependents, more, words)) = found {
+    let mut words: Vec<String> = Vec::new();
+    for word in written_paths.iter().filter_map(|p| module_word(p)) {
+        if !words.contains(&word) {
+            words.push(word);
+        }
+    }
+    let searched = words.clone();
+    // The search is part of the bound: on a huge tree it is cut short,
+    // and only the written files are compared.
+    let search = tokio::task::spawn_blocking(move || {
+        dependents(&root, &extensions, &written_paths, &searched)
+    });
+    let found = match tokio::time::timeout_at(deadline, search).await {
+        Ok(Ok(found)) => Some(found),
+        Ok(Err(_)) => None,
+        Err(_) => {
+            notes.push(format!(
+                "the files naming {} were not searched {}: only the written files are compared; `diagnostics` checks the workspace",
+                words.join(", "),
+                within(config.impact_timeout)
+            ));
+            None
+        }
+    };
+    if let Some((dependents, more)) = found {
         // A file in no project is checked with the server's defaults, in
         // whatever project the open files make up: its findings move as
         // files open and close, and are none of the project's.
@@ -435,24 +457,17 @@ fn named<S: AsRef<str>>(files: &[S]) -> String {
 }
 
 /// The workspace's files of a served language (by `extensions`), other
-/// than `written`, that name a written file's module as a word, the
-/// nearest first (most leading folders shared with a written file), at
-/// most [`MAX_DEPENDENTS`]; how many more there were; the words.
+/// than `written`, that hold one of `words` (the written files' module
+/// names), the nearest first (most leading folders shared with a written
+/// file), at most [`MAX_DEPENDENTS`]; and how many more there were.
 fn dependents(
     root: &Path,
     extensions: &[String],
     written: &[PathBuf],
-) -> (Vec<PathBuf>, usize, Vec<String>) {
-    let mut words: Vec<String> = Vec::new();
-    for path in written {
-        if let Some(word) = module_word(path)
-            && !words.contains(&word)
-        {
-            words.push(word);
-        }
-    }
+    words: &[String],
+) -> (Vec<PathBuf>, usize) {
     if words.is_empty() {
-        return (Vec::new(), 0, words);
+        return (Vec::new(), 0);
     }
     let mut globs: Vec<String> = extensions.iter().map(|e| format!("*.{e}")).collect();
     globs.extend(["!node_modules".to_string(), "!target".to_string()]);
@@ -474,7 +489,7 @@ fn dependents(
         only: None,
     };
     let Ok(hits) = search(&query) else {
-        return (Vec::new(), 0, words);
+        return (Vec::new(), 0);
     };
     let mut found: Vec<PathBuf> = hits
         .files
@@ -497,7 +512,7 @@ fn dependents(
     found.sort_by_key(|p| (std::cmp::Reverse(shared(p)), p.clone()));
     let more = found.len().saturating_sub(MAX_DEPENDENTS);
     found.truncate(MAX_DEPENDENTS);
-    (found, more, words)
+    (found, more)
 }
 
 /// The word a file's importers name it by: its name before the first dot,
