@@ -91,8 +91,14 @@ def project_files(root):
     return by_language
 
 
-def check_positions(root, answer, default_file):
-    """The `@line:char Kind - name` lines whose name is not at its position."""
+SHORT_NAME = re.compile(r"^(?:std|typescript|[^/:]+@\d[^:]*):")
+
+
+def check_positions(root, answer, default_file, read_line=None):
+    """The `@line:char Kind - name` lines whose name is not at its position.
+    A library file shown by its short name (`zod@4.3.6:index.d.ts`,
+    `std:...`) is read through sextant (`read_line(shown, row)`), as an agent
+    passes it back."""
     mismatches = []
     current = default_file
     for line in answer.splitlines():
@@ -119,13 +125,19 @@ def check_positions(root, answer, default_file):
             name = re.sub(r"<.*", "", name.split(" for ")[-1].removeprefix("impl "))
         last = re.split(r"\.|::|/", name.split("/")[-1])[-1].strip()
         shown = elsewhere.split(" (")[0] or current
-        path = shown if os.path.isabs(shown) else os.path.join(root, shown)
-        try:
-            with open(path, encoding="utf-8", errors="replace") as f:
-                text = f.read().split("\n")[int(row) - 1]
-        except (OSError, IndexError):
-            mismatches.append(f"{shown}:{row}:{column} {name}: no such line")
-            continue
+        if SHORT_NAME.match(shown) and read_line:
+            text = read_line(shown, int(row))
+            if text is None:
+                mismatches.append(f"{shown}:{row}:{column} {name}: not readable by its short name")
+                continue
+        else:
+            path = shown if os.path.isabs(shown) else os.path.join(root, shown)
+            try:
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    text = f.read().split("\n")[int(row) - 1]
+            except (OSError, IndexError):
+                mismatches.append(f"{shown}:{row}:{column} {name}: no such line")
+                continue
         at = text[int(column) - 1:]
         if not at.startswith(last):
             mismatches.append(f"{shown}:{row}:{column} {name}: the line has `{at[:30]}`")
@@ -204,12 +216,19 @@ def main():
     client = Client(binary, root)
     rows, failures = [], 0
 
+    def read_line(shown, row):
+        """Line `row` of a file named as sextant shows it, read through it."""
+        _, text = client.call("read_file", {"path": shown, "offset": row, "limit": 1})
+        first = text.splitlines()[0] if text else ""
+        number, tab, line = first.partition("\t")
+        return line if tab and number.strip() == str(row) else None
+
     def call(tool, args, file=None):
         nonlocal failures
         millis, answer = client.call(tool, args)
         first = answer.splitlines()[0] if answer else ""
         rows.append((tool, json.dumps(args)[:60], f"{millis:.0f}", str(len(answer)), first[:90]))
-        for mismatch in check_positions(root, answer, file):
+        for mismatch in check_positions(root, answer, file, read_line):
             failures += 1
             rows.append(("MISMATCH", tool, "", "", mismatch[:120]))
         return answer

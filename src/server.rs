@@ -43,24 +43,25 @@ sources (node_modules, cargo registry crates).
 When to use which tool:
 - search: where a class, function or method is defined, by (part of) its name.
 - read: a file's outline with signatures (symbol=Class.method narrows, preview=expanded shows code).
-- inspect: a symbol's signature, docs, definition and implementations, also in libraries.
+- inspect: a symbol's signature, docs, definition and implementations.
 - references: every use of a symbol, with the function each is in.
 - call_hierarchy: who calls a function, and what it calls.
-- completion: the members after `value.`, to explore an API.
+- completion: the members after `value.`.
 - rename: a symbol renamed everywhere, previewed as a patch.
-- fix: the servers' code actions at a place (add an import, implement members, organize imports), as patches.
-- diagnostics: errors and warnings of a file, folder or the workspace; faster than a build.
-- logs: server states and recent tool calls, for a server problem.
+- fix: the servers' code actions at a place (add an import, implement members), as patches.
+- diagnostics: errors and warnings of a file, folder or the workspace.
+- logs: server states and recent tool calls.
 - read_file: a file with line numbers, paged.
 - find: files by glob, newest first.
 - grep: ripgrep over file contents.
 - edit: replace an exact, unique string; a diff and `patch: pN`, or apply: true.
-- apply_patch: writes a previewed patch as shown, or nothing if a file changed since.
+- apply_patch: writes a previewed patch as shown, or nothing.
 - create_file: a new file.
 - pipe: read-only tools chained (find -> grep -> read).
 
 Rules every tool follows:
-- Paths are relative to the workspace root, or absolute inside a library root.
+- Paths are relative to the workspace root, absolute inside a library root, or a library file's \
+short name as answers show it: NAME@VERSION:PATH (npm, crates), std:PATH, typescript:FILE.
 - Positions are 1-based line:character, counting characters. `@line:char Kind - name` is where a \
 name starts: pass it back as line and character.
 - A symbol is given as file + line + character, file + line + symbol (its name on that line), or \

@@ -164,8 +164,8 @@ Definitions (3):
     ] {
         cases.expect(name, &run(&f, "inspect", args).await, expect);
     }
-    // The path the definition in node_modules shows can be passed straight
-    // back: to inspect, at its line and character, and to read.
+    // The short name the definition in node_modules shows can be passed
+    // straight back: to inspect, at its line and character, and to read.
     let into_package = cases
         .answer("ts_inspect_into_node_modules")
         .unwrap_or_default();
@@ -177,7 +177,8 @@ Definitions (3):
         Some((file, line, character)) => {
             cases.check(
                 "ts_definition_location",
-                file.contains("node_modules/") && file.ends_with("index.d.ts"),
+                // The package and version, then the path in it.
+                file == "@acme/geometry@1.2.0:index.d.ts",
                 &file,
             );
             let again = run(
@@ -323,6 +324,27 @@ async fn call_hierarchy_and_completion_typescript() {
         "ts_completion_members_are_methods",
         members.contains("\n\nMethods (3)\n"),
         &members,
+    );
+    // TypeScript's own lib file, shown by its short name in the call tree
+    // (outside every root), reads back by that name.
+    let lib = run(
+        &f,
+        "read",
+        json!({"file": "typescript:lib.es5.d.ts", "symbol": "Array.reduce", "preview": "none"}),
+    )
+    .await;
+    cases.check(
+        "ts_lib_file_reads_back",
+        lib.starts_with("Found 3 symbols under Array.reduce in file: typescript:lib.es5.d.ts\n"),
+        &lib,
+    );
+    // A session never shown one has no TypeScript lib folder to read it
+    // from (the fixture has no node_modules/typescript): a clear error.
+    let fresh = typescript();
+    cases.check_text(
+        "ts_lib_file_unknown",
+        &run(&fresh, "read", json!({"file": "typescript:lib.es5.d.ts"})).await,
+        "error[not-found]: typescript:lib.es5.d.ts: no library typescript: is found here (a name as answers show it: NAME@VERSION:PATH, std:PATH, typescript:FILE)",
     );
     cases.finish();
 }

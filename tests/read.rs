@@ -534,12 +534,36 @@ async fn crate_sources_in_the_cargo_registry() {
         )
         .await;
     let mut cases = common::cases!();
-    // Named by its absolute path.
-    let header = format!("symbols in file: {}\n", file.display());
+    // Asked by its absolute path, named by its short name: the crate and
+    // version, then its path in the crate.
+    let krate = file.parent().unwrap().parent().unwrap();
+    let folder = krate.file_name().unwrap().to_string_lossy().into_owned();
+    let (name, version) = folder.split_at(folder.find("-0.").unwrap());
+    let short = format!("{name}@{}:binding_rust/lib.rs", &version[1..]);
     cases.check(
-        "absolute_path",
-        out.starts_with("Found ") && out.contains(&header),
+        "short_name",
+        out.starts_with("Found ") && out.contains(&format!(" symbols in file: {short}\n")),
         &out,
+    );
+    // Read back by that name, the same answer; and in a session that was
+    // never shown it (the registry searched).
+    let by_name = json!({"file": short, "preview": "none", "max_depth": 1});
+    cases.check_text("read_back", &f.run("read", by_name.clone()).await, &out);
+    let fresh = fixture("ts");
+    cases.check_text("read_back_fresh", &fresh.run("read", by_name).await, &out);
+    // The standard library's sources by their short name, never shown.
+    let std_file = fresh
+        .run(
+            "read",
+            json!({"file": "std:alloc/src/collections/btree/map.rs", "preview": "none", "max_depth": 1}),
+        )
+        .await;
+    cases.check(
+        "std_by_short_name",
+        std_file.starts_with("Found ")
+            && std_file.contains(" symbols in file: std:alloc/src/collections/btree/map.rs\n")
+            && std_file.contains(" Struct - BTreeMap"),
+        &std_file,
     );
     // Its outline, from tree-sitter.
     cases.check(

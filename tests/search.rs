@@ -273,7 +273,7 @@ async fn two_languages_and_library_hits() {
     )
     .await;
     assert!(
-        btree.contains("library/alloc/src/collections/btree/map.rs (1 result)\n  @")
+        btree.contains("std:alloc/src/collections/btree/map.rs (1 result)\n  @")
             && btree.contains(" Struct - BTreeMap\n    `pub struct BTreeMap<"),
         "{btree}"
     );

@@ -2,6 +2,7 @@
 //! and patches. Produces model values and plain data; knows nothing of MCP.
 
 pub mod grep;
+pub mod library_path;
 pub mod patch;
 pub mod text;
 pub mod walk;

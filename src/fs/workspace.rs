@@ -4,11 +4,18 @@
 //! roots (cargo registry sources, the Rust toolchain's sources, configured
 //! extra roots); writes only inside the root. Every path a tool receives goes
 //! through [`Workspace::resolve_read`] or [`Workspace::resolve_write`], and
-//! every path it shows goes through [`Workspace::display`].
+//! every path it shows goes through [`Workspace::display`]: a library
+//! file by its short name (`zod@4.3.6:v4/index.d.ts`, `std:alloc/src/lib.rs`,
+//! `typescript:lib.dom.d.ts`, see `fs::library_path`), which every tool
+//! taking a file reads back.
 
+use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
+use super::library_path::{self, Short};
 use crate::error::{ErrorCode, ToolError, ToolResult};
+use crate::sync::lock;
 
 #[derive(Debug, Clone)]
 pub struct Workspace {
@@ -19,6 +26,13 @@ pub struct Workspace {
     root_as_given: PathBuf,
     /// Read-only roots, canonical; only those that exist.
     library_roots: Vec<PathBuf>,
+    /// The short names shown so far, by prefix (`zod@4.3.6:`), with the
+    /// folder their paths are relative to: how a name an answer showed is
+    /// read back, and what makes TypeScript's own lib folder, outside
+    /// every root, readable once an answer pointed into it.
+    shown_libraries: Arc<Mutex<HashMap<String, PathBuf>>>,
+    /// The `package.json` versions read, by package folder.
+    versions: Arc<Mutex<HashMap<PathBuf, Option<String>>>>,
 }
 
 /// What a resolved path may be used for.
@@ -54,6 +68,8 @@ impl Workspace {
             root,
             root_as_given,
             library_roots,
+            shown_libraries: Arc::default(),
+            versions: Arc::default(),
         })
     }
 
@@ -78,9 +94,19 @@ impl Workspace {
         self.resolve(input, Access::Write)
     }
 
-    /// How a path is shown: relative to the root with `/` when inside it,
-    /// absolute otherwise.
+    /// How a path is shown: a library file by its short name, else relative
+    /// to the root with `/` when inside it, absolute otherwise.
     pub fn display(&self, path: &Path) -> String {
+        match self.short(path) {
+            Some(short) => short,
+            None => self.display_plain(path),
+        }
+    }
+
+    /// A path shown as the file system has it (relative to the root with
+    /// `/` when inside it, absolute otherwise), never by a short name: a
+    /// server's program, which is run, not read.
+    pub fn display_plain(&self, path: &Path) -> String {
         let rel = path
             .strip_prefix(&self.root)
             .or_else(|_| path.strip_prefix(&self.root_as_given));
@@ -95,6 +121,90 @@ impl Workspace {
         }
     }
 
+    /// A library file's short name, remembered so it reads back.
+    fn short(&self, path: &Path) -> Option<String> {
+        let std_roots: Vec<PathBuf> = self
+            .library_roots
+            .iter()
+            .filter(|r| r.ends_with("lib/rustlib/src/rust"))
+            .cloned()
+            .collect();
+        let registries: Vec<PathBuf> = self
+            .library_roots
+            .iter()
+            .filter(|r| r.ends_with("registry/src"))
+            .cloned()
+            .collect();
+        let Short {
+            prefix,
+            folder,
+            rest,
+        } = library_path::shorten(path, &std_roots, &registries, &mut |folder| {
+            self.package_version(folder)
+        })?;
+        lock(&self.shown_libraries).insert(prefix.clone(), folder);
+        Some(format!("{prefix}{rest}"))
+    }
+
+    /// The version in a package folder's `package.json`, read once.
+    fn package_version(&self, folder: &Path) -> Option<String> {
+        if let Some(known) = lock(&self.versions).get(folder) {
+            return known.clone();
+        }
+        let version = std::fs::read(folder.join("package.json"))
+            .ok()
+            .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
+            .and_then(|json| json.get("version")?.as_str().map(String::from));
+        lock(&self.versions).insert(folder.to_path_buf(), version.clone());
+        version
+    }
+
+    /// The folder a short name's prefix stands for: one an answer showed,
+    /// else where such a library is found (the toolchain's `library/`, the
+    /// workspace's `typescript/lib`, the cargo registry, the workspace's
+    /// `node_modules` and pnpm's store).
+    fn library_folder(&self, prefix: &str) -> Option<PathBuf> {
+        if let Some(folder) = lock(&self.shown_libraries).get(prefix) {
+            return Some(folder.clone());
+        }
+        let head = prefix.strip_suffix(':')?;
+        match head {
+            "std" => self
+                .library_roots
+                .iter()
+                .filter(|r| r.ends_with("lib/rustlib/src/rust"))
+                .map(|r| r.join("library"))
+                .find(|f| f.is_dir()),
+            "typescript" => {
+                Some(self.root.join("node_modules/typescript/lib")).filter(|f| f.is_dir())
+            }
+            _ => {
+                let (name, version) = head.rsplit_once('@')?;
+                let crates = self
+                    .library_roots
+                    .iter()
+                    .filter(|r| r.ends_with("registry/src"))
+                    .filter_map(|r| std::fs::read_dir(r).ok())
+                    .flat_map(|indexes| indexes.flatten())
+                    .map(|index| index.path().join(format!("{name}-{version}")));
+                let modules = self.root.join("node_modules");
+                let installed = std::iter::once(modules.join(name))
+                    .filter(|f| self.package_version(f).as_deref() == Some(version));
+                let stored = std::fs::read_dir(modules.join(".pnpm"))
+                    .into_iter()
+                    .flat_map(|entries| entries.flatten())
+                    .filter(|entry| {
+                        let store = entry.file_name().to_string_lossy().into_owned();
+                        store
+                            .strip_prefix(&format!("{}@{version}", name.replace('/', "+")))
+                            .is_some_and(|after| after.is_empty() || after.starts_with(['_', '(']))
+                    })
+                    .map(|entry| entry.path().join("node_modules").join(name));
+                crates.chain(installed).chain(stored).find(|f| f.is_dir())
+            }
+        }
+    }
+
     fn resolve(&self, input: &str, access: Access) -> ToolResult<PathBuf> {
         let trimmed = input.trim();
         if trimmed.is_empty() {
@@ -104,6 +214,23 @@ impl Workspace {
             ));
         }
         let trimmed = trimmed.strip_prefix("file://").unwrap_or(trimmed);
+        // A library file's short name, unless a workspace file is so named.
+        let expanded;
+        let trimmed = match library_path::parse(trimmed) {
+            Some((prefix, rest)) if !self.root.join(trimmed).exists() => {
+                let folder = self.library_folder(&prefix).ok_or_else(|| {
+                    ToolError::new(
+                        ErrorCode::NotFound,
+                        format!(
+                            "{input}: no library {prefix} is found here (a name as answers show it: NAME@VERSION:PATH, std:PATH, typescript:FILE)"
+                        ),
+                    )
+                })?;
+                expanded = folder.join(rest).to_string_lossy().into_owned();
+                expanded.as_str()
+            }
+            _ => trimmed,
+        };
         let given = Path::new(trimmed);
         let joined = if given.is_absolute() {
             given.to_path_buf()
@@ -172,7 +299,10 @@ impl Workspace {
         if path.starts_with(&self.root) {
             return Ok(());
         }
-        let in_library = self.library_roots.iter().any(|lib| path.starts_with(lib));
+        let in_library = self.library_roots.iter().any(|lib| path.starts_with(lib))
+            || lock(&self.shown_libraries)
+                .values()
+                .any(|folder| path.starts_with(folder));
         match (access, in_library) {
             (Access::Read, true) => Ok(()),
             (Access::Write, true) => Err(ToolError::new(

@@ -51,7 +51,7 @@ reports a server problem.";
         let needle = params.contains.as_deref().map(str::to_lowercase);
         let servers: Vec<_> = ctx
             .lsp
-            .statuses(|p| ctx.workspace.display(p))
+            .statuses(|p| ctx.workspace.display_plain(p))
             .into_iter()
             .filter(|s| wanted.is_none_or(|w| s.server == w || s.language == w))
             .collect();
