@@ -878,6 +878,10 @@ async fn a_check_published_in_parts_is_answered_whole() {
 #[tokio::test]
 async fn logs_asking_nothing_in_particular_answer_what_is_wrong() {
     let w = workspace("flood-stdout", 10.0);
+    // The server started by a call that waits for it: search, with its
+    // deadline, would answer from tree-sitter while a loaded machine
+    // still starts it.
+    common::run(&w.ctx, "diagnostics", json!({"file": "main.fake"})).await;
     let answer = common::run(&w.ctx, "search", json!({"query": "fake"})).await;
     assert!(!answer.contains("Note:"), "{answer}");
     w.ctx.logs.record(
