@@ -324,10 +324,13 @@ async fn a_library_file_is_never_renamed_in() {
         .await
         .lines()
         .find_map(|l| {
-            l.strip_prefix("Definition: ")
-                .map(|rest| rest.split(':').next().unwrap().to_string())
+            // `strsim@0.11.1:src/lib.rs:269:8 ...`: the file is what comes
+            // before the line and character.
+            let place = l.strip_prefix("Definition: ")?.split(' ').next()?;
+            place.rsplitn(3, ':').nth(2).map(String::from)
         })
         .expect("strsim's source");
+    assert!(registry_file.starts_with("strsim@"), "{registry_file}");
     let out = f
         .run(
             "rename",

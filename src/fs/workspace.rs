@@ -17,6 +17,12 @@ use super::library_path::{self, Short};
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::sync::lock;
 
+/// Where a toolchain's sources are, under it.
+const STD_ROOT: &str = "lib/rustlib/src/rust";
+
+/// Where the cargo registry's sources are, under `$CARGO_HOME`.
+const REGISTRY: &str = "registry/src";
+
 #[derive(Debug, Clone)]
 pub struct Workspace {
     /// The root, canonical (symlinks resolved).
@@ -121,20 +127,20 @@ impl Workspace {
         }
     }
 
+    /// The library roots ending with `tail`: the toolchains' sources
+    /// (`lib/rustlib/src/rust`), the cargo registry (`registry/src`).
+    fn roots_ending(&self, tail: &str) -> Vec<PathBuf> {
+        self.library_roots
+            .iter()
+            .filter(|r| r.ends_with(tail))
+            .cloned()
+            .collect()
+    }
+
     /// A library file's short name, remembered so it reads back.
     fn short(&self, path: &Path) -> Option<String> {
-        let std_roots: Vec<PathBuf> = self
-            .library_roots
-            .iter()
-            .filter(|r| r.ends_with("lib/rustlib/src/rust"))
-            .cloned()
-            .collect();
-        let registries: Vec<PathBuf> = self
-            .library_roots
-            .iter()
-            .filter(|r| r.ends_with("registry/src"))
-            .cloned()
-            .collect();
+        let std_roots = self.roots_ending(STD_ROOT);
+        let registries = self.roots_ending(REGISTRY);
         let Short {
             prefix,
             folder,
@@ -170,9 +176,8 @@ impl Workspace {
         let head = prefix.strip_suffix(':')?;
         match head {
             "std" => self
-                .library_roots
-                .iter()
-                .filter(|r| r.ends_with("lib/rustlib/src/rust"))
+                .roots_ending(STD_ROOT)
+                .into_iter()
                 .map(|r| r.join("library"))
                 .find(|f| f.is_dir()),
             "typescript" => {
@@ -181,9 +186,8 @@ impl Workspace {
             _ => {
                 let (name, version) = head.rsplit_once('@')?;
                 let crates = self
-                    .library_roots
-                    .iter()
-                    .filter(|r| r.ends_with("registry/src"))
+                    .roots_ending(REGISTRY)
+                    .into_iter()
                     .filter_map(|r| std::fs::read_dir(r).ok())
                     .flat_map(|indexes| indexes.flatten())
                     .map(|index| index.path().join(format!("{name}-{version}")));
