@@ -601,30 +601,35 @@ Methods (3)
     cases.finish();
 }
 
-/// A call from a file's top level comes from its module, which the server
-/// names by its absolute path: the caller is shown as the file's top level,
-/// the file named once, by the block.
+/// A call from a file's top level comes from its module, which TypeScript
+/// 7's server names by its absolute path and typescript-language-server by
+/// its file name: on both, the caller is shown as the file's top level, the
+/// file named once, by the block.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_call_from_a_files_top_level_names_the_file_once() {
-    let f = common::fixture_with(
-        "ts",
-        &[(
-            "src/boot.ts",
-            "import { makeCircle } from \"./shapes\";\n\nmakeCircle(1);\n",
-        )],
-    );
-    let calls = run(
-        &f,
-        "call_hierarchy",
-        json!({"file": "src/shapes.ts", "symbol": "makeCircle", "direction": "incoming"}),
-    )
-    .await;
-    assert_eq!(
-        calls,
-        "call_hierarchy makeCircle (Constant) at src/shapes.ts:69:14\n\
-         Incoming calls: 1 caller in 1 file\n\n=== next block ===\n\n\
-         Incoming calls in src/boot.ts\n  @1:1 Module - (top level)\n    @3:1 `makeCircle(1);`"
-    );
+    for server in [common::TYPESCRIPT_GO, common::TYPESCRIPT_LANGUAGE_SERVER] {
+        let f = common::fixture_on_with(
+            "ts",
+            server,
+            &[(
+                "src/boot.ts",
+                "import { makeCircle } from \"./shapes\";\n\nmakeCircle(1);\n",
+            )],
+        );
+        let calls = run(
+            &f,
+            "call_hierarchy",
+            json!({"file": "src/shapes.ts", "symbol": "makeCircle", "direction": "incoming"}),
+        )
+        .await;
+        assert_eq!(
+            calls,
+            "call_hierarchy makeCircle (Constant) at src/shapes.ts:69:14\n\
+             Incoming calls: 1 caller in 1 file\n\n=== next block ===\n\n\
+             Incoming calls in src/boot.ts\n  @1:1 Module - (top level)\n    @3:1 `makeCircle(1);`",
+            "{server}"
+        );
+    }
 }
 
 /// Completing inside a member access that is called (`c.|json(c.env)`):

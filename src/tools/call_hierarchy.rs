@@ -314,9 +314,17 @@ impl Walk<'_> {
                     .await
                     .unwrap_or_else(|| {
                         // A call from a file's top level comes from its
-                        // module, which servers name by its absolute path:
-                        // the block or the ` in` after it names the file.
-                        let name = if Path::new(&other.name) == other.path {
+                        // module, which TypeScript 7's server names by its
+                        // absolute path and typescript-language-server by
+                        // its file name: the block or the ` in` after it
+                        // names the file.
+                        let module = Path::new(&other.name) == other.path
+                            || (matches!(other.kind, SymbolKind::Module | SymbolKind::File)
+                                && other
+                                    .path
+                                    .file_name()
+                                    .is_some_and(|n| n == other.name.as_str()));
+                        let name = if module {
                             TOP_LEVEL.to_string()
                         } else {
                             other.name.clone()
