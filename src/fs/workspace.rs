@@ -32,6 +32,10 @@ pub struct Workspace {
     root_as_given: PathBuf,
     /// Read-only roots, canonical; only those that exist.
     library_roots: Vec<PathBuf>,
+    /// Of those, the toolchains' sources (`lib/rustlib/src/rust`) and the
+    /// cargo registry's (`registry/src`): where short names are made.
+    std_roots: Vec<PathBuf>,
+    registries: Vec<PathBuf>,
     /// The short names shown so far, by prefix (`zod@4.3.6:`), with the
     /// folder their paths are relative to: how a name an answer showed is
     /// read back, and what makes TypeScript's own lib folder, outside
@@ -70,9 +74,19 @@ impl Workspace {
             .collect();
         library_roots.sort();
         library_roots.dedup();
+        let ending = |tail: &str| -> Vec<PathBuf> {
+            library_roots
+                .iter()
+                .filter(|r| r.ends_with(tail))
+                .cloned()
+                .collect()
+        };
+        let (std_roots, registries) = (ending(STD_ROOT), ending(REGISTRY));
         Ok(Workspace {
             root,
             root_as_given,
+            std_roots,
+            registries,
             library_roots,
             shown_libraries: Arc::default(),
             versions: Arc::default(),
@@ -127,25 +141,19 @@ impl Workspace {
         }
     }
 
-    /// The library roots ending with `tail`: the toolchains' sources
-    /// (`lib/rustlib/src/rust`), the cargo registry (`registry/src`).
-    fn roots_ending(&self, tail: &str) -> Vec<PathBuf> {
-        self.library_roots
-            .iter()
-            .filter(|r| r.ends_with(tail))
-            .cloned()
-            .collect()
-    }
-
     /// A library file's short name, remembered so it reads back.
     fn short(&self, path: &Path) -> Option<String> {
-        let std_roots = self.roots_ending(STD_ROOT);
-        let registries = self.roots_ending(REGISTRY);
+        // Most paths shown are the workspace's own code: no name to make.
+        if path.starts_with(&self.root)
+            && !path.components().any(|c| c.as_os_str() == "node_modules")
+        {
+            return None;
+        }
         let Short {
             prefix,
             folder,
             rest,
-        } = library_path::shorten(path, &std_roots, &registries, &mut |folder| {
+        } = library_path::shorten(path, &self.std_roots, &self.registries, &mut |folder| {
             self.package_version(folder)
         })?;
         lock(&self.shown_libraries).insert(prefix.clone(), folder);
@@ -176,8 +184,8 @@ impl Workspace {
         let head = prefix.strip_suffix(':')?;
         match head {
             "std" => self
-                .roots_ending(STD_ROOT)
-                .into_iter()
+                .std_roots
+                .iter()
                 .map(|r| r.join("library"))
                 .find(|f| f.is_dir()),
             "typescript" => {
@@ -186,8 +194,8 @@ impl Workspace {
             _ => {
                 let (name, version) = head.rsplit_once('@')?;
                 let crates = self
-                    .roots_ending(REGISTRY)
-                    .into_iter()
+                    .registries
+                    .iter()
                     .filter_map(|r| std::fs::read_dir(r).ok())
                     .flat_map(|indexes| indexes.flatten())
                     .map(|index| index.path().join(format!("{name}-{version}")));

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::impact::{after_write, before_write};
+use super::impact::measured_write;
 use super::{Tool, blocking};
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
@@ -29,11 +29,13 @@ pub struct Params {
 const MAX_OLD_TEXT: u64 = 4 * 1024 * 1024;
 
 /// Where the file goes, as shown, and the text it replaces (`None` for a
-/// new file; an existing one is replaced only with `overwrite`).
+/// new file; an existing one is replaced only with `overwrite`, and its
+/// text read only when the write's impact is measured).
 fn target(
     ctx: &Context,
     path: &str,
     overwrite: bool,
+    measure: bool,
 ) -> ToolResult<(std::path::PathBuf, String, Option<String>)> {
     let path = ctx.workspace.resolve_write(path)?;
     let shown = ctx.workspace.display(&path);
@@ -51,7 +53,7 @@ fn target(
         // What it held, for the impact's lines (lossy, and none of a
         // large one: a file replaced whole needs no exact old text).
         Ok(meta) => {
-            let old = match meta.len() <= MAX_OLD_TEXT {
+            let old = match measure && meta.len() <= MAX_OLD_TEXT {
                 true => std::fs::read(&path).unwrap_or_default(),
                 false => Vec::new(),
             };
@@ -78,38 +80,24 @@ impl Tool for CreateFile {
         let checking = Arc::clone(&ctx);
         let path = params.path.clone();
         let overwrite = params.overwrite.unwrap_or(false);
-        let (path, shown, existing) = blocking(move || target(&checking, &path, overwrite)).await?;
-        let file = FileEdit {
-            path: path.clone(),
-            shown: shown.clone(),
+        let (path, shown, existing) =
+            blocking(move || target(&checking, &path, overwrite, measure)).await?;
+        let existed = existing.is_some();
+        let file = Arc::new(FileEdit {
+            path,
+            shown,
             before: existing,
             after: Some(params.content),
-        };
-        let mut watch = match measure {
-            true => Some(before_write(&ctx, std::slice::from_ref(&file)).await),
-            false => None,
-        };
-        if let Some(watch) = &mut watch {
-            watch.mark_write();
-        }
-        let (file, existed) = blocking(move || {
-            let content = file.after.as_deref().unwrap_or_default();
-            write_atomic(&file.path, &file.shown, content.as_bytes())?;
-            let existed = file.before.is_some();
-            Ok((file, existed))
+        });
+        let writing = Arc::clone(&file);
+        let impact = measured_write(&ctx, std::slice::from_ref(&*file), measure, move || {
+            let content = writing.after.as_deref().unwrap_or_default();
+            write_atomic(&writing.path, &writing.shown, content.as_bytes())
         })
         .await?;
-        // The servers hear of it now, not when the file watcher's thread
-        // gets to the event: the next request sees the file (a project it
-        // joins, an import of it that resolves).
-        ctx.lsp.files_written([(path, !existed, false)]);
-        let impact = match watch {
-            Some(watch) => after_write(&ctx, watch, std::slice::from_ref(&file)).await,
-            None => None,
-        };
-        let content = file.after.unwrap_or_default();
+        let content = file.after.as_deref().unwrap_or_default();
         Ok(CreatedFile {
-            path: shown,
+            path: file.shown.clone(),
             overwritten: existed,
             lines: content.lines().count(),
             bytes: content.len(),

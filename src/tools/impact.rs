@@ -66,9 +66,9 @@ struct Watched {
 }
 
 impl Watch {
-    /// Notes where each server's publications stand: call it right before
-    /// the write.
-    pub fn mark_write(&mut self) {
+    /// Notes where each server's publications stand: right before the
+    /// write.
+    fn mark_write(&mut self) {
         for file in &mut self.files {
             if let Some(session) = &file.session {
                 file.mark = publication_mark(session);
@@ -91,43 +91,52 @@ pub async fn write_patch(
     patch: Patch,
     measure: bool,
 ) -> (Patch, ToolResult<Option<Impact>>) {
+    let patch = Arc::new(patch);
+    let writing = Arc::clone(&patch);
+    let written = measured_write(ctx, &patch.files, measure, move || apply(&writing)).await;
+    // The write is over (its copy dropped, even by a panic): the patch is
+    // ours alone again.
+    let patch = Arc::try_unwrap(patch).unwrap_or_else(|shared| (*shared).clone());
+    (patch, written)
+}
+
+/// Runs `write` (the blocking work that writes `files`), tells the servers
+/// of the files written at once, and measures the write's impact when
+/// `measure`: the diagnostics before, where each server's publications
+/// stand right before the write, and the diagnostics after.
+pub async fn measured_write(
+    ctx: &Context,
+    files: &[FileEdit],
+    measure: bool,
+    write: impl FnOnce() -> ToolResult<()> + Send + 'static,
+) -> ToolResult<Option<Impact>> {
     let mut watch = match measure {
-        true => Some(before_write(ctx, &patch.files).await),
+        true => Some(before_write(ctx, files).await),
         false => None,
     };
     if let Some(watch) = &mut watch {
         watch.mark_write();
     }
-    let patch = Arc::new(patch);
-    let writing = Arc::clone(&patch);
-    let written = tokio::task::spawn_blocking(move || apply(&writing)).await;
-    // The task is over (its copy dropped, even by a panic): the patch is
-    // ours alone again.
-    let patch = Arc::try_unwrap(patch).unwrap_or_else(|shared| (*shared).clone());
-    match written {
-        Ok(Ok(())) => {}
-        Ok(Err(err)) => return (patch, Err(err)),
-        Err(err) => {
-            let err = ToolError::new(ErrorCode::Io, format!("the write failed internally: {err}"));
-            return (patch, Err(err));
-        }
-    }
+    tokio::task::spawn_blocking(write).await.map_err(|err| {
+        ToolError::new(ErrorCode::Io, format!("the write failed internally: {err}"))
+    })??;
+    // The servers hear of it now, not when the file watcher's thread gets
+    // to the event: the next request sees the new text (a project a new
+    // file joins, an import of it that resolves).
     ctx.lsp.files_written(
-        patch
-            .files
+        files
             .iter()
             .map(|f| (f.path.clone(), f.before.is_none(), f.after.is_none())),
     );
-    let impact = match watch {
-        Some(watch) => after_write(ctx, watch, &patch.files).await,
+    Ok(match watch {
+        Some(watch) => after_write(ctx, watch, files).await,
         None => None,
-    };
-    (patch, Ok(impact))
+    })
 }
 
 /// The diagnostics of the files `written` (as they are before the write)
 /// and of the files that name them, within the impact bound.
-pub async fn before_write(ctx: &Context, written: &[FileEdit]) -> Watch {
+async fn before_write(ctx: &Context, written: &[FileEdit]) -> Watch {
     let deadline = Instant::now() + ctx.lsp.config().impact_timeout;
     let config = ctx.lsp.config();
     let served = |path: &Path| config.language_for(path).is_some();
@@ -247,7 +256,7 @@ pub async fn before_write(ctx: &Context, written: &[FileEdit]) -> Watch {
 /// servers told, see `Supervisor::files_written`), compared with those
 /// before it; `None` when the write touched no file of a served language
 /// (nothing to say).
-pub async fn after_write(ctx: &Context, watch: Watch, written: &[FileEdit]) -> Option<Impact> {
+async fn after_write(ctx: &Context, watch: Watch, written: &[FileEdit]) -> Option<Impact> {
     if watch.files.is_empty() && watch.notes.is_empty() {
         return None;
     }
@@ -259,20 +268,28 @@ pub async fn after_write(ctx: &Context, watch: Watch, written: &[FileEdit]) -> O
         checked: checked_before,
         mut notes,
     } = watch;
-    let compared: Vec<&Watched> = files.iter().filter(|f| f.before.is_some()).collect();
-    let asked: Vec<(PathBuf, u64)> = compared.iter().map(|f| (f.path.clone(), f.mark)).collect();
+    let compared: Vec<(&Watched, &Vec<Diagnostic>)> = files
+        .iter()
+        .filter_map(|f| Some((f, f.before.as_ref()?)))
+        .collect();
+    let asked: Vec<(PathBuf, u64)> = compared
+        .iter()
+        .map(|(f, _)| (f.path.clone(), f.mark))
+        .collect();
     // A server that checks on save (cargo check) checks once for every
     // file: asked of the first of its files, within the bound.
-    let checked = check_first(ctx, compared.iter().map(|f| f.path.as_path()), deadline).await;
+    let checked = check_first(
+        ctx,
+        compared.iter().map(|(f, _)| f.path.as_path()),
+        deadline,
+    )
+    .await;
     let answers = ask_all(ctx, &asked, deadline).await;
     let mut impact = Impact::default();
     let mut failed = Vec::new();
     let mut sessions = Vec::new();
     let mut unchecked_servers: Vec<(String, String)> = Vec::new();
-    for (file, answer) in compared.iter().zip(answers) {
-        let Some(before) = &file.before else {
-            continue;
-        };
+    for ((file, before), answer) in compared.iter().zip(answers) {
         let (session, mut after) = match answer {
             Asked::Diagnosed(session, after) => (session, after),
             Asked::Failed(session, why) => {
@@ -281,7 +298,7 @@ pub async fn after_write(ctx: &Context, watch: Watch, written: &[FileEdit]) -> O
                 continue;
             }
         };
-        let mut before = before.clone();
+        let mut before = (*before).clone();
         if config
             .language_for(&file.path)
             .is_some_and(|l| l.checks_on_save)
