@@ -187,6 +187,31 @@ async fn files_no_config_includes_are_named_as_checked_with_defaults() {
     cases.check("file", file.contains(&format!("Note: {note}")), &file);
     let held = f.run("diagnostics", json!({"file": "spec/held.ts"})).await;
     cases.check("held", !held.contains("Note:"), &held);
+
+    // What the configs say is kept between calls, and forgotten when a
+    // config is created or written.
+    f.run(
+        "create_file",
+        json!({"path": "tsconfig.test.json", "content": "{ \"include\": [\"test\"] }", "impact": false}),
+    )
+    .await;
+    let included = f
+        .run("diagnostics", json!({"file": "test/loose.test.ts"}))
+        .await;
+    cases.check("a config created", !included.contains("Note:"), &included);
+    f.run(
+        "edit",
+        json!({"path": "tsconfig.test.json", "old_string": "test", "new_string": "tests", "apply": true, "impact": false}),
+    )
+    .await;
+    let again = f
+        .run("diagnostics", json!({"file": "test/loose.test.ts"}))
+        .await;
+    cases.check(
+        "a config written",
+        again.contains(&format!("Note: {note}")),
+        &again,
+    );
     cases.finish();
 }
 
@@ -375,6 +400,16 @@ async fn targets_the_build_leaves_out_are_counted_apart() {
             ),
         "{alone}"
     );
+    // The manifest written: what it says is read again.
+    f.run(
+        "edit",
+        json!({"path": "Cargo.toml", "old_string": "required-features = [\"tls\"]\n", "new_string": "", "apply": true, "impact": false}),
+    )
+    .await;
+    let built = f
+        .run("diagnostics", json!({"file": "examples/secure.rs"}))
+        .await;
+    assert!(!built.contains("the build leaves"), "{built}");
 }
 
 /// JavaScript that its project does not type-check is checked for syntax

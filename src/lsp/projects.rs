@@ -49,6 +49,19 @@ pub struct Coverage {
 /// One file per (language, project root): the language's name and the file.
 pub(super) type Projects = Vec<(String, PathBuf)>;
 
+/// What walks of the workspace found out about its projects, kept until
+/// the file watcher sees a change that can alter it
+/// ([`forget_projects_if_changed`]).
+#[derive(Default)]
+pub(super) struct Known {
+    /// One file per (language, project root) (see `Supervisor::projects`).
+    files: Option<Projects>,
+    /// The TypeScript configs as read, for [`Supervisor::coverage`].
+    typescript: Option<Arc<tsconfig::ConfigSet>>,
+    /// The cargo targets the workspace's build leaves out, likewise.
+    unbuilt: Option<Arc<Vec<cargo_features::Unbuilt>>>,
+}
+
 /// How long a request waits for a server to load the project of a document
 /// it was just given, or every project it was given a file of.
 pub const PROJECT_LOAD_WAIT: Duration = Duration::from_secs(10);
@@ -225,13 +238,16 @@ impl Supervisor {
         };
         let typescript = of(tsconfig::applies);
         let cargo = of(|language| language.cargo_projects);
+        // What the configs say is read by a walk of the workspace: kept
+        // while the file watcher covers it (it forgets them on a change
+        // that can alter them), read afresh otherwise.
+        let watched = self.flush_changes().await;
         let mut coverage = Coverage::default();
         if !typescript.is_empty() {
-            let root = self.workspace_root.clone();
-            let (outside, syntax_only) =
-                tokio::task::spawn_blocking(move || tsconfig::coverage(&root, &typescript))
-                    .await
-                    .unwrap_or_default();
+            let configs = self
+                .known(watched, |k| &mut k.typescript, tsconfig::ConfigSet::read)
+                .await;
+            let (outside, syntax_only) = configs.coverage(&typescript);
             coverage = Coverage {
                 outside,
                 configs: tsconfig::CONFIGS,
@@ -241,10 +257,9 @@ impl Supervisor {
             };
         }
         if !cargo.is_empty() {
-            let root = self.workspace_root.clone();
-            let targets = tokio::task::spawn_blocking(move || cargo_features::unbuilt(&root))
-                .await
-                .unwrap_or_default();
+            let targets = self
+                .known(watched, |k| &mut k.unbuilt, cargo_features::unbuilt)
+                .await;
             coverage.unbuilt = cargo
                 .into_iter()
                 .filter_map(|path| {
@@ -272,12 +287,34 @@ impl Supervisor {
         coverage
     }
 
+    /// What `read` finds walking the workspace from its root: as known, or
+    /// read now (off the async threads) and kept where `keep`.
+    async fn known<T: Send + Sync + 'static>(
+        &self,
+        keep: bool,
+        field: fn(&mut Known) -> &mut Option<Arc<T>>,
+        read: fn(&Path) -> T,
+    ) -> Arc<T> {
+        if keep && let Some(known) = field(&mut lock(&self.projects)).clone() {
+            return known;
+        }
+        let root = self.workspace_root.clone();
+        let found = match tokio::task::spawn_blocking(move || read(&root)).await {
+            Ok(found) => Arc::new(found),
+            Err(err) => std::panic::resume_unwind(err.into_panic()),
+        };
+        if keep {
+            *field(&mut lock(&self.projects)) = Some(Arc::clone(&found));
+        }
+        found
+    }
+
     /// One file of each (language, project root) the workspace holds, in
     /// path order: asking for a session on each reaches every server a
     /// workspace-wide request (search) needs. Found by one walk on first
     /// use, .gitignore respected and dependency folders left out.
     pub async fn projects(&self) -> Vec<PathBuf> {
-        if let Some(known) = lock(&self.projects).as_ref() {
+        if let Some(known) = lock(&self.projects).files.as_ref() {
             return known.iter().map(|(_, file)| file.clone()).collect();
         }
         let (root, config) = (self.workspace_root.clone(), self.config.clone());
@@ -298,7 +335,7 @@ impl Supervisor {
         .await
         .unwrap_or_default();
         let files = found.iter().map(|(_, file)| file.clone()).collect();
-        *lock(&self.projects) = Some(found);
+        lock(&self.projects).files = Some(found);
         files
     }
 }
@@ -453,34 +490,51 @@ fn outermost_root(workspace_root: &Path, path: &Path, language: &LanguageConfig)
     root.map_or_else(|| workspace_root.to_path_buf(), Path::to_path_buf)
 }
 
-/// Forgets the workspace's projects when a change can add or move one: a
-/// root marker, or a file of a language that had none.
+/// Forgets what walks found of the workspace's projects when a change can
+/// alter it. The projects' files: a root marker, or a file of a language
+/// that had none. The configs' word: a TypeScript config or a cargo
+/// manifest written, or any file or folder created or deleted (a config,
+/// a target's file).
 pub(super) fn forget_projects_if_changed(
-    projects: &Mutex<Option<Projects>>,
+    known: &Mutex<Known>,
     config: &Config,
     changes: &[FileChange],
 ) {
-    let mut known = lock(projects);
-    let Some(found) = known.as_ref() else {
-        return;
-    };
-    let moves_a_project = changes.iter().any(|change| {
-        let name = change
+    let mut known = lock(known);
+    let name = |change: &FileChange| {
+        change
             .path
             .file_name()
             .and_then(|n| n.to_str())
-            .unwrap_or("");
-        let marker = config
-            .languages
-            .iter()
-            .any(|l| l.root_markers.iter().any(|m| m == name));
-        let unrepresented = config
-            .language_for(&change.path)
-            .is_some_and(|l| !found.iter().any(|(name, _)| *name == l.name));
-        marker || unrepresented || change.folder
+            .unwrap_or("")
+            .to_string()
+    };
+    if let Some(found) = known.files.as_ref() {
+        let moves_a_project = changes.iter().any(|change| {
+            let name = name(change);
+            let marker = config
+                .languages
+                .iter()
+                .any(|l| l.root_markers.contains(&name));
+            let unrepresented = config
+                .language_for(&change.path)
+                .is_some_and(|l| !found.iter().any(|(name, _)| *name == l.name));
+            marker || unrepresented || change.folder
+        });
+        if moves_a_project {
+            known.files = None;
+        }
+    }
+    let alters_configs = changes.iter().any(|change| {
+        let name = name(change);
+        change.folder
+            || change.kind != ChangeKind::Changed
+            || tsconfig::is_config_name(&name)
+            || name == "Cargo.toml"
     });
-    if moves_a_project {
-        *known = None;
+    if alters_configs {
+        known.typescript = None;
+        known.unbuilt = None;
     }
 }
 

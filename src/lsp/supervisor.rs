@@ -19,7 +19,7 @@ use super::choose::choose;
 use super::client::LspClient;
 use super::config::{Config, LanguageConfig};
 use super::install;
-use super::projects::{Projects, forget_projects_if_changed};
+use super::projects::{Known, forget_projects_if_changed};
 use super::quirks::{cargo_projects, compile_database, loose_files};
 use super::uncovered::{self, UncoveredFiles};
 use super::watch::{ChangeKind, Deliver, FileChange, FileWatcher};
@@ -45,10 +45,11 @@ pub struct Supervisor {
     file_watching: AtomicBool,
     /// Told of every change the watcher sees (the symbol index).
     listeners: Arc<Mutex<Vec<ChangeListener>>>,
-    /// One file per (language, project root) of the workspace, found on
-    /// first use; forgotten when a root marker or a file of a language
-    /// without one changes on disk (see `projects`).
-    pub(super) projects: Arc<Mutex<Option<Projects>>>,
+    /// What walks found of the workspace's projects (one file per
+    /// language and project root, what their configs say), found on first
+    /// use and forgotten on a change that can alter it (see `projects`,
+    /// `coverage`).
+    pub(super) projects: Arc<Mutex<Known>>,
     /// The files no server or grammar covers, counted on first use (see
     /// `uncovered`).
     pub(super) uncovered: Arc<UncoveredFiles>,
@@ -110,7 +111,7 @@ impl Supervisor {
             watcher: OnceLock::new(),
             file_watching: AtomicBool::new(true),
             listeners: Arc::new(Mutex::new(vec![forget_uncovered])),
-            projects: Arc::new(Mutex::new(None)),
+            projects: Arc::new(Mutex::new(Known::default())),
             uncovered,
         }
     }
@@ -633,7 +634,7 @@ fn forget_old_crashes(crashes: &mut VecDeque<Instant>, now: Instant) {
 /// running server (its open documents are synchronised before its next
 /// request; the files it watches are announced).
 fn deliver_changes(
-    projects: &Mutex<Option<Projects>>,
+    projects: &Mutex<Known>,
     config: &Config,
     listeners: &Mutex<Vec<ChangeListener>>,
     slots: &Mutex<Vec<Arc<Slot>>>,

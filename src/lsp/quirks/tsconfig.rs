@@ -167,55 +167,75 @@ pub(in crate::lsp) fn is_config_name(name: &str) -> bool {
     (name.starts_with("tsconfig") || name.starts_with("jsconfig")) && name.ends_with(".json")
 }
 
-/// Of `paths`, the TypeScript and JavaScript sources that no project under
-/// `root` holds: the server checks those with its default settings, and
-/// the project's own check (`tsc -p`) not at all. Every config counts here,
-/// whatever its name (`tsconfig.spec.json` that a test script passes to
-/// `tsc -p`), so a file is called outside only when no config names it.
-/// Empty when the workspace has no config: then files without one are the
-/// project's way. A file a project reaches only through an import is
-/// counted outside: the note it gets says "no config includes it".
+/// The workspace's projects as its configs say, read once (kept while
+/// nothing can have changed them: `Supervisor::coverage`).
 ///
-/// The second list: the JavaScript files of `paths` that are checked for
-/// syntax only, with no `// @ts-check` of their own and no project holding
-/// them with `checkJs` on (whether or not any config exists).
-pub(in crate::lsp) fn coverage(root: &Path, paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>) {
-    let configs: Vec<PathBuf> = walk::sources(root)
-        .sorted()
-        .files()
-        .filter(|path| {
-            path.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(is_config_name)
-        })
-        .collect();
-    let any_config = !configs.is_empty();
-    let projects: Vec<Project> = with_references(configs, root)
-        .iter()
-        .filter_map(|config| Project::read(config, root))
-        .collect();
-    let outside = paths
-        .iter()
-        .filter(|path| {
-            any_config
-                && (has_extension(path, &TYPESCRIPT) || has_extension(path, &JAVASCRIPT))
-                && !is_declaration(path)
-                && !projects.iter().any(|project| project.holds(path))
-        })
-        .cloned()
-        .collect();
-    let syntax_only = paths
-        .iter()
-        .filter(|path| {
-            has_extension(path, &JAVASCRIPT)
-                && !projects
-                    .iter()
-                    .any(|project| project.check_js && project.holds(path))
-                && !asks_for_checking(path)
-        })
-        .cloned()
-        .collect();
-    (outside, syntax_only)
+/// [`ConfigSet::coverage`] tells of some files: the TypeScript and
+/// JavaScript sources that no project holds: the server checks those with
+/// its default settings, and the project's own check (`tsc -p`) not at
+/// all. Every config counts here, whatever its name (`tsconfig.spec.json`
+/// that a test script passes to `tsc -p`), so a file is called outside
+/// only when no config names it. None when the workspace has no config:
+/// then files without one are the project's way. A file a project reaches
+/// only through an import is counted outside: the note it gets says "no
+/// config includes it". And the JavaScript files checked for syntax only,
+/// with no `// @ts-check` of their own and no project holding them with
+/// `checkJs` on (whether or not any config exists).
+pub(in crate::lsp) struct ConfigSet {
+    /// Whether the workspace has any config at all (without one, no file
+    /// is outside a project).
+    any_config: bool,
+    projects: Vec<Project>,
+}
+
+impl ConfigSet {
+    /// Every config under `root` and those they reference, read.
+    pub(in crate::lsp) fn read(root: &Path) -> ConfigSet {
+        let configs: Vec<PathBuf> = walk::sources(root)
+            .sorted()
+            .files()
+            .filter(|path| {
+                path.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(is_config_name)
+            })
+            .collect();
+        ConfigSet {
+            any_config: !configs.is_empty(),
+            projects: with_references(configs, root)
+                .iter()
+                .filter_map(|config| Project::read(config, root))
+                .collect(),
+        }
+    }
+
+    /// Of `paths`, those in no project (`outside`), and the JavaScript
+    /// files checked for syntax only (`syntax_only`).
+    pub(in crate::lsp) fn coverage(&self, paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>) {
+        let outside = paths
+            .iter()
+            .filter(|path| {
+                self.any_config
+                    && (has_extension(path, &TYPESCRIPT) || has_extension(path, &JAVASCRIPT))
+                    && !is_declaration(path)
+                    && !self.projects.iter().any(|project| project.holds(path))
+            })
+            .cloned()
+            .collect();
+        let syntax_only = paths
+            .iter()
+            .filter(|path| {
+                has_extension(path, &JAVASCRIPT)
+                    && !self
+                        .projects
+                        .iter()
+                        .any(|project| project.check_js && project.holds(path))
+                    && !asks_for_checking(path)
+            })
+            .cloned()
+            .collect();
+        (outside, syntax_only)
+    }
 }
 
 /// Whether a JavaScript file turns type checking on for itself: `@ts-check`
