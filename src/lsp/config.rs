@@ -178,6 +178,14 @@ pub struct ServerChoice {
 }
 
 impl LanguageConfig {
+    /// Whether `path` is one of the files a project of this language is
+    /// made of: a source (by extension) or a root marker.
+    pub fn is_project_file(&self, path: &Path) -> bool {
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let ext = path.extension().and_then(|x| x.to_str()).unwrap_or("");
+        self.extensions.iter().any(|x| x == ext) || self.root_markers.iter().any(|m| m == name)
+    }
+
     /// The server's name as shown.
     pub fn server_name(&self) -> &str {
         &self.server

@@ -67,6 +67,19 @@ pub(super) struct Documents {
     syncing_changed: tokio::sync::Mutex<()>,
     /// When the server was last told of changed files (didChangeWatchedFiles).
     announced_at: Mutex<Option<Instant>>,
+    /// What the file watcher has told of the server's files so far.
+    disk: Mutex<DiskChanges>,
+}
+
+/// Changes on disk to files of the server's language, as the file watcher
+/// tells them.
+#[derive(Debug, Default)]
+struct DiskChanges {
+    /// How many were noted so far.
+    count: u64,
+    /// Whether a watcher covered the workspace at the last request (else
+    /// changes may have gone unnoted).
+    watched: bool,
 }
 
 /// The files noted as changed on disk since the last request.
@@ -121,6 +134,9 @@ impl LspClient {
             document.index = Arc::new(LineIndex::new(&text));
             document.sent_at = sent_at;
             document.changed_at = sent_at;
+            // A change of the project's, whether or not the watcher has
+            // told of it yet (see `disk_changes`).
+            lock(&self.documents.disk).count += 1;
             self.notify::<DidChangeTextDocument>(DidChangeTextDocumentParams {
                 text_document: VersionedTextDocumentIdentifier {
                     uri: document.uri.clone(),
@@ -223,6 +239,25 @@ impl LspClient {
         self.notify::<DidChangeWatchedFiles>(DidChangeWatchedFilesParams { changes: events })
     }
 
+    /// Counts the changes to the project's files among `changes` (a folder
+    /// deleted may have held some).
+    pub(super) fn count_disk_changes(&self, changes: &[FileChange]) {
+        let ours = changes
+            .iter()
+            .filter(|c| c.folder || self.language.is_project_file(&c.path))
+            .count();
+        lock(&self.documents.disk).count += ours as u64;
+    }
+
+    /// A count of the changes on disk to the project's files (its
+    /// language's sources and root markers) the file watcher has told of;
+    /// `None` when no watcher covered the workspace at the last request,
+    /// so only a look at the disk tells whether the project changed.
+    pub(in crate::lsp) fn disk_changes(&self) -> Option<u64> {
+        let disk = lock(&self.documents.disk);
+        disk.watched.then_some(disk.count)
+    }
+
     /// How much of `settle` is left since the server was last told of
     /// changed files; `None` once it has passed.
     pub(super) fn settling(&self, settle: Duration) -> Option<Duration> {
@@ -252,6 +287,7 @@ impl LspClient {
     /// meanwhile about another file waits for all of them (see
     /// `syncing_changed`), and the caller's own sync after is then free.
     pub(super) async fn sync_changed(&self, all: bool) {
+        lock(&self.documents.disk).watched = !all;
         let _turn = self.documents.syncing_changed.lock().await;
         let noted = std::mem::take(&mut *lock(&self.documents.changed_on_disk));
         let open = self.open_documents().await;

@@ -648,6 +648,7 @@ fn deliver_changes(
     }
     for client in running_clients(slots) {
         client.note_changed(paths.iter().cloned());
+        client.count_disk_changes(changes);
         client.projects_opened.forget_choices_if_changed(changes);
         loose_files::note_changes(&client, changes);
         if let Err(err) = client.announce_changes(changes) {

@@ -57,7 +57,7 @@ impl Notification for RunFlycheck {
 #[derive(Debug, Default)]
 pub(in crate::lsp) struct Checks {
     /// The project's files as they were at the last completed check.
-    checked: Mutex<Option<u64>>,
+    checked: Mutex<Option<ProjectState>>,
     /// Held by whoever asks for a check and waits for it.
     turn: tokio::sync::Mutex<()>,
 }
@@ -113,11 +113,18 @@ pub(in crate::lsp) async fn check(
     // checked already.
     let _turn = client.checks.turn.lock().await;
     // A check reads the disk: it is needed only if a file of the project
-    // changed since the last one completed.
-    let (root, language) = (client.root.clone(), Arc::clone(&client.language));
-    let fingerprint = tokio::task::spawn_blocking(move || project_fingerprint(&root, &language))
-        .await
-        .ok();
+    // changed since the last one completed. The file watcher counts the
+    // changes; without one, the disk is looked at.
+    let fingerprint = match client.disk_changes() {
+        Some(count) => Some(ProjectState::Noted(count)),
+        None => {
+            let (root, language) = (client.root.clone(), Arc::clone(&client.language));
+            tokio::task::spawn_blocking(move || project_fingerprint(&root, &language))
+                .await
+                .ok()
+                .map(ProjectState::OnDisk)
+        }
+    };
     if fingerprint.is_some() && *lock(&client.checks.checked) == fingerprint {
         return Ok(None);
     }
@@ -244,6 +251,15 @@ impl Drop for Parts<'_> {
     }
 }
 
+/// Where the project's files stood at a check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ProjectState {
+    /// This many changes to them noted by the file watcher.
+    Noted(u64),
+    /// Their [`project_fingerprint`].
+    OnDisk(u64),
+}
+
 /// A fingerprint of the project's source files on disk (paths, sizes,
 /// modification times of the files this server's language covers, and of
 /// its root markers), .gitignore respected. Cheap next to a check.
@@ -251,12 +267,7 @@ fn project_fingerprint(root: &Path, language: &LanguageConfig) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut entries: Vec<(PathBuf, u64, Option<std::time::SystemTime>)> = walk::sources(root)
         .file_entries()
-        .filter(|e| {
-            let name = e.file_name().to_string_lossy();
-            let ext = e.path().extension().and_then(|x| x.to_str()).unwrap_or("");
-            language.extensions.iter().any(|x| x == ext)
-                || language.root_markers.iter().any(|m| *m == name)
-        })
+        .filter(|e| language.is_project_file(e.path()))
         .filter_map(|e| {
             let meta = e.metadata().ok()?;
             Some((e.into_path(), meta.len(), meta.modified().ok()))
