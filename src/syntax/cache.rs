@@ -15,7 +15,7 @@ use super::{Language, SourceFile};
 use crate::sync::lock;
 
 /// Entries kept at most.
-pub const MAX_ENTRIES: usize = 64;
+pub const MAX_ENTRIES: usize = 4096;
 /// Source bytes kept at most (trees and outlines come on top of this, a
 /// few times as much).
 pub const MAX_SOURCE_BYTES: usize = 24 * 1024 * 1024;
