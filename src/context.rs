@@ -2,7 +2,8 @@
 //! supervisor, the symbol index, the log book, and the session's own
 //! patches waiting to be applied, code actions listed, and mode.
 
-use std::path::PathBuf;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -14,7 +15,7 @@ use crate::index::{Indexed, SymbolIndex};
 use crate::logbook::LogBook;
 use crate::lsp::Supervisor;
 use crate::lsp::config::Config;
-use crate::model::{InstanceState, Position};
+use crate::model::{InstanceState, OutlineSymbol, Position};
 use crate::sync::lock;
 
 /// One MCP session's view of the workspace: the shared parts (one per
@@ -29,6 +30,8 @@ pub struct Context {
     /// The npm dependencies' declarations, for `search` with
     /// `include_external` (TypeScript's servers do not search them).
     pub dependencies: Arc<SymbolIndex>,
+    /// Servers' outlines of files tree-sitter cannot parse whole.
+    pub server_outlines: Arc<ServerOutlines>,
     /// The patches this session previewed: a patch id is applied only by
     /// the session that was shown it, so one agent never writes what
     /// another previewed.
@@ -40,6 +43,44 @@ pub struct Context {
     pub read_only: bool,
     /// The shared instance serving this session, when it is one.
     pub instance: Option<Arc<SharedInstance>>,
+}
+
+/// Servers' outlines of files tree-sitter cannot parse whole, each with
+/// the text it was made from. An outline is the file's syntax, so an
+/// unchanged file's is not asked for again: a call tree into the standard
+/// library outlines the same large files on every call, and rust-analyzer
+/// takes tens of milliseconds for each.
+#[derive(Debug, Default)]
+pub struct ServerOutlines(Mutex<HashMap<PathBuf, Arc<KeptOutline>>>);
+
+/// One server's outline of one file's text.
+#[derive(Debug)]
+pub struct KeptOutline {
+    pub server: String,
+    pub text: String,
+    /// Filtered and nested as `read` shows them.
+    pub symbols: Vec<OutlineSymbol>,
+}
+
+/// How many files' server outlines are kept (all are forgotten past it).
+const SERVER_OUTLINES_KEPT: usize = 256;
+
+impl ServerOutlines {
+    /// The outline kept for `path`, if it was made from `text`.
+    pub fn get(&self, path: &Path, text: &str) -> Option<Arc<KeptOutline>> {
+        lock(&self.0)
+            .get(path)
+            .filter(|kept| kept.text == text)
+            .cloned()
+    }
+
+    pub fn keep(&self, path: &Path, outline: KeptOutline) {
+        let mut kept = lock(&self.0);
+        if kept.len() >= SERVER_OUTLINES_KEPT && !kept.contains_key(path) {
+            kept.clear();
+        }
+        kept.insert(path.to_path_buf(), Arc::new(outline));
+    }
 }
 
 /// How many places' lists of code actions a session keeps (the newest).
@@ -99,6 +140,7 @@ impl Context {
             logs,
             index,
             dependencies,
+            server_outlines: Arc::default(),
             patches: PatchStore::default(),
             fix_lists: FixLists::default(),
             read_only,
@@ -115,6 +157,7 @@ impl Context {
             logs: Arc::clone(&self.logs),
             index: Arc::clone(&self.index),
             dependencies: Arc::clone(&self.dependencies),
+            server_outlines: Arc::clone(&self.server_outlines),
             patches: PatchStore::default(),
             fix_lists: FixLists::default(),
             read_only,
@@ -220,5 +263,42 @@ impl std::fmt::Debug for Context {
             .field("root", &self.workspace.root())
             .field("read_only", &self.read_only)
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outline(text: &str) -> KeptOutline {
+        KeptOutline {
+            server: "a-server".into(),
+            text: text.into(),
+            symbols: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_server_outline_is_kept_for_its_text_only() {
+        let kept = ServerOutlines::default();
+        let path = Path::new("/w/a.rs");
+        kept.keep(path, outline("fn a() {}"));
+        assert!(kept.get(path, "fn a() {}").is_some());
+        assert!(kept.get(path, "fn b() {}").is_none(), "the file changed");
+        assert!(kept.get(Path::new("/w/b.rs"), "fn a() {}").is_none());
+        kept.keep(path, outline("fn b() {}"));
+        assert!(kept.get(path, "fn b() {}").is_some());
+        assert!(kept.get(path, "fn a() {}").is_none());
+    }
+
+    #[test]
+    fn server_outlines_kept_are_bounded() {
+        let kept = ServerOutlines::default();
+        for i in 0..=SERVER_OUTLINES_KEPT {
+            kept.keep(&PathBuf::from(format!("/w/{i}.rs")), outline("x"));
+        }
+        assert!(lock(&kept.0).len() <= SERVER_OUTLINES_KEPT);
+        let last = PathBuf::from(format!("/w/{SERVER_OUTLINES_KEPT}.rs"));
+        assert!(kept.get(&last, "x").is_some(), "the newest is kept");
     }
 }

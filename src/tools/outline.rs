@@ -4,14 +4,15 @@
 //! servers'), else the file's language server's `documentSymbol`, filtered
 //! and nested the same way. A file tree-sitter cannot parse whole (C
 //! declarations behind macros, syntax newer than the grammar) takes its
-//! ready server's outline instead. `read` pages it; symbol addresses
+//! ready server's outline instead, kept for as long as the file's text is
+//! unchanged (`Context::server_outlines`). `read` pages it; symbol addresses
 //! resolve name paths through it.
 
 use std::path::Path;
 use std::sync::Arc;
 
 use super::blocking;
-use crate::context::Context;
+use crate::context::{Context, KeptOutline};
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::fs::text::{looks_binary, regular_file};
 use crate::lsp::symbols::document_symbols;
@@ -128,11 +129,20 @@ pub async fn outline(ctx: &Context, path: &Path, shown: &str) -> ToolResult<File
             blocking(move || Ok(syntax::parse(language, read_source(&path, &shown)?))).await?
         };
         // Only a server already up: a read does not wait for one to start.
-        if file.has_syntax_errors()
-            && ctx.lsp.ready_for(path)
-            && let Ok(outline) = server_outline_instead(ctx, path, shown).await
-        {
-            return Ok(outline);
+        if file.has_syntax_errors() && ctx.lsp.ready_for(path) {
+            if let Some(kept) = ctx.server_outlines.get(path, file.text()) {
+                return Ok(FileOutline::Server {
+                    server: kept.server.clone(),
+                    symbols: kept.symbols.clone(),
+                    lines: LineIndex::new(&kept.text),
+                    text: kept.text.clone(),
+                    index_complete: true,
+                    unparsed: Some(language),
+                });
+            }
+            if let Ok(outline) = server_outline_instead(ctx, path, shown).await {
+                return Ok(outline);
+            }
         }
         return Ok(FileOutline::TreeSitter(file));
     }
@@ -178,7 +188,27 @@ pub async fn server_outline_instead(
             format!("{shown}: its server's outline has no symbols"),
         ));
     }
-    Ok(server_outline(&session, symbols, Language::from_path(path)))
+    let outline = server_outline(&session, symbols, Language::from_path(path));
+    // Kept only when whole: one made while the server indexed may lack
+    // symbols.
+    if let FileOutline::Server {
+        server,
+        symbols,
+        text,
+        index_complete: true,
+        ..
+    } = &outline
+    {
+        ctx.server_outlines.keep(
+            path,
+            KeptOutline {
+                server: server.clone(),
+                text: text.clone(),
+                symbols: symbols.clone(),
+            },
+        );
+    }
+    Ok(outline)
 }
 
 /// `outline`, but where the file's server declines document symbols, its
