@@ -1,13 +1,17 @@
 //! BENCHMARKS.md is one file written by several benches: `table` writes the
 //! whole of it but the sections other benches own, which each replaces on
 //! its own (`shared`: the shared instance; `navigation -- writes`: a
-//! write's impact and `fix`).
+//! write's impact and `fix`; `table -- --corpus`: real projects).
 
 // Each bench uses a part of it.
 #![allow(dead_code)]
 
-/// The headings of the sections benches other than `table` write.
-pub const OWNED: [&str; 2] = ["## Shared instance", "## Writes"];
+/// The heading of the section `table -- --corpus NAME=DIR` writes.
+pub const REAL_PROJECTS: &str = "## Real projects";
+
+/// The headings of the sections benches other than `table`'s whole run
+/// write.
+pub const OWNED: [&str; 3] = ["## Shared instance", "## Writes", REAL_PROJECTS];
 
 /// `document` with the section under `heading` replaced by `section` (or
 /// appended).

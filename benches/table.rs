@@ -18,8 +18,10 @@
 //!   prepare, incoming, outgoing; `completion`: the list alone, so its
 //!   overhead includes the resolves of shown items; `search`:
 //!   workspace/symbol, and on typescript-language-server tsserver's navto
-//!   after it), and sextant's overhead: the tool's median less the
-//!   raw median, MCP included;
+//!   after it; `rename` (a preview): prepareRename and rename;
+//!   `diagnostics` of a file: the pull request, where the server offers
+//!   it), and sextant's overhead: the tool's median less the raw median,
+//!   MCP included;
 //! - the bytes of the answer, and tokens estimated as bytes / 4.
 //!
 //! Then tools/list bytes; the peak resident memory of sextant alone and of
@@ -28,6 +30,11 @@
 //! the first `search` answer, with the servers installed and with none;
 //! and `grep` against `rg` on the cargo registry's sources (see
 //! `grep_vs_rg.rs`). Nothing here asserts a time: the figures inform.
+//!
+//! `cargo bench --bench table -- --corpus NAME=DIR` (repeatable) measures
+//! real projects instead, where they are: NAME picks what to ask of it
+//! (`CORPORA`), the tools that write are left out, and the table goes to
+//! its own section of BENCHMARKS.md.
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -44,13 +51,14 @@ use std::time::{Duration, Instant};
 
 use lsp_types::request::{
     CallHierarchyIncomingCalls, CallHierarchyOutgoingCalls, CallHierarchyPrepare, Completion,
-    ExecuteCommand, GotoDefinition, GotoImplementation, GotoTypeDefinition, HoverRequest,
-    References, WorkspaceSymbolRequest,
+    DocumentDiagnosticRequest, ExecuteCommand, GotoDefinition, GotoImplementation,
+    GotoTypeDefinition, HoverRequest, PrepareRenameRequest, References, Rename,
+    WorkspaceSymbolRequest,
 };
 use lsp_types::{
     CallHierarchyIncomingCallsParams, CallHierarchyOutgoingCallsParams, CallHierarchyPrepareParams,
-    CompletionParams, ExecuteCommandParams, GotoDefinitionParams, HoverParams, ReferenceContext,
-    ReferenceParams, WorkspaceSymbolParams,
+    CompletionParams, DocumentDiagnosticParams, ExecuteCommandParams, GotoDefinitionParams,
+    HoverParams, ReferenceContext, ReferenceParams, RenameParams, WorkspaceSymbolParams,
 };
 use serde_json::{Value, json};
 use sextant::context::Context;
@@ -62,7 +70,10 @@ const SEXTANT: &str = env!("CARGO_BIN_EXE_sextant");
 /// A project and what to ask of it.
 struct Project {
     name: String,
-    dir: tempfile::TempDir,
+    root: PathBuf,
+    /// The copy `root` is in, for a generated project or a fixture; a real
+    /// project given on the command line is measured where it is.
+    _copy: Option<tempfile::TempDir>,
     /// A file to read, check and edit.
     file: &'static str,
     /// A class or struct used in several files, as a `symbol` address.
@@ -77,6 +88,9 @@ struct Project {
     glob: &'static str,
     /// Text of `file` an edit replaces (and puts back).
     edit: (&'static str, &'static str),
+    /// Whether the tools that write (`create_file`, `apply_patch`) are
+    /// measured: never in a real project, which stays as it was.
+    writes: bool,
 }
 
 /// The raw LSP requests a tool makes, where it asks a server.
@@ -87,6 +101,8 @@ enum Raw {
     References,
     CallHierarchy,
     Completion,
+    Rename,
+    Diagnostics,
 }
 
 /// One row of the table.
@@ -161,8 +177,11 @@ async fn time_with_raw(
     let address = match raw {
         Raw::Search => project.symbol.clone(),
         Raw::Inspect | Raw::References => project.symbol.clone(),
-        Raw::CallHierarchy => project.function.clone(),
+        Raw::CallHierarchy | Raw::Rename => project.function.clone(),
         Raw::Completion => project.completion.clone(),
+        // `symbol` is declared in `file` (but for C, whose server has no
+        // pull request to time).
+        Raw::Diagnostics => project.symbol.clone(),
     };
     // With the projects the tools open (all of a monorepo's), so the raw
     // requests search as much as the tools do.
@@ -268,6 +287,38 @@ async fn time_with_raw(
                     .await
                     .ok()?;
             }
+            Raw::Rename => {
+                let _ = client
+                    .connection()
+                    .request::<PrepareRenameRequest>(at.clone(), TIMEOUT)
+                    .await;
+                let params = RenameParams {
+                    text_document_position: at.clone(),
+                    new_name: "renamedForBench".into(),
+                    work_done_progress_params: Default::default(),
+                };
+                client
+                    .connection()
+                    .request::<Rename>(params, TIMEOUT)
+                    .await
+                    .ok()??;
+            }
+            // Pull diagnostics, where the server offers them (a server that
+            // only publishes has no round trip to compare with).
+            Raw::Diagnostics => {
+                let params = DocumentDiagnosticParams {
+                    text_document: at.text_document.clone(),
+                    identifier: None,
+                    previous_result_id: None,
+                    work_done_progress_params: Default::default(),
+                    partial_result_params: Default::default(),
+                };
+                client
+                    .connection()
+                    .request::<DocumentDiagnosticRequest>(params, TIMEOUT)
+                    .await
+                    .ok()?;
+            }
             Raw::Completion => {
                 let params = CompletionParams {
                     text_document_position: at.clone(),
@@ -310,7 +361,7 @@ async fn time_with_raw(
 /// Every tool on `project`, through a fresh `sextant serve`; the rows and
 /// the memory figures.
 async fn measure(project: &Project, rows: &mut Vec<Row>) -> Memory {
-    let root = project.dir.path();
+    let root = project.root.as_path();
     let (client, pid) = common::mcp::start_with_pid(root, &[]).await;
     let file = project.file;
     let rename = {
@@ -340,8 +391,8 @@ async fn measure(project: &Project, rows: &mut Vec<Row>) -> Memory {
             project.completion.clone(),
             Some(Raw::Completion),
         ),
-        ("rename", rename, None),
-        ("diagnostics", json!({"file": file}), None),
+        ("rename", rename, Some(Raw::Rename)),
+        ("diagnostics", json!({"file": file}), Some(Raw::Diagnostics)),
         (
             "pipe",
             json!({"steps": [
@@ -362,6 +413,9 @@ async fn measure(project: &Project, rows: &mut Vec<Row>) -> Memory {
         ),
         ("logs", json!({}), None),
     ];
+    let calls = calls
+        .into_iter()
+        .filter(|(tool, ..)| project.writes || *tool != "create_file");
     // The bench's own client, for the raw requests, on the same project.
     let raw_ctx = common::context(root, true);
     for (tool, args, raw) in calls {
@@ -382,7 +436,9 @@ async fn measure(project: &Project, rows: &mut Vec<Row>) -> Memory {
             error,
         });
     }
-    rows.push(apply_patch_row(&client, project).await);
+    if project.writes {
+        rows.push(apply_patch_row(&client, project).await);
+    }
     raw_ctx.lsp.shutdown(Duration::from_secs(2)).await;
     let memory = Memory {
         project: project.name.clone(),
@@ -582,7 +638,8 @@ fn after(root: &Path, file: &str, needle: &str) -> Value {
 fn projects() -> Vec<Project> {
     let ts_fixture = |name: &str, dir: tempfile::TempDir| Project {
         name: name.to_string(),
-        dir,
+        root: dir.path().to_path_buf(),
+        _copy: Some(dir),
         file: "src/shapes.ts",
         symbol: json!({"file": "src/shapes.ts", "symbol": "Circle"}),
         function: json!({"file": "src/shapes.ts", "symbol": "scale"}),
@@ -590,6 +647,7 @@ fn projects() -> Vec<Project> {
         query: "Circle",
         glob: "**/*.ts",
         edit: ("export class Circle", "export class  Circle"),
+        writes: true,
     };
     let keep = |f: common::Fixture| f.dir;
     let tsgo = ts_fixture("TS fixture, tsgo", keep(common::fixture("ts")));
@@ -597,9 +655,11 @@ fn projects() -> Vec<Project> {
         "TS fixture, tsls",
         keep(common::fixture_on("ts", common::TYPESCRIPT_LANGUAGE_SERVER)),
     );
+    let rust = keep(common::fixture("rust"));
     let rust = Project {
         name: "Rust fixture".to_string(),
-        dir: keep(common::fixture("rust")),
+        root: rust.path().to_path_buf(),
+        _copy: Some(rust),
         file: "src/lib.rs",
         symbol: json!({"file": "src/lib.rs", "symbol": "Ledger"}),
         function: json!({"file": "src/report.rs", "symbol": "summary"}),
@@ -607,13 +667,15 @@ fn projects() -> Vec<Project> {
         query: "Ledger",
         glob: "**/*.rs",
         edit: ("pub struct Ledger", "pub struct  Ledger"),
+        writes: true,
     };
     let ts_big = tempfile::tempdir().unwrap();
     common::generate_monorepo(ts_big.path(), 10, 30);
     let completion = after(ts_big.path(), "packages/p3/src/m16.ts", "make15(1).");
     let ts_big = Project {
         name: "TS 300 files, tsgo".to_string(),
-        dir: ts_big,
+        root: ts_big.path().to_path_buf(),
+        _copy: Some(ts_big),
         file: "packages/p3/src/m15.ts",
         symbol: json!({"file": "packages/p3/src/m15.ts", "symbol": "Thing15"}),
         function: json!({"file": "packages/p3/src/m15.ts", "symbol": "make15"}),
@@ -621,13 +683,15 @@ fn projects() -> Vec<Project> {
         query: "Thing15",
         glob: "**/*.ts",
         edit: ("export class Thing15", "export class  Thing15"),
+        writes: true,
     };
     let rust_big = tempfile::tempdir().unwrap();
     common::generate_rust_workspace(rust_big.path(), 4, 75);
     let completion = after(rust_big.path(), "c2/src/m16.rs", "thing.");
     let rust_big = Project {
         name: "Rust 300 files".to_string(),
-        dir: rust_big,
+        root: rust_big.path().to_path_buf(),
+        _copy: Some(rust_big),
         file: "c2/src/m15.rs",
         symbol: json!({"file": "c2/src/m15.rs", "symbol": "Thing15"}),
         function: json!({"file": "c2/src/m15.rs", "symbol": "make15"}),
@@ -635,12 +699,14 @@ fn projects() -> Vec<Project> {
         query: "Thing15",
         glob: "**/*.rs",
         edit: ("pub struct Thing15", "pub struct  Thing15"),
+        writes: true,
     };
     let python = common::fixture("python");
     let completion = after(python.root(), "shapes/report.py", "{table.");
     let python = Project {
         name: "Python fixture, ty".to_string(),
-        dir: keep(python),
+        root: python.root().to_path_buf(),
+        _copy: Some(keep(python)),
         file: "shapes/geometry.py",
         symbol: json!({"file": "shapes/geometry.py", "symbol": "Circle"}),
         function: json!({"file": "shapes/report.py", "symbol": "total_area"}),
@@ -648,13 +714,15 @@ fn projects() -> Vec<Project> {
         query: "Circle",
         glob: "**/*.py",
         edit: ("class Circle:", "class  Circle:"),
+        writes: true,
     };
     let python_big = tempfile::tempdir().unwrap();
     generate_python_project(python_big.path(), 10, 30);
     let completion = after(python_big.path(), "p3/m16.py", "thing.");
     let python_big = Project {
         name: "Python 300 files, ty".to_string(),
-        dir: python_big,
+        root: python_big.path().to_path_buf(),
+        _copy: Some(python_big),
         file: "p3/m15.py",
         symbol: json!({"file": "p3/m15.py", "symbol": "Thing15"}),
         function: json!({"file": "p3/m15.py", "symbol": "make15"}),
@@ -662,12 +730,14 @@ fn projects() -> Vec<Project> {
         query: "Thing15",
         glob: "**/*.py",
         edit: ("class Thing15", "class  Thing15"),
+        writes: true,
     };
     let c = common::fixture("c");
     let completion = after(c.root(), "cpp/main.cpp", "table.");
     let c = Project {
         name: "C/C++ fixture, clangd".to_string(),
-        dir: keep(c),
+        root: c.root().to_path_buf(),
+        _copy: Some(keep(c)),
         file: "src/shapes.c",
         symbol: json!({"file": "include/shapes.h", "symbol": "circle"}),
         function: json!({"file": "src/report.c", "symbol": "total_area"}),
@@ -675,8 +745,76 @@ fn projects() -> Vec<Project> {
         query: "circle_area",
         glob: "**/*.c",
         edit: ("double square_area", "double  square_area"),
+        writes: true,
     };
     vec![tsgo, tsls, rust, ts_big, rust_big, python, python_big, c]
+}
+
+/// The real projects `--corpus NAME=DIR` measures, by NAME: a fetched
+/// checkout of each, its dependencies installed (`pnpm install` for the
+/// TypeScript SDK; ripgrep needs none). Addresses are by name, so they
+/// hold across versions of the project.
+const CORPORA: &[&str] = &["ripgrep", "ts-sdk"];
+
+fn corpus(name: &str, root: PathBuf) -> Project {
+    let project = |file, symbol: &str, function: Value, completion, query, glob, edit| Project {
+        name: format!("{name} (real)"),
+        root: root.clone(),
+        _copy: None,
+        file,
+        symbol: json!({"file": file, "symbol": symbol}),
+        function,
+        completion,
+        query,
+        glob,
+        edit,
+        writes: false,
+    };
+    match name {
+        // ripgrep: rust-analyzer on a cargo workspace of 10 crates.
+        "ripgrep" => {
+            let file = "crates/searcher/src/searcher/mod.rs";
+            project(
+                file,
+                "Searcher",
+                json!({"file": "crates/cli/src/hostname.rs", "symbol": "gethostname"}),
+                after(&root, file, "self.config."),
+                "Searcher",
+                "crates/**/*.rs",
+                ("pub struct Searcher {", "pub struct  Searcher {"),
+            )
+        }
+        // The MCP TypeScript SDK: a pnpm monorepo on TypeScript 7.
+        "ts-sdk" => {
+            let file = "packages/server/src/server/mcp.ts";
+            project(
+                file,
+                "McpServer",
+                json!({"file": file, "symbol": "McpServer.connect"}),
+                after(&root, file, "this.server."),
+                "McpServer",
+                "packages/**/*.ts",
+                ("export class McpServer", "export class  McpServer"),
+            )
+        }
+        other => panic!("no corpus named {other}; known: {}", CORPORA.join(", ")),
+    }
+}
+
+/// The `--corpus NAME=DIR` arguments.
+fn corpora_asked() -> Vec<Project> {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .zip(args.iter().skip(1))
+        .filter(|(flag, _)| *flag == "--corpus")
+        .map(|(_, value)| {
+            let (name, dir) = value
+                .split_once('=')
+                .unwrap_or_else(|| panic!("--corpus NAME=DIR, NAME one of {}", CORPORA.join(", ")));
+            let root = std::fs::canonicalize(dir).unwrap_or_else(|err| panic!("{dir}: {err}"));
+            corpus(name, root)
+        })
+        .collect()
 }
 
 /// `program ARGS`' first line of output, or `?`.
@@ -763,6 +901,10 @@ fn verdict(ok: bool) -> &'static str {
 
 #[tokio::main]
 async fn main() {
+    let corpora = corpora_asked();
+    if !corpora.is_empty() {
+        return measure_corpora(corpora).await;
+    }
     let started = Instant::now();
     let mut out = String::new();
     let date = version("date", &["-u", "+%Y-%m-%d %H:%M UTC"]);
@@ -802,49 +944,10 @@ async fn main() {
     }
 
     writeln!(out, "## Tools\n").unwrap();
-    writeln!(
-        out,
-        "| project | tool | median ms | p95 ms | raw LSP ms | overhead ms | bytes | tokens |"
-    )
-    .unwrap();
-    writeln!(out, "|---|---|---:|---:|---:|---:|---:|---:|").unwrap();
-    let mut read_only_overheads = Vec::new();
-    for row in &rows {
-        let (raw, overhead) = match row.raw {
-            Some(raw) => {
-                let overhead = row.median.as_secs_f64() * 1000.0 - raw.as_secs_f64() * 1000.0;
-                if row.tool != "completion" {
-                    read_only_overheads.push((format!("{}, {}", row.project, row.tool), overhead));
-                }
-                (ms(raw), format!("{overhead:.2}"))
-            }
-            None => ("".to_string(), "".to_string()),
-        };
-        let error = if row.error { " (error)" } else { "" };
-        writeln!(
-            out,
-            "| {} | {}{error} | {} | {} | {raw} | {overhead} | {} | {} |",
-            row.project,
-            row.tool,
-            ms(row.median),
-            ms(row.p95),
-            row.bytes,
-            row.bytes.div_ceil(4)
-        )
-        .unwrap();
-    }
+    let read_only_overheads = tools_table(&mut out, &rows);
 
     writeln!(out, "\n## Memory (peak resident, MB)\n").unwrap();
-    writeln!(out, "| project | sextant | sextant and its servers |").unwrap();
-    writeln!(out, "|---|---:|---:|").unwrap();
-    for m in &memory {
-        writeln!(
-            out,
-            "| {} | {:.1} | {:.1} |",
-            m.project, m.sextant_peak, m.tree_peak
-        )
-        .unwrap();
-    }
+    memory_table(&mut out, &memory);
 
     writeln!(out, "\n## Cold start (spawn to first answer, ms)\n").unwrap();
     writeln!(
@@ -886,21 +989,28 @@ async fn main() {
         .fold(0.0, f64::max);
     // Per tool, the median of its overheads over the projects; and the
     // single rows above 1 ms, named.
-    let per_tool: Vec<(&str, f64)> = ["search", "inspect", "references", "call_hierarchy"]
-        .into_iter()
-        .map(|tool| {
-            let mut overheads: Vec<f64> = read_only_overheads
-                .iter()
-                .filter(|(row, _)| row.ends_with(&format!(", {tool}")))
-                .map(|(_, o)| *o)
-                .collect();
-            overheads.sort_by(f64::total_cmp);
-            (
-                tool,
-                overheads.get(overheads.len() / 2).copied().unwrap_or(0.0),
-            )
-        })
-        .collect();
+    let per_tool: Vec<(&str, f64)> = [
+        "search",
+        "inspect",
+        "references",
+        "call_hierarchy",
+        "rename",
+        "diagnostics",
+    ]
+    .into_iter()
+    .map(|tool| {
+        let mut overheads: Vec<f64> = read_only_overheads
+            .iter()
+            .filter(|(row, _)| row.ends_with(&format!(", {tool}")))
+            .map(|(_, o)| *o)
+            .collect();
+        overheads.sort_by(f64::total_cmp);
+        (
+            tool,
+            overheads.get(overheads.len() / 2).copied().unwrap_or(0.0),
+        )
+    })
+    .collect();
     let medians = per_tool
         .iter()
         .map(|(tool, o)| format!("{tool} {o:.2}"))
@@ -960,6 +1070,112 @@ async fn main() {
     let existing = std::fs::read_to_string(&path).unwrap_or_default();
     out = section::keep_owned(&existing, &out);
     match std::fs::write(&path, &out) {
+        Ok(()) => eprintln!("written to {}", path.display()),
+        Err(err) => eprintln!("cannot write {}: {err}", path.display()),
+    }
+}
+
+/// The rows as a Markdown table; each read-only LSP tool's overhead over
+/// its raw requests (completion's includes resolves, so it is left out),
+/// named `project, tool`.
+fn tools_table(out: &mut String, rows: &[Row]) -> Vec<(String, f64)> {
+    writeln!(
+        out,
+        "| project | tool | median ms | p95 ms | raw LSP ms | overhead ms | bytes | tokens |"
+    )
+    .unwrap();
+    writeln!(out, "|---|---|---:|---:|---:|---:|---:|---:|").unwrap();
+    let mut read_only_overheads = Vec::new();
+    for row in rows {
+        let (raw, overhead) = match row.raw {
+            Some(raw) => {
+                let overhead = row.median.as_secs_f64() * 1000.0 - raw.as_secs_f64() * 1000.0;
+                if row.tool != "completion" {
+                    read_only_overheads.push((format!("{}, {}", row.project, row.tool), overhead));
+                }
+                (ms(raw), format!("{overhead:.2}"))
+            }
+            None => ("".to_string(), "".to_string()),
+        };
+        let error = if row.error { " (error)" } else { "" };
+        writeln!(
+            out,
+            "| {} | {}{error} | {} | {} | {raw} | {overhead} | {} | {} |",
+            row.project,
+            row.tool,
+            ms(row.median),
+            ms(row.p95),
+            row.bytes,
+            row.bytes.div_ceil(4)
+        )
+        .unwrap();
+    }
+    read_only_overheads
+}
+
+fn memory_table(out: &mut String, memory: &[Memory]) {
+    writeln!(out, "| project | sextant | sextant and its servers |").unwrap();
+    writeln!(out, "|---|---:|---:|").unwrap();
+    for m in memory {
+        writeln!(
+            out,
+            "| {} | {:.1} | {:.1} |",
+            m.project, m.sextant_peak, m.tree_peak
+        )
+        .unwrap();
+    }
+}
+
+/// `--corpus NAME=DIR` given: every tool on those real projects only,
+/// written to BENCHMARKS.md as its own section.
+async fn measure_corpora(corpora: Vec<Project>) {
+    let started = Instant::now();
+    let mut rows = Vec::new();
+    let mut memory = Vec::new();
+    for project in &corpora {
+        eprintln!("measuring {} ...", project.name);
+        memory.push(measure(project, &mut rows).await);
+    }
+    let mut out = String::new();
+    writeln!(out, "{}\n", section::REAL_PROJECTS).unwrap();
+    writeln!(
+        out,
+        "Real projects fetched and measured where they are (`cargo bench --bench table -- --corpus NAME=DIR`, \
+         NAME one of {}; {}), release binary, on {}. As in the table above; the tools that write are not \
+         run. Target: each read-only LSP tool within 1 ms of the raw round trip of its requests.\n",
+        CORPORA.join(", "),
+        corpora
+            .iter()
+            .map(|c| format!("{} at {}", c.name, c.root.display()))
+            .collect::<Vec<_>>()
+            .join(", "),
+        version("date", &["-u", "+%Y-%m-%d %H:%M UTC"])
+    )
+    .unwrap();
+    let overheads = tools_table(&mut out, &rows);
+    writeln!(out).unwrap();
+    memory_table(&mut out, &memory);
+    let above: Vec<String> = overheads
+        .iter()
+        .filter(|(_, o)| *o >= 1.0)
+        .map(|(row, o)| format!("{row} {o:.2}"))
+        .collect();
+    writeln!(
+        out,
+        "\nWithin 1 ms of raw: {} ({}). The run took {:.0} s.",
+        verdict(above.is_empty()),
+        match above.is_empty() {
+            true => "every read-only LSP tool".to_string(),
+            false => format!("above: {}", above.join("; ")),
+        },
+        started.elapsed().as_secs_f64()
+    )
+    .unwrap();
+    println!("{out}");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("BENCHMARKS.md");
+    let existing = std::fs::read_to_string(&path).unwrap_or_default();
+    let updated = section::replace(&existing, section::REAL_PROJECTS, &out);
+    match std::fs::write(&path, updated) {
         Ok(()) => eprintln!("written to {}", path.display()),
         Err(err) => eprintln!("cannot write {}: {err}", path.display()),
     }
