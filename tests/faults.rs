@@ -373,10 +373,12 @@ async fn a_server_that_keeps_crashing_stays_down_after_its_budget() {
     }
     let gave_up = "error[server-failed]: fake_lsp crashed 5 times in the last 10 minutes and is not restarted for now: exit code 4 (see `logs`)";
     assert_eq!(w.symbols().await.unwrap_err(), gave_up);
+    // A start is a debug line.
     let starts = |logs: &str| logs.matches("starting ").count();
-    let before = starts(&w.logs(json!({"tail": 200})).await);
+    let before = starts(&w.logs(json!({"tail": 200, "level": "debug"})).await);
+    assert!(before > 0, "the starts are in the log");
     assert_eq!(w.symbols().await.unwrap_err(), gave_up);
-    let logs = w.logs(json!({"tail": 200})).await;
+    let logs = w.logs(json!({"tail": 200, "level": "debug"})).await;
     assert_eq!(starts(&logs), before, "no new start:\n{logs}");
     assert!(
         logs.contains(

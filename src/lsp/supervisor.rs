@@ -259,8 +259,10 @@ impl Supervisor {
                 }
             };
             progress::report(&format!("starting {server}"), None);
+            // A debug line: the server's state in `logs` says its command
+            // and root already.
             self.logs.record(
-                LogLevel::Info,
+                LogLevel::Debug,
                 &server,
                 format!("starting {} in {}", program.display(), slot.root.display()),
             );
