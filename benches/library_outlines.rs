@@ -66,7 +66,7 @@ async fn main() {
         files.len(),
         root.display(),
         if sample > 1 {
-            format!(" (every {sample}th)")
+            format!(" (one in {sample})")
         } else {
             String::new()
         }
