@@ -67,12 +67,12 @@ pub(super) struct Documents {
     syncing_changed: tokio::sync::Mutex<()>,
     /// When the server was last told of changed files (didChangeWatchedFiles).
     announced_at: Mutex<Option<Instant>>,
-    /// What the file watcher has told of the server's files so far.
+    /// Changes to the server's files so far: those the file watcher told
+    /// of, and the changed texts syncs sent.
     disk: Mutex<DiskChanges>,
 }
 
-/// Changes on disk to files of the server's language, as the file watcher
-/// tells them.
+/// Changes on disk to files of the server's language (see `disk_changes`).
 #[derive(Debug, Default)]
 struct DiskChanges {
     /// How many were noted so far.

@@ -288,8 +288,9 @@ impl Supervisor {
     }
 
     /// What `read` finds walking the workspace from its root: as known, or
-    /// read now (off the async threads) and kept where `keep`.
-    async fn known<T: Send + Sync + 'static>(
+    /// read now (off the async threads) and kept where `keep`. A read that
+    /// failed (its thread panicked) finds nothing and is not kept.
+    async fn known<T: Default + Send + Sync + 'static>(
         &self,
         keep: bool,
         field: fn(&mut Known) -> &mut Option<Arc<T>>,
@@ -299,10 +300,10 @@ impl Supervisor {
             return known;
         }
         let root = self.workspace_root.clone();
-        let found = match tokio::task::spawn_blocking(move || read(&root)).await {
-            Ok(found) => Arc::new(found),
-            Err(err) => std::panic::resume_unwind(err.into_panic()),
+        let Ok(found) = tokio::task::spawn_blocking(move || read(&root)).await else {
+            return Arc::default();
         };
+        let found = Arc::new(found);
         if keep {
             *field(&mut lock(&self.projects)) = Some(Arc::clone(&found));
         }

@@ -181,6 +181,7 @@ pub(in crate::lsp) fn is_config_name(name: &str) -> bool {
 /// config includes it". And the JavaScript files checked for syntax only,
 /// with no `// @ts-check` of their own and no project holding them with
 /// `checkJs` on (whether or not any config exists).
+#[derive(Default)]
 pub(in crate::lsp) struct ConfigSet {
     /// Whether the workspace has any config at all (without one, no file
     /// is outside a project).
