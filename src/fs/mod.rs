@@ -1,9 +1,11 @@
-//! The file system side: the workspace sandbox, walking, grep, text reading
-//! and patches. Produces model values and plain data; knows nothing of MCP.
+//! The file system side: the workspace sandbox, walking, grep, text
+//! reading, patches, and what is kept of files while they stay unchanged.
+//! Produces model values and plain data; knows nothing of MCP.
 
 pub mod grep;
 pub mod library_path;
 pub mod patch;
+pub mod stamped;
 pub mod text;
 pub mod walk;
 pub mod workspace;

@@ -73,6 +73,11 @@ impl LineIndex {
         &self.text
     }
 
+    /// Roughly the bytes it holds, for bounding caches of them.
+    pub fn weight(&self) -> usize {
+        self.text.len() + self.starts.len() * std::mem::size_of::<usize>()
+    }
+
     pub fn line_count(&self) -> usize {
         self.starts.len()
     }

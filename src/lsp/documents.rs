@@ -26,11 +26,17 @@ use super::capabilities::Feature;
 use super::client::LspClient;
 use super::convert::LineIndex;
 use super::watch::{ChangeKind, FileChange};
+use crate::fs::stamped::{Stamp, StampedCache};
 use crate::sync::lock;
 
 /// Files changed on disk between two requests, past this many the open
 /// documents are all synchronised instead (a checkout of a whole branch).
 const MAX_NOTED_CHANGES: usize = 10_000;
+
+/// The line indexes of files not open kept at most, in bytes of text:
+/// an answer pointing into hundreds of files then reads none of them again
+/// while they are unchanged.
+const MAX_DISK_INDEX_BYTES: usize = 64 * 1024 * 1024;
 
 /// A document as the server has it.
 #[derive(Debug, Clone)]
@@ -70,6 +76,19 @@ pub(super) struct Documents {
     /// Changes to the server's files so far: those the file watcher told
     /// of, and the changed texts syncs sent.
     disk: Mutex<DiskChanges>,
+    /// Line indexes of files not open, as last read from the disk.
+    disk_indexes: DiskIndexes,
+}
+
+/// The line indexes of files read from the disk, each kept while its file
+/// keeps its stamp (see `fs::stamped`).
+#[derive(Debug)]
+struct DiskIndexes(Arc<StampedCache<PathBuf, LineIndex>>);
+
+impl Default for DiskIndexes {
+    fn default() -> Self {
+        DiskIndexes(Arc::new(StampedCache::new(MAX_DISK_INDEX_BYTES)))
+    }
 }
 
 /// Changes on disk to files of the server's language (see `disk_changes`).
@@ -269,6 +288,11 @@ impl LspClient {
 
     /// Notes files that changed on disk (see `sync_changed`).
     pub(super) fn note_changed(&self, paths: impl IntoIterator<Item = PathBuf>) {
+        let paths: HashSet<PathBuf> = paths.into_iter().collect();
+        self.documents
+            .disk_indexes
+            .0
+            .forget(|path| paths.contains(path));
         let mut changed = lock(&self.documents.changed_on_disk);
         if !changed.all {
             changed.paths.extend(paths);
@@ -335,6 +359,7 @@ impl LspClient {
             }
         }
         if !unread.is_empty() {
+            let kept = Arc::clone(&self.documents.disk_indexes.0);
             let read = tokio::task::spawn_blocking(move || {
                 unread
                     .into_iter()
@@ -342,10 +367,7 @@ impl LspClient {
                         let index = uri
                             .to_file_path()
                             .ok()
-                            .and_then(|path| std::fs::read(path).ok())
-                            .map(|bytes| {
-                                Arc::new(LineIndex::new(&String::from_utf8_lossy(&bytes)))
-                            });
+                            .and_then(|path| disk_index(&kept, path));
                         (uri, index)
                     })
                     .collect::<Vec<_>>()
@@ -368,4 +390,23 @@ impl LspClient {
             let _ = self.sync(path).await;
         }
     }
+}
+
+/// The line index of the file at `path` as the disk holds it: kept from an
+/// earlier read while the file keeps its stamp, else read now (and kept).
+fn disk_index(kept: &StampedCache<PathBuf, LineIndex>, path: PathBuf) -> Option<Arc<LineIndex>> {
+    let stamp = Stamp::read(&path);
+    if let Some(stamp) = stamp
+        && let Some(index) = kept.get(&path, stamp)
+    {
+        return Some(index);
+    }
+    let bytes = std::fs::read(&path).ok()?;
+    let index = Arc::new(LineIndex::new(&String::from_utf8_lossy(&bytes)));
+    // The stamp is taken before the read: a write during the read leaves
+    // the file with another stamp than the one kept, so it is read again.
+    if let Some(stamp) = stamp {
+        kept.put(path, stamp, Arc::clone(&index), index.weight());
+    }
+    Some(index)
 }

@@ -1,0 +1,290 @@
+//! What was made from files (their line indexes, where a name appears in
+//! them), kept while each file keeps its stamp: its length and the time it
+//! was last written. A call that looks at hundreds of files (an answer's
+//! references, a rename's audit) then costs a `stat` per file, not a read
+//! and a scan.
+//!
+//! A file written twice within the file system's clock tick keeps its
+//! modification time; were it also to keep its length, its stamp would not
+//! tell the second write. So, as git does with its index, what is made
+//! from a file written less than [`SETTLE`] ago is not kept: any later
+//! write is then sure to change the time. The cache's owner also forgets
+//! the files the file watcher reports written (`forget`).
+//!
+//! A text that is not on disk (a rename's result, before it is written) is
+//! stamped by its length and hash instead.
+
+use std::collections::HashMap;
+use std::fs::Metadata;
+use std::hash::{Hash, Hasher};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
+
+use crate::sync::lock;
+
+/// How old a file's last write must be for what is made from it to be
+/// kept: more than any file system's timestamp granularity (FAT's is two
+/// seconds).
+const SETTLE: Duration = Duration::from_secs(3);
+
+/// A file's length and last write time; or, for a text not on disk (a
+/// rename's result), its length and hash.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stamp {
+    File { len: u64, modified: SystemTime },
+    Text { len: u64, hash: u64 },
+}
+
+impl Stamp {
+    /// The stamp of a file's metadata; `None` where the platform gives no
+    /// modification time (nothing is then kept).
+    pub fn of(meta: &Metadata) -> Option<Stamp> {
+        Some(Stamp::File {
+            len: meta.len(),
+            modified: meta.modified().ok()?,
+        })
+    }
+
+    /// The stamp of a text not on disk: equal stamps are equal texts (but
+    /// for a 64-bit hash collision).
+    pub fn of_text(text: &str) -> Stamp {
+        let mut hasher = std::hash::DefaultHasher::new();
+        text.hash(&mut hasher);
+        Stamp::Text {
+            len: text.len() as u64,
+            hash: hasher.finish(),
+        }
+    }
+
+    /// The length of the file or text.
+    pub fn bytes(&self) -> u64 {
+        match self {
+            Stamp::File { len, .. } | Stamp::Text { len, .. } => *len,
+        }
+    }
+
+    /// The stamp of the file at `path`, if it can be read.
+    pub fn read(path: &Path) -> Option<Stamp> {
+        Stamp::of(&std::fs::metadata(path).ok()?)
+    }
+
+    /// Whether a later write is sure to change this stamp (see the module
+    /// header): written at least `SETTLE` before `now`.
+    fn settled(&self, now: SystemTime) -> bool {
+        match self {
+            Stamp::File { modified, .. } => {
+                now.duration_since(*modified).is_ok_and(|age| age >= SETTLE)
+            }
+            Stamp::Text { .. } => true,
+        }
+    }
+}
+
+/// Values made from files, by key (a path, or a path and what was looked
+/// for in it), each valid while its file keeps the stamp it was made at.
+/// The values' weights (their bytes, roughly) are bounded: past the bound
+/// the least recently used go.
+pub struct StampedCache<K, V> {
+    inner: Mutex<Inner<K, V>>,
+    max_weight: usize,
+}
+
+struct Inner<K, V> {
+    entries: HashMap<K, Entry<V>>,
+    weight: usize,
+    /// Counts uses, to tell the least recently used.
+    clock: u64,
+}
+
+struct Entry<V> {
+    stamp: Stamp,
+    value: Arc<V>,
+    weight: usize,
+    used: u64,
+}
+
+impl<K: Eq + Hash + Clone, V> StampedCache<K, V> {
+    pub fn new(max_weight: usize) -> StampedCache<K, V> {
+        StampedCache {
+            inner: Mutex::new(Inner {
+                entries: HashMap::new(),
+                weight: 0,
+                clock: 0,
+            }),
+            max_weight,
+        }
+    }
+
+    /// The value kept for `key`, if it was made from the file as `stamp`
+    /// says it is now.
+    pub fn get(&self, key: &K, stamp: Stamp) -> Option<Arc<V>> {
+        let mut inner = lock(&self.inner);
+        inner.clock += 1;
+        let clock = inner.clock;
+        let entry = inner.entries.get_mut(key)?;
+        if entry.stamp != stamp {
+            return None;
+        }
+        entry.used = clock;
+        Some(Arc::clone(&entry.value))
+    }
+
+    /// Keeps `value`, made from the file when it had `stamp`, unless the
+    /// file was written too recently to trust its stamp (see the module
+    /// header) or the value alone outweighs the bound.
+    pub fn put(&self, key: K, stamp: Stamp, value: Arc<V>, weight: usize) {
+        if !stamp.settled(SystemTime::now()) || weight > self.max_weight {
+            return;
+        }
+        let mut inner = lock(&self.inner);
+        inner.clock += 1;
+        let entry = Entry {
+            stamp,
+            value,
+            weight,
+            used: inner.clock,
+        };
+        if let Some(old) = inner.entries.insert(key, entry) {
+            inner.weight -= old.weight;
+        }
+        inner.weight += weight;
+        if inner.weight > self.max_weight {
+            inner.evict(self.max_weight);
+        }
+    }
+
+    /// Forgets the values whose key `matches`: those of files written.
+    pub fn forget(&self, matches: impl Fn(&K) -> bool) {
+        let mut inner = lock(&self.inner);
+        let mut freed = 0;
+        inner.entries.retain(|key, entry| {
+            let gone = matches(key);
+            if gone {
+                freed += entry.weight;
+            }
+            !gone
+        });
+        inner.weight -= freed;
+    }
+
+    /// How many values are kept.
+    pub fn len(&self) -> usize {
+        lock(&self.inner).entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl<K, V> std::fmt::Debug for StampedCache<K, V> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let inner = lock(&self.inner);
+        f.debug_struct("StampedCache")
+            .field("entries", &inner.entries.len())
+            .field("weight", &inner.weight)
+            .field("max_weight", &self.max_weight)
+            .finish()
+    }
+}
+
+impl<K: Eq + Hash + Clone, V> Inner<K, V> {
+    /// Drops the least recently used values until the rest weigh at most
+    /// three quarters of `max_weight` (so one eviction serves many puts).
+    fn evict(&mut self, max_weight: usize) {
+        let target = max_weight / 4 * 3;
+        let mut by_use: Vec<(u64, K)> = self
+            .entries
+            .iter()
+            .map(|(key, entry)| (entry.used, key.clone()))
+            .collect();
+        by_use.sort_unstable_by_key(|(used, _)| *used);
+        for (_, key) in by_use {
+            if self.weight <= target {
+                break;
+            }
+            if let Some(entry) = self.entries.remove(&key) {
+                self.weight -= entry.weight;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stamp(len: u64, seconds_ago: u64) -> Stamp {
+        Stamp::File {
+            len,
+            modified: SystemTime::now() - Duration::from_secs(seconds_ago),
+        }
+    }
+
+    #[test]
+    fn a_value_holds_while_its_file_keeps_its_stamp() {
+        let cache = StampedCache::new(100);
+        let old = stamp(10, 60);
+        cache.put("a", old, Arc::new(1), 1);
+        assert_eq!(cache.get(&"a", old).as_deref(), Some(&1));
+        // Written again: another length, or another time.
+        assert_eq!(cache.get(&"a", stamp(11, 60)), None);
+        assert_eq!(cache.get(&"a", stamp(10, 30)), None);
+    }
+
+    #[test]
+    fn a_text_not_on_disk_is_kept_by_its_content() {
+        let cache = StampedCache::new(100);
+        cache.put("a", Stamp::of_text("fn f() {}"), Arc::new(1), 1);
+        assert_eq!(
+            cache.get(&"a", Stamp::of_text("fn f() {}")).as_deref(),
+            Some(&1)
+        );
+        assert_eq!(cache.get(&"a", Stamp::of_text("fn g() {}")), None);
+    }
+
+    #[test]
+    fn a_file_written_just_now_is_not_kept() {
+        let cache = StampedCache::new(100);
+        let fresh = stamp(10, 0);
+        cache.put("a", fresh, Arc::new(1), 1);
+        assert_eq!(cache.get(&"a", fresh), None);
+        assert!(cache.is_empty());
+    }
+
+    #[test]
+    fn forgotten_values_go() {
+        let cache = StampedCache::new(100);
+        let old = stamp(10, 60);
+        cache.put("a", old, Arc::new(1), 1);
+        cache.put("b", old, Arc::new(2), 1);
+        cache.forget(|key| *key == "a");
+        assert_eq!(cache.get(&"a", old), None);
+        assert_eq!(cache.get(&"b", old).as_deref(), Some(&2));
+    }
+
+    #[test]
+    fn past_the_weight_bound_the_least_recently_used_go() {
+        let cache = StampedCache::new(10);
+        let old = stamp(10, 60);
+        for key in 0..5 {
+            cache.put(key, old, Arc::new(key), 2);
+        }
+        // 0 used again: 1 is now the least recently used.
+        assert!(cache.get(&0, old).is_some());
+        cache.put(5, old, Arc::new(5), 2);
+        assert_eq!(cache.get(&1, old), None);
+        assert!(cache.get(&0, old).is_some() && cache.get(&5, old).is_some());
+        let inner = lock(&cache.inner);
+        assert!(inner.weight <= 10);
+        assert_eq!(
+            inner.weight,
+            inner.entries.values().map(|e| e.weight).sum::<usize>()
+        );
+        drop(inner);
+        // A value heavier than the whole bound is not kept.
+        cache.put(9, old, Arc::new(9), 11);
+        assert_eq!(cache.get(&9, old), None);
+    }
+}
