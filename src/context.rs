@@ -17,6 +17,7 @@ use crate::lsp::Supervisor;
 use crate::lsp::config::Config;
 use crate::model::{InstanceState, OutlineSymbol, Position};
 use crate::sync::lock;
+use crate::tools::audit;
 
 /// One MCP session's view of the workspace: the shared parts (one per
 /// sextant process, shared by every session a shared instance or the HTTP
@@ -32,6 +33,9 @@ pub struct Context {
     pub dependencies: Arc<SymbolIndex>,
     /// Servers' outlines of files tree-sitter cannot parse whole.
     pub server_outlines: Arc<ServerOutlines>,
+    /// What the text audit of references and renames found in the
+    /// workspace's files, kept while they are unchanged.
+    pub audit: Arc<audit::Kept>,
     /// The patches this session previewed: a patch id is applied only by
     /// the session that was shown it, so one agent never writes what
     /// another previewed.
@@ -128,11 +132,14 @@ impl Context {
         let lsp = Supervisor::new(config, workspace.root(), Arc::clone(&logs));
         let index = Arc::new(SymbolIndex::new(Indexed::Workspace));
         let dependencies = Arc::new(SymbolIndex::new(Indexed::NpmDependencies));
+        let audit = Arc::new(audit::Kept::default());
         let listening = [Arc::clone(&index), Arc::clone(&dependencies)];
+        let audited = Arc::clone(&audit);
         lsp.on_file_changes(Box::new(move |paths| {
             for index in &listening {
                 index.note_changed(paths.iter().map(PathBuf::as_path));
             }
+            audited.note_changed(paths);
         }));
         Context {
             lsp: Arc::new(lsp),
@@ -141,6 +148,7 @@ impl Context {
             index,
             dependencies,
             server_outlines: Arc::default(),
+            audit,
             patches: PatchStore::default(),
             fix_lists: FixLists::default(),
             read_only,
@@ -158,6 +166,7 @@ impl Context {
             index: Arc::clone(&self.index),
             dependencies: Arc::clone(&self.dependencies),
             server_outlines: Arc::clone(&self.server_outlines),
+            audit: Arc::clone(&self.audit),
             patches: PatchStore::default(),
             fix_lists: FixLists::default(),
             read_only,

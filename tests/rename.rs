@@ -754,3 +754,52 @@ async fn javascript_answers_name_the_uses_the_server_left_out() {
     );
     cases.finish();
 }
+
+/// The text audit keeps what it found in each file while the file keeps
+/// its length and modification time, and forgets it when the file watcher
+/// reports the file written: a file written since, even to the same length
+/// with its old time put back (which only the watcher tells), one created
+/// and one deleted are each looked at again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_audit_looks_again_at_files_written_since_it_last_looked() {
+    let f = common::fixture_on("commonjs", common::TYPESCRIPT_GO);
+    let at = json!({"file": "lib/utils.js", "symbol": "exports.normalizeType"});
+    let first = f.run("references", at.clone()).await;
+    assert!(
+        first.contains(
+            "3 places in 3 files that the server did not count as references (in JavaScript the server cannot tell every use of a name (a member's object often has no type it can follow)): lib/app.js @13:25; lib/response.js @4:40; test/app.test.js @8:26;"
+        ),
+        "{first}"
+    );
+    assert_eq!(f.run("references", at.clone()).await, first);
+
+    // response.js loses its blank second line and gains a space on the
+    // line of the use: the same length. Its old time is put back.
+    let response = f.path("lib/response.js");
+    let old_time = std::fs::metadata(&response).unwrap().modified().unwrap();
+    let text = f
+        .read("lib/response.js")
+        .replacen("'use strict';\n\n", "'use strict';\n", 1)
+        .replacen("require('./utils')", "require( './utils')", 1);
+    assert_eq!(text.len(), f.read("lib/response.js").len());
+    std::fs::write(&response, text).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&response)
+        .unwrap()
+        .set_modified(old_time)
+        .unwrap();
+    std::fs::write(
+        f.path("lib/more.js"),
+        "var utils = require('./utils');\nexports.kind = utils.normalizeType('css');\n",
+    )
+    .unwrap();
+    std::fs::remove_file(f.path("test/app.test.js")).unwrap();
+
+    let after = f.run("references", at.clone()).await;
+    assert!(
+        after.contains("3 places in 3 files that the server did not count as references")
+            && after.contains(": lib/app.js @13:25; lib/more.js @2:22; lib/response.js @3:41;"),
+        "{after}"
+    );
+}

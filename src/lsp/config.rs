@@ -260,7 +260,7 @@ pub struct TextAudit {
 }
 
 /// Where a text audit looks for a name.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AuditScope {
     #[default]

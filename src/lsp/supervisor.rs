@@ -140,6 +140,14 @@ impl Supervisor {
         }
     }
 
+    /// Hands out the changes the file watcher has seen, to every server and
+    /// `on_file_changes` listener, and says whether it covers the
+    /// workspace: only then may what a walk of it found be kept, since
+    /// the listeners hear of every file created or deleted after.
+    pub async fn changes_watched(&self) -> bool {
+        self.flush_changes().await
+    }
+
     /// The running server for `path`, started (or restarted) if needed.
     pub async fn client_for(&self, path: &Path) -> Result<Arc<LspClient>, LspError> {
         let language = self

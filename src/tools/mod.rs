@@ -24,7 +24,7 @@ use crate::sync::lock;
 
 pub mod address;
 pub mod apply_patch;
-mod audit;
+pub mod audit;
 pub mod call_hierarchy;
 pub mod completion;
 pub mod create_file;

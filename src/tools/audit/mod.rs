@@ -15,17 +15,22 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 mod scan;
+
+use scan::Found;
 
 use super::blocking;
 use crate::context::Context;
 use crate::error::ToolResult;
+use crate::fs::stamped::{Stamp, StampedCache};
 use crate::fs::walk;
 use crate::lsp::Need;
 use crate::lsp::config::AuditScope;
 use crate::lsp::navigate::references;
 use crate::model::Position;
+use crate::sync::lock;
 use crate::syntax::Language;
 
 /// Files read at most, and the largest read: past these the audit says
@@ -171,6 +176,129 @@ pub async fn other_symbols(
     others
 }
 
+/// How a file is read for a name: by its fenced code blocks of the
+/// language (with their tags), by its script blocks and template (a
+/// component, with the dialect of its scripts), or as source of the
+/// language (within `scope`, and its conditional code when asked).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Scan {
+    Markdown(Vec<String>),
+    Component(Language),
+    Source {
+        scope: AuditScope,
+        conditional: bool,
+    },
+}
+
+impl Scan {
+    /// The places of `name` in `text`; for Markdown, those in its code
+    /// blocks are `code`.
+    fn run(&self, path: &Path, text: String, name: &str) -> Found {
+        match self {
+            Scan::Markdown(tags) => Found {
+                code: scan::markdown(&text, name, tags),
+                ..Found::default()
+            },
+            Scan::Component(dialect) => scan::component(&text, name, *dialect),
+            Scan::Source { scope, conditional } => {
+                scan::source(path, text, name, *scope, *conditional)
+            }
+        }
+    }
+}
+
+/// What the audit found kept at most, in bytes (roughly): a file's entry
+/// for a name is a few hundred bytes, most of them empty.
+const MAX_KEPT_BYTES: usize = 16 * 1024 * 1024;
+
+/// What the audit keeps between calls, so that a rename or references
+/// asked again (or of another name) does not walk and read the whole
+/// workspace again: the list of its source files while the file watcher
+/// covers it (forgotten when a file it does not hold is written: one
+/// created, a folder), and where each name was found in each file, while
+/// the file keeps its stamp (see `fs::stamped`).
+pub struct Kept {
+    sources: Mutex<Option<Arc<Vec<PathBuf>>>>,
+    found: StampedCache<(PathBuf, String, Scan), Found>,
+}
+
+impl Default for Kept {
+    fn default() -> Self {
+        Kept {
+            sources: Mutex::default(),
+            found: StampedCache::new(MAX_KEPT_BYTES),
+        }
+    }
+}
+
+impl std::fmt::Debug for Kept {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Kept")
+            .field("found", &self.found)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Kept {
+    /// Forgets what files written (`paths`, from the file watcher) may
+    /// have changed.
+    pub fn note_changed(&self, paths: &[PathBuf]) {
+        let written: HashSet<&PathBuf> = paths.iter().collect();
+        self.found.forget(|(path, _, _)| written.contains(path));
+        let mut sources = lock(&self.sources);
+        if let Some(list) = sources.as_ref()
+            && paths.iter().any(|path| list.binary_search(path).is_err())
+        {
+            *sources = None;
+        }
+    }
+
+    /// The workspace's source files in path order (`walk::sources`): as
+    /// kept, or walked now and kept when `watched` (the file watcher
+    /// covers the workspace, so a file created later is heard of).
+    fn sources(&self, root: &Path, watched: bool) -> Arc<Vec<PathBuf>> {
+        if !watched {
+            *lock(&self.sources) = None;
+        } else if let Some(list) = lock(&self.sources).clone() {
+            return list;
+        }
+        let mut list: Vec<PathBuf> = walk::sources(root).sorted().files().collect();
+        // `note_changed` looks paths up by binary search.
+        list.sort();
+        let list = Arc::new(list);
+        if watched {
+            *lock(&self.sources) = Some(Arc::clone(&list));
+        }
+        list
+    }
+
+    /// Where `name` appears in the file at `path` read as `scan` says: as
+    /// found before while its text keeps `stamp`, else in the text `read`
+    /// gives. `None` when it gives none.
+    fn found(
+        &self,
+        path: &Path,
+        stamp: Option<Stamp>,
+        name: &str,
+        scan: &Scan,
+        read: impl FnOnce() -> Option<String>,
+    ) -> Option<Arc<Found>> {
+        let key = (path.to_path_buf(), name.to_string(), scan.clone());
+        if let Some(stamp) = stamp
+            && let Some(found) = self.found.get(&key, stamp)
+        {
+            return Some(found);
+        }
+        let found = Arc::new(scan.run(path, read()?, name));
+        if let Some(stamp) = stamp {
+            let places = found.code.len() + found.conditional.len() + found.prose.len();
+            let weight = 256 + path.as_os_str().len() + name.len() + places * 8;
+            self.found.put(key, stamp, Arc::clone(&found), weight);
+        }
+        Some(found)
+    }
+}
+
 /// Markdown files, whose code blocks of the language a rename audits.
 const MARKDOWN: [&str; 3] = ["md", "markdown", "mdx"];
 
@@ -227,7 +355,8 @@ impl TextAudit {
 
     /// Every place `name` appears in the workspace's files the audit
     /// reads, .gitignore respected; a file in `texts` is read from there
-    /// instead of the disk (a rename's result).
+    /// instead of the disk (a rename's result). What was found in a file
+    /// before is taken again while the file is unchanged (`Kept`).
     pub async fn places(
         &self,
         ctx: &Context,
@@ -236,6 +365,8 @@ impl TextAudit {
     ) -> ToolResult<Places> {
         let config = ctx.lsp.config().clone();
         let root = ctx.workspace.root().to_path_buf();
+        let kept = Arc::clone(&ctx.audit);
+        let watched = ctx.lsp.changes_watched().await;
         let name = name.to_string();
         let language = self.language.clone();
         let dialect = self.dialect;
@@ -246,8 +377,7 @@ impl TextAudit {
         blocking(move || {
             let mut places = Places::default();
             let mut read = 0;
-            for entry in walk::sources(&root).sorted().file_entries() {
-                let path = entry.path();
+            for path in kept.sources(&root, watched).iter() {
                 let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
                 let is_embedding = embedded
                     .as_ref()
@@ -257,19 +387,42 @@ impl TextAudit {
                     && config
                         .language_for(path)
                         .is_some_and(|l| l.name == language);
-                if !(is_embedding || is_markdown || is_source) {
-                    continue;
-                }
-                let text = match texts.get(path) {
-                    Some(text) => Some(text.clone()),
-                    None if read == MAX_FILES
-                        || entry.metadata().map_or(true, |m| m.len() > MAX_FILE_BYTES) =>
-                    {
-                        None
+                let scan = if is_markdown {
+                    Scan::Markdown(prose.clone().unwrap_or_default())
+                } else if is_embedding {
+                    match dialect {
+                        Some(dialect) => Scan::Component(dialect),
+                        None => continue,
                     }
-                    None => std::fs::read_to_string(path).ok(),
+                } else if is_source {
+                    Scan::Source {
+                        scope: scope.unwrap_or(AuditScope::Code),
+                        conditional,
+                    }
+                } else {
+                    continue;
                 };
-                let Some(text) = text else {
+                let found = match texts.get(path) {
+                    Some(text) => {
+                        kept.found(path, Some(Stamp::of_text(text)), &name, &scan, || {
+                            Some(text.clone())
+                        })
+                    }
+                    None => match Stamp::read(path) {
+                        // Gone since the list was made: nothing to find.
+                        None if !path.exists() => continue,
+                        stamp
+                            if read == MAX_FILES
+                                || stamp.is_none_or(|s| s.bytes() > MAX_FILE_BYTES) =>
+                        {
+                            None
+                        }
+                        stamp => kept.found(path, stamp, &name, &scan, || {
+                            std::fs::read_to_string(path).ok()
+                        }),
+                    },
+                };
+                let Some(found) = found else {
                     if is_embedding || (is_source && scope.is_some()) {
                         places.unread += 1;
                     } else {
@@ -279,32 +432,20 @@ impl TextAudit {
                 };
                 read += 1;
                 if is_markdown {
-                    let tags = prose.as_deref().unwrap_or_default();
-                    places.add(Kind::Markdown, path, scan::markdown(&text, &name, tags));
+                    places.add(Kind::Markdown, path, found.code.clone());
                     continue;
                 }
-                let found = match (is_embedding, dialect) {
-                    (true, Some(dialect)) => scan::component(&text, &name, dialect),
-                    (true, None) => continue,
-                    (false, _) => scan::source(
-                        path,
-                        text,
-                        &name,
-                        scope.unwrap_or(AuditScope::Code),
-                        conditional,
-                    ),
-                };
                 let code_kind = if is_embedding {
                     Kind::Embedded
                 } else {
                     Kind::Code
                 };
                 if is_embedding || scope.is_some() {
-                    places.add(code_kind, path, found.code);
+                    places.add(code_kind, path, found.code.clone());
                 }
-                places.add(Kind::Conditional, path, found.conditional);
+                places.add(Kind::Conditional, path, found.conditional.clone());
                 if prose.is_some() {
-                    places.add(Kind::Prose, path, found.prose);
+                    places.add(Kind::Prose, path, found.prose.clone());
                 }
             }
             Ok(places)
