@@ -5,6 +5,7 @@
 //! of the preview, then writes each through a temporary file and a rename,
 //! so a reader never sees half a file and a stale preview writes nothing.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, VecDeque};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -47,7 +48,7 @@ impl FileEdit {
     pub fn describe(&self, max_diff_chars: usize) -> FileChange {
         let before = self.before.as_deref().unwrap_or("");
         let after = self.after.as_deref().unwrap_or("");
-        let (old, new) = (before.replace("\r\n", "\n"), after.replace("\r\n", "\n"));
+        let (old, new) = (unix_newlines(before), unix_newlines(after));
         let diff = TextDiff::from_lines(&old, &new);
         let (mut added, mut removed) = (0, 0);
         for change in diff.iter_all_changes() {
@@ -93,6 +94,15 @@ impl FileEdit {
             diff: text,
             diff_lines_omitted: omitted,
         }
+    }
+}
+
+/// `text` with its CRLF line ends as LF; most texts have no CR, and are
+/// not copied.
+fn unix_newlines(text: &str) -> Cow<'_, str> {
+    match text.contains('\r') {
+        true => Cow::Owned(text.replace("\r\n", "\n")),
+        false => Cow::Borrowed(text),
     }
 }
 
