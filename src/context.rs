@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::Notify;
 
 use crate::fs::patch::PatchStore;
+use crate::fs::stamped::StampedCache;
 use crate::fs::workspace::Workspace;
 use crate::index::{Indexed, SymbolIndex};
 use crate::logbook::LogBook;
@@ -17,6 +18,7 @@ use crate::lsp::Supervisor;
 use crate::lsp::config::Config;
 use crate::model::{InstanceState, OutlineSymbol, Position};
 use crate::sync::lock;
+use crate::syntax::SourceFile;
 use crate::tools::audit;
 
 /// One MCP session's view of the workspace: the shared parts (one per
@@ -36,6 +38,10 @@ pub struct Context {
     /// What the text audit of references and renames found in the
     /// workspace's files, kept while they are unchanged.
     pub audit: Arc<audit::Kept>,
+    /// Files as tree-sitter parsed them, by path, kept while each keeps
+    /// its stamp: an answer that shows the lines and enclosing symbols of
+    /// tens of files reads and hashes none of them again.
+    pub parsed: Arc<StampedCache<PathBuf, SourceFile>>,
     /// The patches this session previewed: a patch id is applied only by
     /// the session that was shown it, so one agent never writes what
     /// another previewed.
@@ -65,6 +71,10 @@ pub struct KeptOutline {
     /// Filtered and nested as `read` shows them.
     pub symbols: Vec<OutlineSymbol>,
 }
+
+/// The source bytes of the parsed files kept by path (the parse cache
+/// holds as many by content; the two share the parses).
+const MAX_PARSED_BYTES: usize = crate::syntax::cache::MAX_SOURCE_BYTES;
 
 /// How many files' server outlines are kept (all are forgotten past it).
 const SERVER_OUTLINES_KEPT: usize = 256;
@@ -133,13 +143,16 @@ impl Context {
         let index = Arc::new(SymbolIndex::new(Indexed::Workspace));
         let dependencies = Arc::new(SymbolIndex::new(Indexed::NpmDependencies));
         let audit = Arc::new(audit::Kept::default());
+        let parsed = Arc::new(StampedCache::new(MAX_PARSED_BYTES));
         let listening = [Arc::clone(&index), Arc::clone(&dependencies)];
-        let audited = Arc::clone(&audit);
+        let (audited, kept_parsed) = (Arc::clone(&audit), Arc::clone(&parsed));
         lsp.on_file_changes(Box::new(move |paths| {
             for index in &listening {
                 index.note_changed(paths.iter().map(PathBuf::as_path));
             }
             audited.note_changed(paths);
+            let written: std::collections::HashSet<&PathBuf> = paths.iter().collect();
+            kept_parsed.forget(|path| written.contains(path));
         }));
         Context {
             lsp: Arc::new(lsp),
@@ -149,6 +162,7 @@ impl Context {
             dependencies,
             server_outlines: Arc::default(),
             audit,
+            parsed,
             patches: PatchStore::default(),
             fix_lists: FixLists::default(),
             read_only,
@@ -167,6 +181,7 @@ impl Context {
             dependencies: Arc::clone(&self.dependencies),
             server_outlines: Arc::clone(&self.server_outlines),
             audit: Arc::clone(&self.audit),
+            parsed: Arc::clone(&self.parsed),
             patches: PatchStore::default(),
             fix_lists: FixLists::default(),
             read_only,

@@ -14,6 +14,7 @@ use std::sync::Arc;
 use super::blocking;
 use crate::context::{Context, KeptOutline};
 use crate::error::{ErrorCode, ToolError, ToolResult};
+use crate::fs::stamped::Stamp;
 use crate::fs::text::{looks_binary, regular_file};
 use crate::lsp::symbols::document_symbols;
 use crate::lsp::{Need, Session};
@@ -124,10 +125,7 @@ pub async fn outline(ctx: &Context, path: &Path, shown: &str) -> ToolResult<File
         ));
     }
     if let Some(language) = Language::from_path(path) {
-        let file = {
-            let (path, shown) = (path.to_path_buf(), shown.to_string());
-            blocking(move || Ok(syntax::parse(language, read_source(&path, &shown)?))).await?
-        };
+        let file = parsed(ctx, path, shown, language).await?;
         // Only a server already up: a read does not wait for one to start.
         if file.has_syntax_errors() && ctx.lsp.ready_for(path) {
             if let Some(kept) = ctx.server_outlines.get(path, file.text()) {
@@ -242,6 +240,41 @@ fn server_outline(
 
 /// Reads a file whole for parsing: text only, bounded in size; bytes that
 /// are not UTF-8 become U+FFFD (one character each, so columns stay right).
+/// The tree-sitter parse of the file at `path`: as kept while the file
+/// keeps its stamp (`Context::parsed`), else read and parsed now (off the
+/// async threads). The stamp is a `stat` here: on a hit, far less than the
+/// thread hand-off a read would need.
+async fn parsed(
+    ctx: &Context,
+    path: &Path,
+    shown: &str,
+    language: Language,
+) -> ToolResult<Arc<SourceFile>> {
+    let stamp = std::fs::metadata(path)
+        .ok()
+        .filter(std::fs::Metadata::is_file)
+        .and_then(|meta| Stamp::of(&meta));
+    if let Some(stamp) = stamp
+        && let Some(file) = ctx.parsed.get(&path.to_path_buf(), stamp)
+        && file.language() == language
+    {
+        return Ok(file);
+    }
+    let (path, shown) = (path.to_path_buf(), shown.to_string());
+    let kept = Arc::clone(&ctx.parsed);
+    blocking(move || {
+        let file = syntax::parse(language, read_source(&path, &shown)?);
+        // The stamp taken before the read: a write during it leaves the
+        // file with another, and the next call reads it again.
+        if let Some(stamp) = stamp {
+            let weight = file.text().len();
+            kept.put(path, stamp, Arc::clone(&file), weight);
+        }
+        Ok(file)
+    })
+    .await
+}
+
 fn read_source(path: &Path, shown: &str) -> ToolResult<String> {
     let meta = regular_file(path, shown)?;
     if meta.len() > MAX_OUTLINE_BYTES {
