@@ -791,3 +791,44 @@ Outline from fake_lsp
     }
     cases.finish();
 }
+
+/// A file's parse is kept while the file keeps its length and
+/// modification time, and forgotten when the file watcher reports it
+/// written: a file rewritten to the same length with its old time put back
+/// (which only the watcher tells) is outlined anew once the watcher has
+/// handed its change out.
+#[tokio::test]
+async fn an_outline_follows_a_file_the_watcher_saw_written() {
+    let f = fixture("ts");
+    f.ctx.lsp.watch_files();
+    let args = json!({"file": "src/shapes.ts", "preview": "none"});
+    let first = f.run("read", args.clone()).await;
+    assert!(first.contains("Class - Square"), "{first}");
+    assert_eq!(f.run("read", args.clone()).await, first);
+
+    let path = f.path("src/shapes.ts");
+    let old_time = std::fs::metadata(&path).unwrap().modified().unwrap();
+    let text = f.read("src/shapes.ts").replace("Square", "Squire");
+    std::fs::write(&path, text).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(old_time)
+        .unwrap();
+    // The watcher hands changes out within its batch pause (50 ms); the
+    // answer is asked for until it holds the new name, for 10 s at most.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let now = f.run("read", args.clone()).await;
+        if now.contains("Class - Squire") {
+            assert!(!now.contains("Square"), "{now}");
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the outline kept the old text: {now}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
