@@ -387,3 +387,51 @@ async fn a_file_without_a_server_says_so() {
     assert_snapshot!(f.run("diagnostics", json!({"file": "package.json"})).await, @"error[no-server]: no language server is configured for package.json; add one in sextant.toml ([language.NAME] with command and extensions)");
     assert!(Path::new(&f.path("package.json")).exists());
 }
+
+/// A server keeps at most 200 documents open: past that the least recently
+/// used is closed (a server holds each open document's analysis in memory),
+/// and a request about it opens it again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_keeps_at_most_200_documents_open_the_least_used_closed() {
+    let f = fixture("ts");
+    let files: Vec<String> = (0..205).map(|i| format!("src/many/f{i:03}.ts")).collect();
+    std::fs::create_dir_all(f.path("src/many")).unwrap();
+    for (i, file) in files.iter().enumerate() {
+        write(
+            &f,
+            file,
+            &format!("export function f{i}(): number {{ return {i}; }}\n"),
+        );
+    }
+    let open = async |file: &str| {
+        f.ctx
+            .lsp
+            .open(&f.path(file), Need::DOCUMENT)
+            .await
+            .unwrap()
+            .client()
+            .open_documents()
+            .await
+    };
+    for file in &files[..10] {
+        open(file).await;
+    }
+    // The first is used again: the second is now the least recently used.
+    open(&files[0]).await;
+    let mut documents = Vec::new();
+    for file in &files[10..] {
+        documents = open(file).await;
+    }
+    assert_eq!(documents.len(), 200);
+    let is_open = |documents: &[std::path::PathBuf], file: &str| documents.contains(&f.path(file));
+    assert!(is_open(&documents, &files[0]));
+    for closed in [&files[1], &files[2], &files[3], &files[4], &files[5]] {
+        assert!(!is_open(&documents, closed), "{closed} is still open");
+    }
+    // Asked about again, a closed one is opened (and answered).
+    let outline = symbols_of(&f, &files[1]).await;
+    assert_eq!(outline, "@1:17 Function - f1\n");
+    let documents = open(&files[1]).await;
+    assert_eq!(documents.len(), 200);
+    assert!(is_open(&documents, &files[1]) && !is_open(&documents, &files[6]));
+}

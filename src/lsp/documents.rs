@@ -38,6 +38,13 @@ const MAX_NOTED_CHANGES: usize = 10_000;
 /// while they are unchanged.
 const MAX_DISK_INDEX_BYTES: usize = 64 * 1024 * 1024;
 
+/// Documents a server keeps open at most: past it the least recently used
+/// is closed. A server keeps each open document's analysis in memory (a
+/// TypeScript server given thousands of library files grew to gigabytes
+/// and slowed every answer); a closed one is answered from the disk, and
+/// opened again when asked about.
+pub(super) const MAX_OPEN_DOCUMENTS: usize = 200;
+
 /// A document as the server has it.
 #[derive(Debug, Clone)]
 pub(super) struct Document {
@@ -52,6 +59,9 @@ pub(super) struct Document {
     /// when it never did since it was opened): results of a checker that
     /// reads the disk (cargo check) published after this are current.
     pub changed_at: u64,
+    /// When a request was last about it, in syncs of this client: the
+    /// least recently used is closed first.
+    used: u64,
 }
 
 /// A document after `LspClient::sync`, and whether that call opened it.
@@ -64,6 +74,8 @@ pub(super) struct Synced {
 #[derive(Debug, Default)]
 pub(super) struct Documents {
     open: tokio::sync::Mutex<HashMap<PathBuf, Document>>,
+    /// Syncs so far, to tell the least recently used document.
+    syncs: std::sync::atomic::AtomicU64,
     /// Files changed on disk since the last request (the file watcher says
     /// so): the open ones among them are synchronised before the next one.
     changed_on_disk: Mutex<ChangedOnDisk>,
@@ -142,7 +154,12 @@ impl LspClient {
             });
         };
         let sent_at = self.shared.state().publish_count;
+        let now = 1 + self
+            .documents
+            .syncs
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         if let Some(document) = documents.get_mut(path) {
+            document.used = now;
             if document.index.text() == text {
                 return Ok(Synced {
                     document: document.clone(),
@@ -187,7 +204,11 @@ impl LspClient {
             index: Arc::new(LineIndex::new(&text)),
             sent_at,
             changed_at: 0,
+            used: now,
         };
+        if documents.len() >= MAX_OPEN_DOCUMENTS {
+            self.close_least_used(&mut documents)?;
+        }
         self.notify::<DidOpenTextDocument>(DidOpenTextDocumentParams {
             text_document: TextDocumentItem {
                 uri,
@@ -210,6 +231,24 @@ impl LspClient {
         // didOpen between our removal and our didClose.
         let mut documents = self.documents.open.lock().await;
         let Some(document) = documents.remove(path) else {
+            return Ok(());
+        };
+        self.notify::<DidCloseTextDocument>(DidCloseTextDocumentParams {
+            text_document: TextDocumentIdentifier { uri: document.uri },
+        })
+    }
+
+    /// Closes the least recently used of `documents` (told under their
+    /// lock, as `close` does).
+    fn close_least_used(&self, documents: &mut HashMap<PathBuf, Document>) -> Result<(), LspError> {
+        let Some(path) = documents
+            .values()
+            .min_by_key(|document| document.used)
+            .map(|document| document.path.clone())
+        else {
+            return Ok(());
+        };
+        let Some(document) = documents.remove(&path) else {
             return Ok(());
         };
         self.notify::<DidCloseTextDocument>(DidCloseTextDocumentParams {
