@@ -128,6 +128,41 @@ const KNOWN: &[Known] = &[
         ],
         ranges: &[],
     },
+    // Members of an object type in what an interface or class extends or
+    // implements (`interface D extends Declare<{ kind: "max" }>`) are the
+    // declaration's own: TypeScript 7's server and tree-sitter list them,
+    // typescript-language-server does not.
+    Known {
+        server: TYPESCRIPT_LANGUAGE_SERVER,
+        file: "src/library.d.ts",
+        rows: &[
+            ("", "  @29:3 Property - kind"),
+            ("", "  @30:3 Property - limit"),
+            ("", "  @34:3 Property - configFile"),
+            ("", "  @35:3 Method - resolve"),
+            ("", "  @41:3 Property - value"),
+            ("", "  @45:3 Property - language"),
+            ("", "  @51:3 Method - render"),
+            ("", "  @55:3 Property - []"),
+            ("", "  @57:3 Property - []"),
+            ("", "  @61:3 Method - ()"),
+            ("", "  @62:3 Constructor - new()"),
+        ],
+        ranges: &[],
+    },
+    // TypeScript 7's server also lists, as a class's own, the members of an
+    // object type in its type parameter's constraint or default (`class
+    // CursorPage<Item extends { id: string }>`): they are no members of the
+    // class, and tree-sitter leaves them out.
+    Known {
+        server: TYPESCRIPT_GO,
+        file: "src/library.d.ts",
+        rows: &[
+            ("  @68:41 Property - id", ""),
+            ("  @68:58 Property - id", ""),
+        ],
+        ranges: &[],
+    },
     // CommonJS members (`res.send = function send() {}`): both servers
     // put a member assigned a function at the function's own name, or at
     // `function` when it has none, with the function as its range;

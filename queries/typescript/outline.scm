@@ -6,7 +6,8 @@
 ;   @name           its name: the text shown and the position `@line:char`
 ;                   (a pattern without @name names the symbol with
 ;                   `(#set! name "...")` and points at the declaration)
-;   @opaque         a function body: nothing inside it is outlined
+;   @opaque         a function body, or a class's or interface's type
+;                   parameters: nothing inside it is outlined
 ;   @qualifier      the object a member is assigned to (`res` of
 ;                   `res.send = function …`): `res.send` names the member
 ; When several patterns match one declaration, the first pattern wins.
@@ -31,6 +32,12 @@
 (arrow_function body: (_) @opaque)
 (method_definition body: (_) @opaque)
 (class_static_block body: (_) @opaque)
+; nor a class's or interface's type parameters: an object type in a
+; constraint or default (`<T extends { id: string }>`) holds no members of it
+(class_declaration type_parameters: (_) @opaque)
+(abstract_class_declaration type_parameters: (_) @opaque)
+(class type_parameters: (_) @opaque)
+(interface_declaration type_parameters: (_) @opaque)
 
 ; ---- functions ----
 (function_declaration name: (identifier) @name) @symbol.function
@@ -69,6 +76,21 @@
 (interface_body (index_signature) @symbol.variable (#set! name "[]"))
 (interface_body (call_signature) @symbol.variable (#set! name "()"))
 (interface_body (construct_signature) @symbol.variable (#set! name "new()"))
+
+; ---- object types in what a class or interface extends or implements ----
+; `interface D extends Declare<{ kind: "max" }>`: the members are the
+; declaration's own (they nest under it by range), at any depth in the
+; heritage clause's types (the walk reaches no other object type: see
+; language.toml). typescript-language-server does not list them; TypeScript
+; 7's server does, and its kinds are used: an index signature is a Property,
+; a call signature a Method, a construct signature a Constructor. A mapped
+; type (`{ [K in keyof T]: X }`, an index signature without an index type)
+; declares no member.
+(object_type (property_signature name: (_) @name) @symbol.property)
+(object_type (method_signature name: (_) @name) @symbol.method)
+(object_type (index_signature index_type: (_)) @symbol.property (#set! name "[]"))
+(object_type (call_signature) @symbol.method (#set! name "()"))
+(object_type (construct_signature) @symbol.constructor (#set! name "new()"))
 
 ; ---- type aliases ----
 (type_alias_declaration name: (type_identifier) @name) @symbol.type_alias
