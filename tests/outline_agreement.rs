@@ -153,13 +153,25 @@ const KNOWN: &[Known] = &[
     // TypeScript 7's server also lists, as a class's own, the members of an
     // object type in its type parameter's constraint or default (`class
     // CursorPage<Item extends { id: string }>`): they are no members of the
-    // class, and tree-sitter leaves them out.
+    // class, and tree-sitter leaves them out. It calls a module (and
+    // `global { }`) a Namespace; tree-sitter keeps
+    // typescript-language-server's Module.
     Known {
         server: TYPESCRIPT_GO,
         file: "src/library.d.ts",
         rows: &[
             ("  @68:41 Property - id", ""),
             ("  @68:58 Property - id", ""),
+            (
+                "@76:16 Namespace - \"fixture-worker\"",
+                "@76:16 Module - \"fixture-worker\"",
+            ),
+            ("  @77:3 Namespace - global", "  @77:3 Module - global"),
+            (
+                "@82:16 Namespace - \"fixture-channel\"",
+                "@82:16 Module - \"fixture-channel\"",
+            ),
+            ("  @84:3 Namespace - global", "  @84:3 Module - global"),
         ],
         ranges: &[],
     },

@@ -104,6 +104,16 @@
 (internal_module name: (_) @name) @symbol.module
 (module name: (_) @name) @symbol.module
 (ambient_declaration "global" @name) @symbol.module
+; `global { … }` inside `declare module "m" { … }`: the grammar knows
+; `global` only after `declare`, and reads it there as the expression
+; `global` (an error when it comes first in the body) before a block. The
+; block is the Module, named by `global`, where its range starts
+; (signature.scm).
+(statement_block
+  [(expression_statement (identifier) @name) (ERROR (identifier) @name .)]
+  .
+  (statement_block) @symbol.module
+  (#eq? @name "global"))
 
 ; ---- variables (destructuring names each binding) ----
 (lexical_declaration kind: "const" (variable_declarator name: (identifier) @name) @symbol.constant)

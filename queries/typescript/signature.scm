@@ -76,6 +76,13 @@
 (module name: (_) @name body: (_) @body) @declaration
 (module name: (_) @name) @declaration
 (ambient_declaration "global" @name (statement_block) @body) @declaration
+; `global { … }` inside a module body (see outline.scm): `global` is the
+; block's prefix
+(statement_block
+  [(expression_statement (identifier) @name) (ERROR (identifier) @name .)] @prefix
+  .
+  (statement_block) @item @declaration @body
+  (#eq? @name "global"))
 
 ; ---- variables: a function value's body is cut ----
 (lexical_declaration
