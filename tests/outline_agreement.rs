@@ -131,7 +131,12 @@ const KNOWN: &[Known] = &[
     // Members of an object type in what an interface or class extends or
     // implements (`interface D extends Declare<{ kind: "max" }>`) are the
     // declaration's own: TypeScript 7's server and tree-sitter list them,
-    // typescript-language-server does not.
+    // typescript-language-server does not. A member named by a literal in
+    // brackets (`["long long"]`) is the member of that name: tree-sitter
+    // names it by the literal, as TypeScript 7's server does
+    // (typescript-language-server keeps the brackets), and puts it at the
+    // literal, where both servers answer for the member (they put it at
+    // the bracket, where TypeScript 7's server answers nothing).
     Known {
         server: TYPESCRIPT_LANGUAGE_SERVER,
         file: "src/library.d.ts",
@@ -147,6 +152,15 @@ const KNOWN: &[Known] = &[
             ("", "  @57:3 Property - []"),
             ("", "  @61:3 Method - ()"),
             ("", "  @62:3 Constructor - new()"),
+            (
+                "  @91:3 Method - [\"long long\"]",
+                "  @91:4 Method - \"long long\"",
+            ),
+            (
+                "  @92:3 Property - [\"sequence<ByteString>\"]",
+                "  @92:4 Property - \"sequence<ByteString>\"",
+            ),
+            ("  @93:3 Property - [0]", "  @93:4 Property - 0"),
         ],
         ranges: &[],
     },
@@ -155,7 +169,8 @@ const KNOWN: &[Known] = &[
     // CursorPage<Item extends { id: string }>`): they are no members of the
     // class, and tree-sitter leaves them out. It calls a module (and
     // `global { }`) a Namespace; tree-sitter keeps
-    // typescript-language-server's Module.
+    // typescript-language-server's Module. A member named by a literal in
+    // brackets sits at the literal in tree-sitter's outline (see above).
     Known {
         server: TYPESCRIPT_GO,
         file: "src/library.d.ts",
@@ -172,6 +187,15 @@ const KNOWN: &[Known] = &[
                 "@82:16 Module - \"fixture-channel\"",
             ),
             ("  @84:3 Namespace - global", "  @84:3 Module - global"),
+            (
+                "  @91:3 Method - \"long long\"",
+                "  @91:4 Method - \"long long\"",
+            ),
+            (
+                "  @92:3 Property - \"sequence<ByteString>\"",
+                "  @92:4 Property - \"sequence<ByteString>\"",
+            ),
+            ("  @93:3 Property - 0", "  @93:4 Property - 0"),
         ],
         ranges: &[],
     },

@@ -6,6 +6,8 @@
 ;   @name           its name: the text shown and the position `@line:char`
 ;                   (a pattern without @name names the symbol with
 ;                   `(#set! name "...")` and points at the declaration)
+;   @shown          the part of @name the symbol is named by and sits at,
+;                   where not all of it (the literal of `['long long']`)
 ;   @opaque         a function body, or a class's or interface's type
 ;                   parameters: nothing inside it is outlined
 ;   @qualifier      the object a member is assigned to (`res` of
@@ -44,6 +46,21 @@
 (generator_function_declaration name: (identifier) @name) @symbol.function
 ; overload signatures and `declare function`
 (function_signature name: (identifier) @name) @symbol.function
+
+; ---- members named by a literal in brackets ----
+; `['long long'](v: unknown): number` declares the member `'long long'`,
+; as `'long long'(v: unknown): number` does: it is named by its literal, as
+; TypeScript 7's server names it (typescript-language-server keeps the
+; brackets), and sits at the literal, where both servers answer for the
+; member (they put it at the bracket, where TypeScript 7's server answers
+; nothing).
+; Rooted at the member, a child of a class or interface body or of an
+; object type; before the patterns of those, so these win.
+(method_definition name: (computed_property_name [(string) (number)] @shown) @name) @symbol.method
+(method_signature name: (computed_property_name [(string) (number)] @shown) @name) @symbol.method
+(abstract_method_signature name: (computed_property_name [(string) (number)] @shown) @name) @symbol.method
+(public_field_definition name: (computed_property_name [(string) (number)] @shown) @name) @symbol.property
+(property_signature name: (computed_property_name [(string) (number)] @shown) @name) @symbol.property
 
 ; ---- classes ----
 (class_declaration name: (type_identifier) @name) @symbol.class

@@ -40,6 +40,9 @@ pub(crate) enum Role {
     Symbol(SymbolKind),
     /// `@name`: the symbol's or declaration's name.
     Name,
+    /// `@shown`: the part of `@name` the symbol is named by and sits at,
+    /// where not all of it (the literal of TypeScript's `['long long']`).
+    Shown,
     /// `@opaque`: a function body the outline never looks into.
     Opaque,
     /// `@trait`: an impl block's trait.
@@ -304,6 +307,7 @@ fn role(capture: &str) -> Option<Role> {
     }
     Some(match capture {
         "name" => Role::Name,
+        "shown" => Role::Shown,
         "opaque" => Role::Opaque,
         "trait" => Role::Trait,
         "negative" => Role::Negative,

@@ -6,7 +6,8 @@
 //! The tree-sitter outline runs the language's query once (`outline.scm`
 //! and `signature.scm` together, see `grammar`): each `outline.scm` match
 //! is a symbol (kind from the capture name, name and position from
-//! `@name`), `@opaque` marks function bodies whose contents are skipped,
+//! `@name`, or from `@shown` where the symbol is named by part of it),
+//! `@opaque` marks function bodies whose contents are skipped,
 //! and the symbols are nested by range containment, never by names.
 
 use std::cmp::Reverse;
@@ -136,8 +137,11 @@ struct Match {
     kind: SymbolKind,
     node: (usize, usize),
     node_end: (usize, usize),
-    /// Name start and end (bytes), and the name's text.
+    /// Name start and end (bytes).
     name: Option<(usize, usize)>,
+    /// The part of the name the symbol is named by and sits at, where not
+    /// all of it (bytes).
+    shown: Option<(usize, usize)>,
     trait_: Option<(usize, usize)>,
     negative: bool,
     qualifier: Option<(usize, usize)>,
@@ -225,7 +229,7 @@ fn build_with(file: &SourceFile, walk: Walk) -> (Vec<OutlineSymbol>, Declaration
         .map(|m| {
             let start = lines.position(text, declarations.range_start(m.node));
             let end = lines.point_position(text, m.node_end.0, m.node_end.1);
-            let selection = match m.name {
+            let selection = match m.shown.or(m.name) {
                 Some((s, e)) => Range::new(lines.position(text, s), lines.position(text, e)),
                 None => {
                     let at = lines.position(text, m.node.0);
@@ -234,12 +238,12 @@ fn build_with(file: &SourceFile, walk: Walk) -> (Vec<OutlineSymbol>, Declaration
             };
             let name = match (m.kind, m.name) {
                 (SymbolKind::Object, Some(name)) => impl_label(text, m.trait_, name, m.negative),
-                (_, Some((s, e))) => match m.scope {
-                    Some((scope_start, scope_end)) => file.language.scoped_name(
+                (_, Some(name)) => match (m.scope, m.shown.unwrap_or(name)) {
+                    (Some((scope_start, scope_end)), (s, e)) => file.language.scoped_name(
                         &one_line(&text[scope_start..scope_end]),
                         &one_line(&text[s..e]),
                     ),
-                    None => one_line(&text[s..e]),
+                    (None, (s, e)) => one_line(&text[s..e]),
                 },
                 (_, None) => compiled.pattern_names[m.pattern]
                     .clone()
@@ -320,6 +324,7 @@ fn take_outline_match(
 ) {
     let mut symbol = None;
     let mut name = None;
+    let mut shown = None;
     let mut trait_ = None;
     let mut negative = false;
     let mut qualifier = None;
@@ -333,6 +338,7 @@ fn take_outline_match(
                 symbol = Some((kind, span, (end.row, end.column)));
             }
             Role::Name => name = Some(span),
+            Role::Shown => shown = Some(span),
             Role::Trait => trait_ = Some(span),
             Role::Negative => negative = true,
             Role::Qualifier => qualifier = Some(span),
@@ -348,6 +354,7 @@ fn take_outline_match(
             node,
             node_end,
             name,
+            shown,
             trait_,
             negative,
             qualifier,
