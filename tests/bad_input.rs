@@ -176,10 +176,10 @@ async fn paging_past_the_end_is_out_of_range() {
     let f = fixture("ts");
     assert_snapshot!(f.run("grep", json!({"pattern": "Circle", "offset": 3})).await, @"error[out-of-range]: the search for Circle gives 3 files; offset 3 is past the last one");
     assert_snapshot!(f.run("grep", json!({"pattern": "Circle", "output_mode": "content", "offset": 50})).await, @"error[out-of-range]: the search for Circle gives 7 output lines; offset 50 is past the last one");
-    assert_snapshot!(f.run("find", json!({"pattern": "src/*.ts", "offset": 6})).await, @"error[out-of-range]: 6 files match src/*.ts; offset 6 is past the last one");
+    assert_snapshot!(f.run("find", json!({"pattern": "src/*.ts", "offset": 7})).await, @"error[out-of-range]: 7 files match src/*.ts; offset 7 is past the last one");
     // The last entry itself is a page.
     assert!(
-        f.run("find", json!({"pattern": "src/*.ts", "offset": 5}))
+        f.run("find", json!({"pattern": "src/*.ts", "offset": 6}))
             .await
             .starts_with("src/")
     );

@@ -190,7 +190,7 @@ async fn every_tool_answers_in_text_blocks() {
     assert_eq!(
         texts(&found),
         [
-            "src/shapes.ts\nsrc/paths.ts\n6 files match src/*.ts in .; showing 1-2; pass offset=2 for more"
+            "src/shapes.ts\nsrc/paths.ts\n7 files match src/*.ts in .; showing 1-2; pass offset=2 for more"
         ]
     );
 
