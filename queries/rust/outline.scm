@@ -11,7 +11,7 @@
 ; When several patterns match one declaration, the first pattern wins.
 ;
 ; A pattern is rooted at a node that can hold declarations (the file,
-; a module, an impl or trait body, a struct or enum: see `is_scope` in src/syntax/grammar.rs) or at a child of one:
+; a module, an impl or trait body, a struct or enum: see `[outline]` in language.toml) or at a child of one:
 ; the query runs only there, so it never walks function bodies, types or
 ; expressions, where most of a file's nodes are. @opaque says the same in
 ; the query's own terms.

@@ -14,7 +14,7 @@
 ;
 ; Like every pattern of outline.scm, a pattern here is rooted at a node
 ; that can hold declarations (the file, a module, an impl or trait body, a
-; struct or enum: see `is_scope` in src/syntax/grammar.rs) or at a child of
+; struct or enum: see `[outline]` in language.toml) or at a child of
 ; one: the query runs only there, never inside function bodies, types or
 ; expressions. (@comment patterns also run over a declaration's own text.)
 

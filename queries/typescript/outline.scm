@@ -14,17 +14,20 @@
 ;                   `res.send = function …`): `res.send` names the member
 ; When several patterns match one declaration, the first pattern wins.
 ;
-; A pattern is rooted at a node that can hold declarations (the file,
-; a class body, a namespace body: see `is_scope` in src/syntax/grammar.rs) or at a child of one:
-; the query runs only there, so it never walks function bodies, types or
-; expressions, where most of a file's nodes are. @opaque says the same in
-; the query's own terms.
+; A pattern is rooted at a node that can hold declarations (the file, a
+; class body, a namespace body, an object type in a heritage clause: see
+; `[outline]` in language.toml) or at a child of one: the query runs only
+; there, so it never walks function bodies, other types or expressions,
+; where most of a file's nodes are. @opaque says the same in the query's
+; own terms.
 ;
 ; Kinds follow typescript-language-server (tsserver's navtree), so the
 ; tree-sitter outline and the server's agree: enum members are Constant,
 ; type aliases Variable, getters and setters Method, `const` Constant and
 ; `let`/`var` Variable whatever their value, index/call/construct signatures
-; Variable named `[]`, `()` and `new()`.
+; Variable named `[]`, `()` and `new()` (in an object type of a heritage
+; clause, which that server does not list, TypeScript 7's server's kinds:
+; Property, Method and Constructor).
 
 ; ---- function bodies: never looked into ----
 (function_declaration body: (_) @opaque)
