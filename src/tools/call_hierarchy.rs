@@ -130,23 +130,42 @@ async fn call_hierarchy(ctx: &Context, params: Params) -> ToolResult<CallHierarc
         left_out: 0,
         blocks: HashSet::new(),
     };
+    let follows = |wanted: CallDirection| match direction {
+        Direction::Both => true,
+        Direction::Incoming => wanted == CallDirection::Incoming,
+        Direction::Outgoing => wanted == CallDirection::Outgoing,
+    };
+    // The first level of both directions is asked at once: the walk
+    // below takes them in order (incoming first, for the page's budget),
+    // but the server answers both meanwhile.
+    let first_level = async |wanted: CallDirection| {
+        if !follows(wanted) {
+            return None;
+        }
+        Some(match wanted {
+            CallDirection::Incoming => incoming_calls(&session, &item).await,
+            CallDirection::Outgoing => outgoing_calls(&session, &item).await,
+        })
+    };
     let walked = async {
+        let (incoming, outgoing) = tokio::join!(
+            first_level(CallDirection::Incoming),
+            first_level(CallDirection::Outgoing)
+        );
         let mut trees = [None, None];
-        for (slot, wanted) in [(0, CallDirection::Incoming), (1, CallDirection::Outgoing)] {
-            let follow = match direction {
-                Direction::Both => true,
-                Direction::Incoming => wanted == CallDirection::Incoming,
-                Direction::Outgoing => wanted == CallDirection::Outgoing,
-            };
-            if !follow {
+        for (slot, wanted, first) in [
+            (0, CallDirection::Incoming, incoming),
+            (1, CallDirection::Outgoing, outgoing),
+        ] {
+            let Some(first) = first else {
                 continue;
-            }
+            };
             walk.seen.clear();
             walk.blocks.clear();
             walk.seen.insert((item.path.clone(), item.selection.start));
             walk.left_out = 0;
             let before = walk.pager.shown();
-            let calls = walk.expand(&item, wanted, depth).await?;
+            let calls = walk.expand(&item, wanted, depth, Some(first?)).await?;
             let mut files: Vec<&str> = calls.iter().map(|c| c.path.as_str()).collect();
             files.dedup();
             trees[slot] = Some(CallTree {
@@ -266,18 +285,20 @@ struct Walk<'a> {
 type Expanded<'w> = Pin<Box<dyn Future<Output = Result<Vec<CallNode>, LspError>> + Send + 'w>>;
 
 impl Walk<'_> {
-    /// The calls of `item` in `direction`, each expanded `depth - 1` more
-    /// levels.
+    /// The calls of `item` in `direction` (`asked`: as the server already
+    /// gave them), each expanded `depth - 1` more levels.
     fn expand<'w>(
         &'w mut self,
         item: &'w CallItem,
         direction: CallDirection,
         depth: u8,
+        asked: Option<Vec<Call>>,
     ) -> Expanded<'w> {
         Box::pin(async move {
-            let calls = match direction {
-                CallDirection::Incoming => incoming_calls(self.session, item).await?,
-                CallDirection::Outgoing => outgoing_calls(self.session, item).await?,
+            let calls = match (asked, direction) {
+                (Some(calls), _) => calls,
+                (None, CallDirection::Incoming) => incoming_calls(self.session, item).await?,
+                (None, CallDirection::Outgoing) => outgoing_calls(self.session, item).await?,
             };
             // The whole level first, so a function called from here is
             // expanded here rather than deeper down a sibling.
@@ -368,7 +389,7 @@ impl Walk<'_> {
             for (other, mut node) in level {
                 // Calls into libraries are shown, not followed.
                 if depth > 1 && !node.repeated && node.place == Place::Workspace {
-                    node.children = self.expand(&other, direction, depth - 1).await?;
+                    node.children = self.expand(&other, direction, depth - 1, None).await?;
                 }
                 nodes.push(node);
             }
