@@ -218,8 +218,17 @@ const MAX_KEPT_BYTES: usize = 16 * 1024 * 1024;
 /// created, a folder), and where each name was found in each file, while
 /// the file keeps its stamp (see `fs::stamped`).
 pub struct Kept {
-    sources: Mutex<Option<Arc<Vec<PathBuf>>>>,
+    sources: Mutex<SourceList>,
     found: StampedCache<(PathBuf, String, Scan), Found>,
+}
+
+/// The workspace's source files as a walk listed them, sorted.
+#[derive(Default)]
+struct SourceList {
+    list: Option<Arc<Vec<PathBuf>>>,
+    /// Counts the changes that forgot the list: a walk under way when one
+    /// came may have missed its file, and is not kept.
+    forgotten: u64,
 }
 
 impl Default for Kept {
@@ -246,10 +255,10 @@ impl Kept {
         let written: HashSet<&PathBuf> = paths.iter().collect();
         self.found.forget(|(path, _, _)| written.contains(path));
         let mut sources = lock(&self.sources);
-        if let Some(list) = sources.as_ref()
-            && paths.iter().any(|path| list.binary_search(path).is_err())
-        {
-            *sources = None;
+        let unlisted = |list: &Vec<PathBuf>| paths.iter().any(|p| list.binary_search(p).is_err());
+        if sources.list.as_deref().is_none_or(unlisted) {
+            sources.list = None;
+            sources.forgotten += 1;
         }
     }
 
@@ -257,17 +266,28 @@ impl Kept {
     /// kept, or walked now and kept when `watched` (the file watcher
     /// covers the workspace, so a file created later is heard of).
     fn sources(&self, root: &Path, watched: bool) -> Arc<Vec<PathBuf>> {
-        if !watched {
-            *lock(&self.sources) = None;
-        } else if let Some(list) = lock(&self.sources).clone() {
-            return list;
-        }
-        let mut list: Vec<PathBuf> = walk::sources(root).sorted().files().collect();
+        self.listed(watched, || walk::sources(root).sorted().files().collect())
+    }
+
+    /// The kept list, or `walk`'s, kept when `watched` and no change came
+    /// while it ran.
+    fn listed(&self, watched: bool, walk: impl FnOnce() -> Vec<PathBuf>) -> Arc<Vec<PathBuf>> {
+        let forgotten = {
+            let mut sources = lock(&self.sources);
+            if !watched {
+                sources.list = None;
+            } else if let Some(list) = sources.list.clone() {
+                return list;
+            }
+            sources.forgotten
+        };
+        let mut list = walk();
         // `note_changed` looks paths up by binary search.
         list.sort();
         let list = Arc::new(list);
-        if watched {
-            *lock(&self.sources) = Some(Arc::clone(&list));
+        let mut sources = lock(&self.sources);
+        if watched && sources.forgotten == forgotten {
+            sources.list = Some(Arc::clone(&list));
         }
         list
     }
@@ -566,4 +586,53 @@ fn show_places(
         shown.push_str(&format!(", and {} more", total - SHOWN));
     }
     shown
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fs::write_test_file;
+
+    #[test]
+    fn the_source_list_is_kept_while_watched_and_forgotten_for_a_file_it_lacks() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        write_test_file(root, "src/a.ts", "export const a = 1;\n");
+        let kept = Kept::default();
+        let first = kept.sources(root, true);
+        assert_eq!(*first, [root.join("src/a.ts")]);
+        // Kept: a file written that the list holds changes nothing.
+        write_test_file(root, "src/b.ts", "export const b = 1;\n");
+        kept.note_changed(&[root.join("src/a.ts")]);
+        assert!(Arc::ptr_eq(&first, &kept.sources(root, true)));
+        // One it lacks (created) forgets it.
+        kept.note_changed(&[root.join("src/b.ts")]);
+        assert_eq!(
+            *kept.sources(root, true),
+            [root.join("src/a.ts"), root.join("src/b.ts")]
+        );
+        // Unwatched, the workspace is walked every time.
+        write_test_file(root, "src/c.ts", "export const c = 1;\n");
+        assert_eq!(kept.sources(root, false).len(), 3);
+        assert!(lock(&kept.sources).list.is_none());
+    }
+
+    #[test]
+    fn a_walk_a_change_came_during_is_not_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        write_test_file(root, "a.ts", "");
+        let kept = Kept::default();
+        // b.ts is created while the walk runs, after it listed the folder.
+        let listed = kept.listed(true, || {
+            let listed = vec![root.join("a.ts")];
+            write_test_file(root, "b.ts", "");
+            kept.note_changed(&[root.join("b.ts")]);
+            listed
+        });
+        assert_eq!(*listed, [root.join("a.ts")]);
+        assert!(lock(&kept.sources).list.is_none());
+        assert_eq!(kept.sources(root, true).len(), 2);
+        assert!(lock(&kept.sources).list.is_some());
+    }
 }
