@@ -22,8 +22,11 @@
 
 #[path = "../tests/common/mod.rs"]
 mod common;
+#[path = "section.rs"]
+mod section;
 
 use std::collections::HashSet;
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -147,6 +150,71 @@ async fn main() {
     }
     if missing.len() > SHOWN {
         println!("  ... and {} more files", missing.len() - SHOWN);
+    }
+
+    // Its own section of BENCHMARKS.md: the figures, and the files missing
+    // a symbol by package.
+    let mut out = String::new();
+    writeln!(out, "{}\n", section::LIBRARY_OUTLINES).unwrap();
+    writeln!(
+        out,
+        "`cargo bench --bench library_outlines -- DIR`: sextant's outline of every declaration file under DIR/node_modules (the pnpm store included, each file once{}) against TypeScript's server's documentSymbol, filtered as `read` filters; a file misses a symbol when the outline has none of its name on its line. DIR: {}, {} files, {:.0} s, on {}.\n",
+        if sample > 1 { format!(", one in {sample}") } else { String::new() },
+        root.display(),
+        compared,
+        seconds,
+        utc_now()
+    )
+    .unwrap();
+    writeln!(
+        out,
+        "Files with a symbol missing: {} ({:.2}%; target at most {:.1}%: {}). Files tree-sitter cannot parse whole, outlined by the server instead: {unparsed}.",
+        missing.len(),
+        share * 100.0,
+        TARGET_SHARE * 100.0,
+        if share <= TARGET_SHARE { "met" } else { "MISSED" }
+    )
+    .unwrap();
+    if !missing.is_empty() {
+        let mut packages: Vec<String> = missing.iter().map(|(file, _)| package_of(file)).collect();
+        packages.dedup();
+        writeln!(out, "\nBy package: {}.", packages.join(", ")).unwrap();
+    }
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("BENCHMARKS.md");
+    let existing = std::fs::read_to_string(&path).unwrap_or_default();
+    let updated = section::replace(&existing, section::LIBRARY_OUTLINES, &out);
+    match std::fs::write(&path, updated) {
+        Ok(()) => eprintln!("written to {}", path.display()),
+        Err(err) => eprintln!("cannot write {}: {err}", path.display()),
+    }
+}
+
+/// The time now, as `date -u` gives it (`?` without one).
+fn utc_now() -> String {
+    std::process::Command::new("date")
+        .args(["-u", "+%Y-%m-%d %H:%M UTC"])
+        .output()
+        .ok()
+        .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_string())
+        .filter(|date| !date.is_empty())
+        .unwrap_or_else(|| "?".to_string())
+}
+
+/// The package a file under `node_modules` belongs to: `zod@4.3.6` from a
+/// pnpm store path, else the folder after the last `node_modules`.
+fn package_of(file: &str) -> String {
+    let after = |marker: &str| file.rsplit_once(marker).map(|(_, rest)| rest);
+    if let Some(rest) = file.split_once(".pnpm/").map(|(_, rest)| rest) {
+        return rest.split('/').next().unwrap_or(rest).replace('+', "/");
+    }
+    let rest = after("node_modules/").unwrap_or(file);
+    let mut parts = rest.split('/');
+    match parts.next() {
+        Some(scope) if scope.starts_with('@') => {
+            format!("{scope}/{}", parts.next().unwrap_or(""))
+        }
+        Some(name) => name.to_string(),
+        None => rest.to_string(),
     }
 }
 

@@ -1,7 +1,8 @@
 //! BENCHMARKS.md is one file written by several benches: `table` writes the
 //! whole of it but the sections other benches own, which each replaces on
 //! its own (`shared`: the shared instance; `navigation -- writes`: a
-//! write's impact and `fix`; `table -- --corpus`: real projects).
+//! write's impact and `fix`; `table -- --corpus`: real projects;
+//! `library_outlines`: outlines of a real `node_modules`).
 
 // Each bench uses a part of it.
 #![allow(dead_code)]
@@ -9,9 +10,17 @@
 /// The heading of the section `table -- --corpus NAME=DIR` writes.
 pub const REAL_PROJECTS: &str = "## Real projects";
 
+/// The heading of the section `library_outlines` writes.
+pub const LIBRARY_OUTLINES: &str = "## Library outlines";
+
 /// The headings of the sections benches other than `table`'s whole run
 /// write.
-pub const OWNED: [&str; 3] = ["## Shared instance", "## Writes", REAL_PROJECTS];
+pub const OWNED: [&str; 4] = [
+    "## Shared instance",
+    "## Writes",
+    REAL_PROJECTS,
+    LIBRARY_OUTLINES,
+];
 
 /// `document` with the section under `heading` replaced by `section` (or
 /// appended).
