@@ -180,13 +180,7 @@ async fn main() {
         packages.dedup();
         writeln!(out, "\nBy package: {}.", packages.join(", ")).unwrap();
     }
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("BENCHMARKS.md");
-    let existing = std::fs::read_to_string(&path).unwrap_or_default();
-    let updated = section::replace(&existing, section::LIBRARY_OUTLINES, &out);
-    match std::fs::write(&path, updated) {
-        Ok(()) => eprintln!("written to {}", path.display()),
-        Err(err) => eprintln!("cannot write {}: {err}", path.display()),
-    }
+    section::write(section::LIBRARY_OUTLINES, &out);
 }
 
 /// The time now, as `date -u` gives it (`?` without one).

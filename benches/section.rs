@@ -22,6 +22,17 @@ pub const OWNED: [&str; 4] = [
     LIBRARY_OUTLINES,
 ];
 
+/// Replaces the section under `heading` of the project's BENCHMARKS.md by
+/// `section` (or appends it), saying where on stderr.
+pub fn write(heading: &str, section: &str) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("BENCHMARKS.md");
+    let existing = std::fs::read_to_string(&path).unwrap_or_default();
+    match std::fs::write(&path, replace(&existing, heading, section)) {
+        Ok(()) => eprintln!("written to {}", path.display()),
+        Err(err) => eprintln!("cannot write {}: {err}", path.display()),
+    }
+}
+
 /// `document` with the section under `heading` replaced by `section` (or
 /// appended).
 pub fn replace(document: &str, heading: &str, section: &str) -> String {

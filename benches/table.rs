@@ -1172,13 +1172,7 @@ async fn measure_corpora(corpora: Vec<Project>) {
     )
     .unwrap();
     println!("{out}");
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("BENCHMARKS.md");
-    let existing = std::fs::read_to_string(&path).unwrap_or_default();
-    let updated = section::replace(&existing, section::REAL_PROJECTS, &out);
-    match std::fs::write(&path, updated) {
-        Ok(()) => eprintln!("written to {}", path.display()),
-        Err(err) => eprintln!("cannot write {}: {err}", path.display()),
-    }
+    section::write(section::REAL_PROJECTS, &out);
 }
 
 /// `grep_vs_rg`'s cases, 5 runs each: the table rows, and the worst ratio.
