@@ -130,13 +130,27 @@ pub fn run_reaper() {
     }
 }
 
-/// SIGKILL to every live process of `session`.
+/// Passes over the session's processes at most, 5 ms apart.
+const KILL_PASSES: usize = 40;
+
+/// SIGKILL to every live process of `session`, again while any is left: a
+/// member may fork between a look at the processes and the kills (a shell
+/// starting its next command), and the child would escape one pass. A
+/// killed process is listed until it has died, so passes repeat, 5 ms
+/// apart, 200 ms at most.
 fn kill_session(session: u32) {
-    for pid in session_members(session) {
-        // SAFETY: kill has no memory-safety preconditions.
-        unsafe {
-            libc::kill(pid as libc::pid_t, libc::SIGKILL);
+    for _ in 0..KILL_PASSES {
+        let members = session_members(session);
+        if members.is_empty() {
+            return;
         }
+        for pid in members {
+            // SAFETY: kill has no memory-safety preconditions.
+            unsafe {
+                libc::kill(pid as libc::pid_t, libc::SIGKILL);
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
     }
 }
 
