@@ -10,7 +10,7 @@ mod common;
 use std::path::Path;
 use std::time::Duration;
 
-use common::{Fixture, fixture, outline_rows, process_gone, server_outline};
+use common::{Fixture, agent_turn, fixture, outline_rows, process_gone, server_outline};
 use insta::assert_snapshot;
 use serde_json::json;
 use sextant::lsp::Need;
@@ -32,19 +32,6 @@ async fn wait_gone(pid: u32) {
 
 fn write(f: &Fixture, file: &str, text: &str) {
     std::fs::write(f.path(file), text).unwrap();
-}
-
-/// The moment between an agent's write and its next request, which is a
-/// model turn at least: file events reach sextant's watcher thread well
-/// within it. Without it a test's request would follow within microseconds.
-///
-/// A deliberate model of how an agent works, not a wait for an event: the
-/// tests after it check that the request right after a turn sees the disk
-/// as written, which waiting for sextant to have noticed the write would
-/// take for granted. A quarter second, still far under a model's turn:
-/// 50 ms was once too short for the watcher thread on two busy cores.
-async fn agent_turn() {
-    tokio::time::sleep(Duration::from_millis(250)).await;
 }
 
 /// Kills the server behind `file`, then checks the next request restarts it

@@ -795,6 +795,7 @@ async fn the_audit_looks_again_at_files_written_since_it_last_looked() {
     )
     .unwrap();
     std::fs::remove_file(f.path("test/app.test.js")).unwrap();
+    common::agent_turn().await;
 
     let after = f.run("references", at.clone()).await;
     assert!(

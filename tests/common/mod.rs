@@ -717,3 +717,16 @@ pub fn gopls_missing(f: &Fixture) -> Option<String> {
         "no gopls on PATH or in sextant's tools directory (`go install` needs Go's module proxy; Debian's `gopls` package is enough)".to_string()
     })
 }
+
+/// The moment between an agent's write and its next request, which is a
+/// model turn at least: file events reach sextant's watcher thread well
+/// within it. Without it a test's request would follow within microseconds.
+///
+/// A deliberate model of how an agent works, not a wait for an event: the
+/// tests after it check that the request right after a turn sees the disk
+/// as written, which waiting for sextant to have noticed the write would
+/// take for granted. A quarter second, still far under a model's turn:
+/// 50 ms was once too short for the watcher thread on two busy cores.
+pub async fn agent_turn() {
+    tokio::time::sleep(Duration::from_millis(250)).await;
+}
