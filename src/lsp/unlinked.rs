@@ -7,13 +7,14 @@
 
 use super::diagnostics::{fresh_published, pull};
 use super::session::Session;
+use crate::model::Diagnostic;
 
 impl Session {
     /// Why the server knows nothing of this file's code, and what to do,
     /// when the server says the file is in none of its projects; `None`
     /// when it is in one, or the language has no way to tell.
     pub async fn unlinked_note(&self) -> Option<String> {
-        let unlinked = self.client().language.unlinked.as_ref()?;
+        self.client().language.unlinked.as_ref()?;
         let diagnostics = match pull(self).await {
             Ok(Some(diagnostics)) => diagnostics,
             // A server that only publishes: what it published for this
@@ -23,8 +24,16 @@ impl Session {
                 .unwrap_or_default(),
             Err(_) => return None,
         };
+        self.unlinked_note_in(&diagnostics)
+    }
+
+    /// [`Session::unlinked_note`] from the document's diagnostics, as a
+    /// caller that has just asked for them holds them (so the server is
+    /// not asked twice).
+    pub fn unlinked_note_in(&self, diagnostics: &[Diagnostic]) -> Option<String> {
+        let unlinked = self.client().language.unlinked.as_ref()?;
         let said = diagnostics
-            .into_iter()
+            .iter()
             .find(|d| d.code.as_deref() == Some(unlinked.code.as_str()))?;
         // Its first sentence: the rest is how to silence it in an editor.
         let said = said.message.lines().next().unwrap_or_default().trim();

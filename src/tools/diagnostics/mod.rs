@@ -93,6 +93,8 @@ async fn file_report(
     let shown = ctx.workspace.display(path);
     let session = ctx.lsp.open(path, Need::DOCUMENT).await?;
     let diagnosed = diagnose(&session, None, true).await?;
+    // From the diagnostics just pulled: asking again costs a round trip.
+    let unlinked = session.unlinked_note_in(&diagnosed.diagnostics);
     let mut notes = Vec::new();
     for note in diagnosed.notes {
         push_once(&mut notes, note);
@@ -100,7 +102,7 @@ async fn file_report(
     let files = shown_files(vec![(shown.clone(), diagnosed.diagnostics)], min_severity);
     // No errors in a file the server does not check is no news.
     if files.is_empty()
-        && let Some(note) = session.unlinked_note().await
+        && let Some(note) = unlinked
     {
         notes.push(note);
     }
