@@ -125,6 +125,47 @@ tools/src/main.rs (1 reference)
     cases.finish();
 }
 
+/// The other cargo projects are searched for a place to ask from through
+/// a list of their files kept between answers: a file created there after
+/// one answer is searched by the next. Here no other project uses
+/// `Engine::new` at first; then a new module of the examples does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_file_created_in_another_cargo_project_is_searched_by_the_next_answer() {
+    let f = common::fixture("cargo_nested");
+    let demo = "use nested_core::Engine;\n\nfn main() {\n    println!(\"{}\", Engine::default().run());\n}\n";
+    std::fs::write(f.path("examples/demo/src/main.rs"), demo).unwrap();
+    f.ctx.lsp.watch_files();
+    common::wait_for(
+        "the file watcher's first walk",
+        || std::future::ready(format!("{:?}", f.ctx.lsp.watch_status())),
+        |status| status.contains("walking: false"),
+    )
+    .await;
+    let at = json!({"file": "core/src/lib.rs", "symbol": "Engine::new"});
+    let before = f.run("references", at.clone()).await;
+    assert!(
+        before.contains("references to new") && !before.contains("examples/"),
+        "{before}"
+    );
+    std::fs::write(
+        f.path("examples/demo/src/extra.rs"),
+        "pub fn fresh() -> nested_core::Engine {\n    nested_core::Engine::new()\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        f.path("examples/demo/src/main.rs"),
+        format!("mod extra;\n{demo}"),
+    )
+    .unwrap();
+    common::agent_turn().await;
+
+    let after = f.run("references", at).await;
+    assert!(
+        after.contains("examples/demo/src/extra.rs (1 reference)\n  @2:26 in fresh:"),
+        "{after}"
+    );
+}
+
 /// What `tsc -b` (every referenced project built) says is wrong.
 fn tsc_build(dir: &Path) -> String {
     let out = Command::new(common::tsc())

@@ -4,6 +4,7 @@
 
 pub mod grep;
 pub mod library_path;
+pub mod listed;
 pub mod patch;
 pub mod stamped;
 pub mod text;

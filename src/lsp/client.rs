@@ -25,6 +25,7 @@ use super::quirks::check_on_save::Checks;
 use super::quirks::loose_files::LooseProject;
 use super::readiness::Readiness;
 use super::transport::{ExitInfo, Transport};
+use crate::fs::listed::KeptLists;
 use crate::logbook::LogBook;
 use crate::model::LogLevel;
 
@@ -52,6 +53,10 @@ pub struct LspClient {
     /// Held while a code action's command runs, so the edits captured
     /// meanwhile are that command's (see `lsp::actions`).
     pub(super) commands: tokio::sync::Mutex<()>,
+    /// The file lists of the folders its quirks search (the other cargo
+    /// projects, see `quirks::cargo_projects`), kept while the file
+    /// watcher covers them.
+    pub(super) walked: KeptLists,
 }
 
 impl std::fmt::Debug for LspClient {
@@ -106,6 +111,7 @@ impl LspClient {
             loose_project: LooseProject::default(),
             starting_behind: std::sync::atomic::AtomicBool::new(false),
             commands: tokio::sync::Mutex::new(()),
+            walked: KeptLists::default(),
         };
         client.initialize(root_uri, folder).await
     }

@@ -15,7 +15,7 @@ use lsp_types::{
 use super::LspError;
 use super::capabilities::Feature;
 use super::convert::{Encoding, LineIndex};
-use super::navigate::at;
+use super::navigate::{Spot, at, references_at};
 use super::quirks::cargo_projects;
 use super::session::Session;
 use crate::model::Position;
@@ -69,13 +69,23 @@ pub struct Rewrite {
     pub edits: usize,
 }
 
-/// `textDocument/rename` to `new_name`: every file it touches, as it is
-/// and as it would be. Nothing is written.
+/// What a rename would do: every file it touches, as it is and as it
+/// would be.
+#[derive(Debug)]
+pub struct Renamed {
+    pub rewrites: Vec<Rewrite>,
+    /// The symbol's references through every project, where the rename
+    /// had to ask for them (a server holding several cargo projects, see
+    /// `quirks::cargo_projects`): what a caller would ask next, had.
+    pub references: Option<Vec<Spot>>,
+}
+
+/// `textDocument/rename` to `new_name`. Nothing is written.
 pub async fn rename(
     session: &Session,
     position: Position,
     new_name: &str,
-) -> Result<Vec<Rewrite>, LspError> {
+) -> Result<Renamed, LspError> {
     let client = session.client();
     client.require(Feature::Rename)?;
     let params = RenameParams {
@@ -83,14 +93,24 @@ pub async fn rename(
         new_name: new_name.to_string(),
         work_done_progress_params: WorkDoneProgressParams::default(),
     };
-    let edit = client
-        .request_settled::<Rename>(params)
-        .await?
-        .unwrap_or_default();
-    // rust-analyzer holding several cargo projects renames through one
-    // copy of a crate they share: the other copies' uses are asked for too.
-    let edit = cargo_projects::rename_across(session, position, new_name, edit).await?;
-    rewrites(client, vec![edit], "rename").await
+    let rename = client.request_settled::<Rename>(params);
+    let (edit, references) = if cargo_projects::holds_several(client) {
+        // rust-analyzer holding several cargo projects renames through one
+        // copy of a crate they share: the other copies' uses are asked for
+        // too, from the symbol's references, asked for at once beside.
+        let (edit, found) =
+            tokio::join!(rename, references_at(client, at(session, position)?, true));
+        let edit = edit?.unwrap_or_default();
+        let (edit, references) =
+            cargo_projects::rename_across(session, position, new_name, edit, found?).await?;
+        (edit, Some(references))
+    } else {
+        (rename.await?.unwrap_or_default(), None)
+    };
+    Ok(Renamed {
+        rewrites: rewrites(client, vec![edit], "rename").await?,
+        references,
+    })
 }
 
 /// The files `edits` touch (applied one after the other), as they are and

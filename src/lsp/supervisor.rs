@@ -658,6 +658,7 @@ fn deliver_changes(
     }
     for client in running_clients(slots) {
         client.note_changed(paths.iter().cloned());
+        client.walked.note_changed(&paths);
         client.count_disk_changes(changes);
         client.projects_opened.forget_choices_if_changed(changes);
         loose_files::note_changes(&client, changes);

@@ -20,7 +20,7 @@ use super::server_edit::{deliver, describe_within_budget, files_of};
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::fs::patch::{FileEdit, Patch};
-use crate::lsp::navigate::references as find_references;
+use crate::lsp::navigate::{Spot, references as find_references};
 use crate::lsp::refactor::{Preparation, prepare_rename, rename as server_rename};
 use crate::lsp::{LspError, Need, Session};
 use crate::model::{PatchReport, Place, Position, Renaming};
@@ -130,17 +130,17 @@ async fn rename(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
         Err(LspError::Rpc { message, .. }) => Some(message),
         Err(err) => return Err(err.into()),
     };
-    let rewrites = match refusal {
+    let renamed = match refusal {
         Some(why) => Err(why),
         None => match server_rename(&session, target.position, new_name).await {
-            Ok(rewrites) if rewrites.is_empty() => Err("it gave no edits".to_string()),
-            Ok(rewrites) => Ok(rewrites),
+            Ok(renamed) if renamed.rewrites.is_empty() => Err("it gave no edits".to_string()),
+            Ok(renamed) => Ok(renamed),
             Err(LspError::Rpc { message, .. }) => Err(message),
             Err(err) => return Err(err.into()),
         },
     };
-    let rewrites = match rewrites {
-        Ok(rewrites) => rewrites,
+    let renamed = match renamed {
+        Ok(renamed) => renamed,
         Err(why) => {
             // A server that knows the file's text only refuses everything
             // there: the reason is that, not the symbol.
@@ -153,7 +153,7 @@ async fn rename(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
     };
     // Every file must be the workspace's own: a rename that would reach
     // into a library is refused whole.
-    let (files, edits) = files_of(ctx, rewrites, |shown| {
+    let (files, edits) = files_of(ctx, renamed.rewrites, |shown| {
         refuse(format!(
             "renaming `{}` would change {shown}, a library file (read-only); nothing was changed",
             target.name
@@ -169,7 +169,12 @@ async fn rename(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
                 .map(|f| (f.path.clone(), f.after.clone().unwrap_or_default()))
                 .collect();
             let places = audit.places(ctx, &target.name, texts).await?;
-            let others = other_symbols_after(ctx, &session, target.position, &files, &places).await;
+            let asked = Asked {
+                session: &session,
+                at: target.position,
+                references: renamed.references,
+            };
+            let others = other_symbols_after(ctx, asked, &files, &places).await;
             let places = places.without(&others);
             audit.notes(ctx, &target.name, &places, &[], "did not rename", true)
         }
@@ -293,14 +298,21 @@ fn position_before(before: &str, after: &str, at: Position) -> Option<Position> 
     })
 }
 
+/// The symbol renamed, as the server was asked about it: its session,
+/// its position, and its references where the rename asked for them.
+struct Asked<'a> {
+    session: &'a Session,
+    at: Position,
+    references: Option<Vec<Spot>>,
+}
+
 /// Of the places the old name is left as code after the rename
 /// (`places`, in the renamed texts of `files`), those the server knows as
 /// another symbol of that name: each is asked about where it is on disk,
 /// then named where it is after the rename.
 async fn other_symbols_after(
     ctx: &Context,
-    session: &Session,
-    at: Position,
+    asked: Asked<'_>,
     files: &[FileEdit],
     places: &Places,
 ) -> HashSet<(PathBuf, Position)> {
@@ -321,15 +333,19 @@ async fn other_symbols_after(
     if on_disk.is_empty() {
         return HashSet::new();
     }
-    let asked: Vec<(PathBuf, Position)> =
+    let candidates: Vec<(PathBuf, Position)> =
         on_disk.iter().map(|(before, _)| before.clone()).collect();
-    let uses: Vec<(PathBuf, Position)> = find_references(session, at, true)
-        .await
-        .unwrap_or_default()
+    let references = match asked.references {
+        Some(references) => references,
+        None => find_references(asked.session, asked.at, true)
+            .await
+            .unwrap_or_default(),
+    };
+    let uses: Vec<(PathBuf, Position)> = references
         .into_iter()
         .map(|spot| (spot.path, spot.range.start))
         .collect();
-    let others = other_symbols(ctx, &asked, &uses).await;
+    let others = other_symbols(ctx, &candidates, &uses).await;
     on_disk
         .into_iter()
         .filter(|(before, _)| others.contains(before))

@@ -23,7 +23,7 @@ use lsp_types::{
     RenameParams, TextDocumentEdit, WorkDoneProgressParams, WorkspaceEdit,
 };
 
-use super::super::navigate::{Spot, at, position_in, references_at};
+use super::super::navigate::{Spot, position_in, references_at};
 use super::super::session::Session;
 use crate::fs::walk;
 use crate::model::Position;
@@ -124,39 +124,52 @@ pub(in crate::lsp) async fn references_across(
         .spots)
 }
 
+/// Whether `client` holds several cargo projects (see
+/// `initialization_options`): its renames go through
+/// [`rename_across`].
+pub(in crate::lsp) fn holds_several(client: &LspClient) -> bool {
+    linked_folders(client).len() > 1
+}
+
 /// A rename through every linked project (see `references_across`): the
 /// server's `edit` from the session's document, with the edits it gives
 /// when asked from a place in each other project merged in (each edit
-/// once).
+/// once); and the symbol's references through every project, from those
+/// it `found` from the document.
 pub(in crate::lsp) async fn rename_across(
     session: &Session,
     position: Position,
     new_name: &str,
     edit: WorkspaceEdit,
-) -> Result<WorkspaceEdit, LspError> {
+    found: Vec<Spot>,
+) -> Result<(WorkspaceEdit, Vec<Spot>), LspError> {
     let client = session.client();
-    if linked_folders(client).len() < 2 {
-        return Ok(edit);
-    }
-    let found = references_at(client, at(session, position)?, true).await?;
+    let across = across(session, position, true, found).await?;
     let mut merged = operations(edit);
-    for place in across(session, position, true, found).await?.asked_from {
-        let Some(at) = position_in(client, &place.path, place.range.start).await else {
-            continue;
-        };
+    let renames = across.asked_from.iter().map(|place| async move {
+        let at = position_in(client, &place.path, place.range.start).await?;
         let params = RenameParams {
             text_document_position: at,
             new_name: new_name.to_string(),
             work_done_progress_params: WorkDoneProgressParams::default(),
         };
-        if let Some(more) = client.request_settled::<Rename>(params).await? {
+        Some(client.request_settled::<Rename>(params).await)
+    });
+    // In the order asked, so the merged edit is the same every time.
+    for more in futures::future::join_all(renames)
+        .await
+        .into_iter()
+        .flatten()
+    {
+        if let Some(more) = more? {
             merge_operations(&mut merged, operations(more));
         }
     }
-    Ok(WorkspaceEdit {
+    let edit = WorkspaceEdit {
         document_changes: Some(DocumentChanges::Operations(merged)),
         ..WorkspaceEdit::default()
-    })
+    };
+    Ok((edit, across.spots))
 }
 
 async fn across(
@@ -196,10 +209,18 @@ async fn across(
             continue;
         }
         let (folder, others) = (folder.clone(), folders.clone());
-        let name = name.clone();
-        let seeds = tokio::task::spawn_blocking(move || uses_of(&folder, &others, &name))
-            .await
-            .unwrap_or_default();
+        let (name, lists) = (name.clone(), std::sync::Arc::clone(client));
+        let seeds = tokio::task::spawn_blocking(move || {
+            // Kept while the watcher covers the workspace: a walk costs
+            // more than the rest of most answers.
+            let watched = lists.disk_changes().is_some();
+            let files = lists.walked.listed(&folder, watched, || {
+                walk::sources(&folder).sorted().files().collect()
+            });
+            uses_of(&folder, &files, &others, &name)
+        })
+        .await
+        .unwrap_or_default();
         for (path, position) in seeds {
             let Some(at) = position_in(client, &path, position).await else {
                 continue;
@@ -302,21 +323,26 @@ fn identifier_at(
 }
 
 /// The first few places `name` stands as a whole word in the Rust files of
-/// the project at `folder` (its nested projects left to themselves).
-fn uses_of(folder: &Path, folders: &[PathBuf], name: &str) -> Vec<(PathBuf, Position)> {
+/// the project at `folder` (of `files`, its walk; its nested projects left
+/// to themselves).
+fn uses_of(
+    folder: &Path,
+    files: &[PathBuf],
+    folders: &[PathBuf],
+    name: &str,
+) -> Vec<(PathBuf, Position)> {
     let nested = |path: &Path| {
         folders
             .iter()
             .any(|other| other != folder && other.starts_with(folder) && path.starts_with(other))
     };
     let mut seeds = Vec::new();
-    let files = walk::sources(folder)
-        .sorted()
-        .files()
+    let files = files
+        .iter()
         .filter(|path| path.extension().is_some_and(|e| e == "rs") && !nested(path))
         .take(MAX_SEED_FILES);
     for path in files {
-        let Ok(text) = std::fs::read_to_string(&path) else {
+        let Ok(text) = std::fs::read_to_string(path) else {
             continue;
         };
         if !text.contains(name) {

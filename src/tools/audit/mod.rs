@@ -15,7 +15,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 mod scan;
 
@@ -24,13 +24,13 @@ use scan::Found;
 use super::blocking;
 use crate::context::Context;
 use crate::error::ToolResult;
+use crate::fs::listed::KeptLists;
 use crate::fs::stamped::{Stamp, StampedCache};
 use crate::fs::walk;
 use crate::lsp::Need;
 use crate::lsp::config::AuditScope;
 use crate::lsp::navigate::references;
 use crate::model::Position;
-use crate::sync::lock;
 use crate::syntax::Language;
 
 /// Files read at most, and the largest read: past these the audit says
@@ -43,6 +43,9 @@ const SHOWN: usize = 8;
 
 /// Places whose references are asked for, at most: the rest stay named.
 const ASKED: usize = 40;
+
+/// Places whose references are asked for at once.
+const ASKED_AT_ONCE: usize = 8;
 
 /// The audit for answers about a name declared in one file.
 pub struct TextAudit {
@@ -151,26 +154,34 @@ pub async fn other_symbols(
     if uses.is_empty() {
         return others;
     }
-    for (path, at) in candidates.iter().take(ASKED) {
-        if others.contains(&(path.clone(), *at)) {
-            continue;
-        }
-        let Ok(session) = ctx.lsp.open(path, Need::DOCUMENT).await else {
-            continue;
-        };
-        let found = references(&session, *at, true).await;
-        session.release().await;
-        let Ok(found) = found else {
-            continue;
-        };
-        let found: Vec<(PathBuf, Position)> = found
-            .into_iter()
-            .map(|spot| (spot.path, spot.range.start))
+    // A few at a time: a place found among another's references is not
+    // asked about (one local variable used twenty times is one request).
+    let mut left = candidates.iter().take(ASKED).peekable();
+    while left.peek().is_some() {
+        let wave: Vec<&(PathBuf, Position)> = left
+            .by_ref()
+            .filter(|place| !others.contains(*place))
+            .take(ASKED_AT_ONCE)
             .collect();
-        let beyond_itself = found.iter().any(|(p, a)| p != path || a != at);
-        if beyond_itself && !found.iter().any(|place| uses.contains(place)) {
-            others.insert((path.clone(), *at));
-            others.extend(found);
+        let asks = wave.iter().map(|(path, at)| async move {
+            let session = ctx.lsp.open(path, Need::DOCUMENT).await.ok()?;
+            let found = references(&session, *at, true).await;
+            session.release().await;
+            found.ok()
+        });
+        for ((path, at), found) in wave.iter().zip(futures::future::join_all(asks).await) {
+            let Some(found) = found else {
+                continue;
+            };
+            let found: Vec<(PathBuf, Position)> = found
+                .into_iter()
+                .map(|spot| (spot.path, spot.range.start))
+                .collect();
+            let beyond_itself = found.iter().any(|(p, a)| p != path || a != at);
+            if beyond_itself && !found.iter().any(|place| uses.contains(place)) {
+                others.insert((path.clone(), *at));
+                others.extend(found);
+            }
         }
     }
     others
@@ -218,23 +229,14 @@ const MAX_KEPT_BYTES: usize = 16 * 1024 * 1024;
 /// created, a folder), and where each name was found in each file, while
 /// the file keeps its stamp (see `fs::stamped`).
 pub struct Kept {
-    sources: Mutex<SourceList>,
+    sources: KeptLists,
     found: StampedCache<(PathBuf, String, Scan), Found>,
-}
-
-/// The workspace's source files as a walk listed them, sorted.
-#[derive(Default)]
-struct SourceList {
-    list: Option<Arc<Vec<PathBuf>>>,
-    /// Counts the changes that forgot the list: a walk under way when one
-    /// came may have missed its file, and is not kept.
-    forgotten: u64,
 }
 
 impl Default for Kept {
     fn default() -> Self {
         Kept {
-            sources: Mutex::default(),
+            sources: KeptLists::default(),
             found: StampedCache::new(MAX_KEPT_BYTES),
         }
     }
@@ -254,42 +256,16 @@ impl Kept {
     pub fn note_changed(&self, paths: &[PathBuf]) {
         let written: HashSet<&PathBuf> = paths.iter().collect();
         self.found.forget(|(path, _, _)| written.contains(path));
-        let mut sources = lock(&self.sources);
-        let unlisted = |list: &Vec<PathBuf>| paths.iter().any(|p| list.binary_search(p).is_err());
-        if sources.list.as_deref().is_none_or(unlisted) {
-            sources.list = None;
-            sources.forgotten += 1;
-        }
+        self.sources.note_changed(paths);
     }
 
     /// The workspace's source files in path order (`walk::sources`): as
     /// kept, or walked now and kept when `watched` (the file watcher
     /// covers the workspace, so a file created later is heard of).
     fn sources(&self, root: &Path, watched: bool) -> Arc<Vec<PathBuf>> {
-        self.listed(watched, || walk::sources(root).sorted().files().collect())
-    }
-
-    /// The kept list, or `walk`'s, kept when `watched` and no change came
-    /// while it ran.
-    fn listed(&self, watched: bool, walk: impl FnOnce() -> Vec<PathBuf>) -> Arc<Vec<PathBuf>> {
-        let forgotten = {
-            let mut sources = lock(&self.sources);
-            if !watched {
-                sources.list = None;
-            } else if let Some(list) = sources.list.clone() {
-                return list;
-            }
-            sources.forgotten
-        };
-        let mut list = walk();
-        // `note_changed` looks paths up by binary search.
-        list.sort();
-        let list = Arc::new(list);
-        let mut sources = lock(&self.sources);
-        if watched && sources.forgotten == forgotten {
-            sources.list = Some(Arc::clone(&list));
-        }
-        list
+        self.sources.listed(root, watched, || {
+            walk::sources(root).sorted().files().collect()
+        })
     }
 
     /// Where `name` appears in the file at `path` read as `scan` says: as
@@ -586,53 +562,4 @@ fn show_places(
         shown.push_str(&format!(", and {} more", total - SHOWN));
     }
     shown
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::fs::write_test_file;
-
-    #[test]
-    fn the_source_list_is_kept_while_watched_and_forgotten_for_a_file_it_lacks() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        write_test_file(root, "src/a.ts", "export const a = 1;\n");
-        let kept = Kept::default();
-        let first = kept.sources(root, true);
-        assert_eq!(*first, [root.join("src/a.ts")]);
-        // Kept: a file written that the list holds changes nothing.
-        write_test_file(root, "src/b.ts", "export const b = 1;\n");
-        kept.note_changed(&[root.join("src/a.ts")]);
-        assert!(Arc::ptr_eq(&first, &kept.sources(root, true)));
-        // One it lacks (created) forgets it.
-        kept.note_changed(&[root.join("src/b.ts")]);
-        assert_eq!(
-            *kept.sources(root, true),
-            [root.join("src/a.ts"), root.join("src/b.ts")]
-        );
-        // Unwatched, the workspace is walked every time.
-        write_test_file(root, "src/c.ts", "export const c = 1;\n");
-        assert_eq!(kept.sources(root, false).len(), 3);
-        assert!(lock(&kept.sources).list.is_none());
-    }
-
-    #[test]
-    fn a_walk_a_change_came_during_is_not_kept() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        write_test_file(root, "a.ts", "");
-        let kept = Kept::default();
-        // b.ts is created while the walk runs, after it listed the folder.
-        let listed = kept.listed(true, || {
-            let listed = vec![root.join("a.ts")];
-            write_test_file(root, "b.ts", "");
-            kept.note_changed(&[root.join("b.ts")]);
-            listed
-        });
-        assert_eq!(*listed, [root.join("a.ts")]);
-        assert!(lock(&kept.sources).list.is_none());
-        assert_eq!(kept.sources(root, true).len(), 2);
-        assert!(lock(&kept.sources).list.is_some());
-    }
 }

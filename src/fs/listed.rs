@@ -1,0 +1,153 @@
+//! Walks' file lists kept between calls while the file watcher covers the
+//! workspace: a walk sets up ignore rules and reads every folder, which
+//! costs more than most answers that need its list. A list is forgotten
+//! when the watcher reports a path under its root that it does not hold (a
+//! file created, a folder); a file it holds that is written changes
+//! nothing (what is made from a file's text is kept by its stamp, see
+//! `stamped`). Without a watcher every call walks again.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use crate::sync::lock;
+
+/// The file lists of walks by their root, sorted.
+#[derive(Debug, Default)]
+pub struct KeptLists {
+    inner: Mutex<Lists>,
+}
+
+#[derive(Debug, Default)]
+struct Lists {
+    by_root: HashMap<PathBuf, Arc<Vec<PathBuf>>>,
+    /// Counts the changes that forgot a list (or found none to forget): a
+    /// walk under way when one came may have missed its file, and is not
+    /// kept.
+    forgotten: u64,
+}
+
+impl KeptLists {
+    /// The list kept for `root`, or `walk`'s (sorted), kept when
+    /// `watched` and no change came while it ran.
+    pub fn listed(
+        &self,
+        root: &Path,
+        watched: bool,
+        walk: impl FnOnce() -> Vec<PathBuf>,
+    ) -> Arc<Vec<PathBuf>> {
+        let forgotten = {
+            let mut lists = lock(&self.inner);
+            if !watched {
+                lists.by_root.remove(root);
+            } else if let Some(list) = lists.by_root.get(root) {
+                return Arc::clone(list);
+            }
+            lists.forgotten
+        };
+        let mut list = walk();
+        // `note_changed` looks paths up by binary search.
+        list.sort();
+        let list = Arc::new(list);
+        let mut lists = lock(&self.inner);
+        if watched && lists.forgotten == forgotten {
+            lists.by_root.insert(root.to_path_buf(), Arc::clone(&list));
+        }
+        list
+    }
+
+    /// Forgets the lists that do not hold a path written (`paths`, from
+    /// the file watcher) under their root.
+    pub fn note_changed(&self, paths: &[PathBuf]) {
+        let mut lists = lock(&self.inner);
+        let before = lists.by_root.len();
+        let mut unlisted = false;
+        for path in paths {
+            let mut held = false;
+            lists.by_root.retain(|root, list| {
+                let lacks = path.starts_with(root) && list.binary_search(path).is_err();
+                held |= path.starts_with(root) && !lacks;
+                !lacks
+            });
+            unlisted |= !held;
+        }
+        if unlisted || lists.by_root.len() < before {
+            lists.forgotten += 1;
+        }
+    }
+
+    /// Whether a list is kept for `root`.
+    #[cfg(test)]
+    fn holds(&self, root: &Path) -> bool {
+        lock(&self.inner).by_root.contains_key(root)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fs::write_test_file;
+
+    fn walk(root: &Path) -> Vec<PathBuf> {
+        crate::fs::walk::sources(root).files().collect()
+    }
+
+    #[test]
+    fn a_list_is_kept_while_watched_and_forgotten_for_a_file_it_lacks() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        write_test_file(root, "src/a.ts", "export const a = 1;\n");
+        let kept = KeptLists::default();
+        let first = kept.listed(root, true, || walk(root));
+        assert_eq!(*first, [root.join("src/a.ts")]);
+        // Kept: a file written that the list holds changes nothing, nor
+        // one under another root.
+        write_test_file(root, "src/b.ts", "export const b = 1;\n");
+        kept.note_changed(&[root.join("src/a.ts"), PathBuf::from("/elsewhere/x.ts")]);
+        assert!(Arc::ptr_eq(&first, &kept.listed(root, true, || walk(root))));
+        // One it lacks (created) forgets it.
+        kept.note_changed(&[root.join("src/b.ts")]);
+        assert!(!kept.holds(root));
+        assert_eq!(
+            *kept.listed(root, true, || walk(root)),
+            [root.join("src/a.ts"), root.join("src/b.ts")]
+        );
+        // Unwatched, the folder is walked every time.
+        write_test_file(root, "src/c.ts", "export const c = 1;\n");
+        assert_eq!(kept.listed(root, false, || walk(root)).len(), 3);
+        assert!(!kept.holds(root));
+    }
+
+    #[test]
+    fn lists_of_two_roots_are_forgotten_apart() {
+        let dir = tempfile::tempdir().unwrap();
+        let (one, two) = (dir.path().join("one"), dir.path().join("two"));
+        write_test_file(&one, "a.rs", "");
+        write_test_file(&two, "b.rs", "");
+        let kept = KeptLists::default();
+        kept.listed(&one, true, || walk(&one));
+        kept.listed(&two, true, || walk(&two));
+        kept.note_changed(&[two.join("new.rs")]);
+        assert!(kept.holds(&one));
+        assert!(!kept.holds(&two));
+    }
+
+    #[test]
+    fn a_walk_a_change_came_during_is_not_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        write_test_file(root, "a.ts", "");
+        let kept = KeptLists::default();
+        // b.ts is created while the walk runs, after it listed the folder.
+        let listed = kept.listed(root, true, || {
+            let listed = vec![root.join("a.ts")];
+            write_test_file(root, "b.ts", "");
+            kept.note_changed(&[root.join("b.ts")]);
+            listed
+        });
+        assert_eq!(*listed, [root.join("a.ts")]);
+        assert!(!kept.holds(root));
+        assert_eq!(kept.listed(root, true, || walk(root)).len(), 2);
+        assert!(kept.holds(root));
+    }
+}
