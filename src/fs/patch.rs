@@ -49,15 +49,6 @@ impl FileEdit {
         let before = self.before.as_deref().unwrap_or("");
         let after = self.after.as_deref().unwrap_or("");
         let (old, new) = (unix_newlines(before), unix_newlines(after));
-        let diff = TextDiff::from_lines(&old, &new);
-        let (mut added, mut removed) = (0, 0);
-        for change in diff.iter_all_changes() {
-            match change.tag() {
-                similar::ChangeTag::Insert => added += 1,
-                similar::ChangeTag::Delete => removed += 1,
-                similar::ChangeTag::Equal => {}
-            }
-        }
         let old_header = if self.before.is_some() {
             format!("a/{}", self.shown)
         } else {
@@ -68,11 +59,7 @@ impl FileEdit {
         } else {
             "/dev/null".to_string()
         };
-        let mut text = diff
-            .unified_diff()
-            .context_radius(3)
-            .header(&old_header, &new_header)
-            .to_string();
+        let (mut text, removed, added) = unified_diff(&old, &new, (&old_header, &new_header));
         let mut omitted = 0;
         if text.len() > max_diff_chars {
             let mut cut = text[..text.floor_char_boundary(max_diff_chars)]
@@ -97,10 +84,149 @@ impl FileEdit {
     }
 }
 
+/// Lines of context around a change in a diff.
+const CONTEXT: usize = 3;
+
+/// The unified diff of `old` and `new` (LF line ends), with `headers`, and
+/// the lines it removes and adds. Texts of as many lines (every rename,
+/// most edits) are compared line by line first, and only the stretches
+/// around the lines that differ are diffed: diffing a whole file hashes
+/// every line, most of the cost of a preview of a rename through many
+/// files. The hunks are those a diff of the whole texts gives where the
+/// changes are in place.
+fn unified_diff(old: &str, new: &str, headers: (&str, &str)) -> (String, usize, usize) {
+    let (old_lines, new_lines) = (lines_of(old), lines_of(new));
+    let regions = match old_lines.len() == new_lines.len() {
+        true => changed_regions(&old_lines, &new_lines),
+        false => vec![(0..old_lines.len(), 0..new_lines.len())],
+    };
+    let offset = |text: &str, lines: &[&str], line: usize| {
+        lines
+            .get(line)
+            .map_or(text.len(), |l| l.as_ptr() as usize - text.as_ptr() as usize)
+    };
+    let (mut out, mut removed, mut added) = (String::new(), 0, 0);
+    for (old_range, new_range) in regions {
+        let old_part =
+            &old[offset(old, &old_lines, old_range.start)..offset(old, &old_lines, old_range.end)];
+        let new_part =
+            &new[offset(new, &new_lines, new_range.start)..offset(new, &new_lines, new_range.end)];
+        let diff = TextDiff::from_lines(old_part, new_part);
+        for change in diff.iter_all_changes() {
+            match change.tag() {
+                similar::ChangeTag::Delete => removed += 1,
+                similar::ChangeTag::Insert => added += 1,
+                similar::ChangeTag::Equal => {}
+            }
+        }
+        for hunk in diff.unified_diff().context_radius(CONTEXT).iter_hunks() {
+            if out.is_empty() {
+                out.push_str(&format!("--- {}\n+++ {}\n", headers.0, headers.1));
+            }
+            // The hunk's header counts from the region's first line.
+            let ops: Vec<similar::DiffOp> = hunk
+                .ops()
+                .iter()
+                .map(|op| shifted(*op, old_range.start, new_range.start))
+                .collect();
+            out.push_str(&format!(
+                "{}\n",
+                similar::udiff::UnifiedHunkHeader::new(&ops)
+            ));
+            let body = hunk.to_string();
+            out.push_str(body.split_once('\n').map_or("", |(_, rest)| rest));
+        }
+    }
+    (out, removed, added)
+}
+
+/// The lines of `text` with their line ends (`split_inclusive('\n')`, by
+/// memchr's vectorised search: std's finds one line end at a time, a call
+/// per line).
+fn lines_of(text: &str) -> Vec<&str> {
+    let mut lines = Vec::new();
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', text.as_bytes()) {
+        lines.push(&text[start..=end]);
+        start = end + 1;
+    }
+    if start < text.len() {
+        lines.push(&text[start..]);
+    }
+    lines
+}
+
+/// The stretches of lines (of two texts of as many lines) that a diff
+/// shows: each run of lines that differ with its context, runs no more
+/// than twice the context apart in one.
+fn changed_regions(
+    old: &[&str],
+    new: &[&str],
+) -> Vec<(std::ops::Range<usize>, std::ops::Range<usize>)> {
+    let mut regions: Vec<std::ops::Range<usize>> = Vec::new();
+    for line in (0..old.len()).filter(|&i| old[i] != new[i]) {
+        let (start, end) = (
+            line.saturating_sub(CONTEXT),
+            (line + 1 + CONTEXT).min(old.len()),
+        );
+        match regions.last_mut() {
+            // Equal lines between: at most twice the context.
+            Some(last) if start <= last.end => last.end = end,
+            _ => regions.push(start..end),
+        }
+    }
+    regions.into_iter().map(|r| (r.clone(), r)).collect()
+}
+
+/// `op` with its indexes moved on by `old` and `new` lines.
+fn shifted(op: similar::DiffOp, old: usize, new: usize) -> similar::DiffOp {
+    use similar::DiffOp::*;
+    match op {
+        Equal {
+            old_index,
+            new_index,
+            len,
+        } => Equal {
+            old_index: old_index + old,
+            new_index: new_index + new,
+            len,
+        },
+        Delete {
+            old_index,
+            old_len,
+            new_index,
+        } => Delete {
+            old_index: old_index + old,
+            old_len,
+            new_index: new_index + new,
+        },
+        Insert {
+            old_index,
+            new_index,
+            new_len,
+        } => Insert {
+            old_index: old_index + old,
+            new_index: new_index + new,
+            new_len,
+        },
+        Replace {
+            old_index,
+            old_len,
+            new_index,
+            new_len,
+        } => Replace {
+            old_index: old_index + old,
+            old_len,
+            new_index: new_index + new,
+            new_len,
+        },
+    }
+}
+
 /// `text` with its CRLF line ends as LF; most texts have no CR, and are
 /// not copied.
 fn unix_newlines(text: &str) -> Cow<'_, str> {
-    match text.contains('\r') {
+    match memchr::memchr(b'\r', text.as_bytes()).is_some() {
         true => Cow::Owned(text.replace("\r\n", "\n")),
         false => Cow::Borrowed(text),
     }
@@ -423,6 +549,70 @@ fn umask() -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_are_split_after_each_line_end() {
+        for text in ["", "a", "a\n", "a\nb", "\n\n", "a\r\nb\n"] {
+            let split: Vec<&str> = text.split_inclusive('\n').collect();
+            assert_eq!(lines_of(text), split, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_diff_by_stretches_is_the_whole_texts_diff() {
+        let whole = |old: &str, new: &str| {
+            let diff = TextDiff::from_lines(old, new);
+            let text = diff
+                .unified_diff()
+                .context_radius(CONTEXT)
+                .header("a/f", "b/f")
+                .to_string();
+            let count = |tag| diff.iter_all_changes().filter(|c| c.tag() == tag).count();
+            (
+                text,
+                count(similar::ChangeTag::Delete),
+                count(similar::ChangeTag::Insert),
+            )
+        };
+        let lines: Vec<String> = (1..=30).map(|i| format!("line {i}\n")).collect();
+        let text = |changed: &[usize], last_newline: bool| {
+            let mut text: String = lines
+                .iter()
+                .enumerate()
+                .map(|(i, l)| match changed.contains(&i) {
+                    true => l.replace("line", "LINE"),
+                    false => l.clone(),
+                })
+                .collect();
+            if !last_newline {
+                text.pop();
+            }
+            text
+        };
+        // Changes at either end, next to each other, six and seven equal
+        // lines apart, and a last line without its newline.
+        for changed in [
+            vec![0],
+            vec![29],
+            vec![3, 4],
+            vec![5, 12],
+            vec![5, 13],
+            vec![0, 10, 20, 29],
+            vec![],
+        ] {
+            for last_newline in [true, false] {
+                let (old, new) = (text(&[], last_newline), text(&changed, last_newline));
+                assert_eq!(
+                    unified_diff(&old, &new, ("a/f", "b/f")),
+                    whole(&old, &new),
+                    "{changed:?} {last_newline}"
+                );
+            }
+        }
+        // Lines added: the whole texts are diffed.
+        let (old, new) = (text(&[], true), format!("new\n{}", text(&[7], true)));
+        assert_eq!(unified_diff(&old, &new, ("a/f", "b/f")), whole(&old, &new));
+    }
 
     fn edit_of(dir: &Path, name: &str, before: &str, after: &str) -> FileEdit {
         std::fs::write(dir.join(name), before).unwrap();

@@ -418,6 +418,11 @@ impl LspClient {
         indexes
     }
 
+    /// Its kept line indexes of files as on disk (see `disk_index`).
+    pub(super) fn disk_indexes(&self) -> Arc<StampedCache<PathBuf, LineIndex>> {
+        Arc::clone(&self.documents.disk_indexes.0)
+    }
+
     /// Paths of the documents the server has open.
     pub async fn open_documents(&self) -> Vec<PathBuf> {
         self.documents.open.lock().await.keys().cloned().collect()
@@ -432,7 +437,8 @@ impl LspClient {
 }
 
 /// The line index of the file at `path` as the disk holds it: kept from an
-/// earlier read while the file keeps its stamp, else read now (and kept).
+/// earlier read while the file keeps its stamp, else read now (and kept);
+/// a file that is not UTF-8 is read lossily, and not kept.
 fn disk_index(kept: &StampedCache<PathBuf, LineIndex>, path: PathBuf) -> Option<Arc<LineIndex>> {
     let stamp = Stamp::read(&path);
     if let Some(stamp) = stamp
@@ -441,11 +447,49 @@ fn disk_index(kept: &StampedCache<PathBuf, LineIndex>, path: PathBuf) -> Option<
         return Some(index);
     }
     let bytes = std::fs::read(&path).ok()?;
-    let index = Arc::new(LineIndex::new(&String::from_utf8_lossy(&bytes)));
-    // The stamp is taken before the read: a write during the read leaves
-    // the file with another stamp than the one kept, so it is read again.
+    match String::from_utf8(bytes) {
+        Ok(text) => Some(keep_read(kept, path, stamp, &text)),
+        Err(err) => Some(Arc::new(LineIndex::new(&String::from_utf8_lossy(
+            err.as_bytes(),
+        )))),
+    }
+}
+
+/// [`disk_index`] for a file about to be edited: its text exactly (an
+/// error for one that is not UTF-8), `None` for one that does not exist.
+pub(super) fn strict_disk_index(
+    kept: &StampedCache<PathBuf, LineIndex>,
+    path: &Path,
+) -> Result<Option<Arc<LineIndex>>, String> {
+    let (stamp, path) = (Stamp::read(path), path.to_path_buf());
+    if let Some(stamp) = stamp
+        && let Some(index) = kept.get(&path, stamp)
+    {
+        return Ok(Some(index));
+    }
+    let bytes = match std::fs::read(&path) {
+        Ok(bytes) => bytes,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(err) => return Err(format!("{}: {err}", path.display())),
+    };
+    let text =
+        String::from_utf8(bytes).map_err(|_| format!("{} is not UTF-8 text", path.display()))?;
+    Ok(Some(keep_read(kept, path, stamp, &text)))
+}
+
+/// The index of `text`, read from `path` after its `stamp` was taken,
+/// kept by that stamp. The stamp is taken before the read: a write during
+/// the read leaves the file with another stamp than the one kept, so it is
+/// read again.
+fn keep_read(
+    kept: &StampedCache<PathBuf, LineIndex>,
+    path: PathBuf,
+    stamp: Option<Stamp>,
+    text: &str,
+) -> Arc<LineIndex> {
+    let index = Arc::new(LineIndex::new(text));
     if let Some(stamp) = stamp {
         kept.put(path, stamp, Arc::clone(&index), index.weight());
     }
-    Some(index)
+    index
 }

@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use lsp_types::request::{PrepareRenameRequest, Rename};
 use lsp_types::{
@@ -15,9 +16,11 @@ use lsp_types::{
 use super::LspError;
 use super::capabilities::Feature;
 use super::convert::{Encoding, LineIndex};
+use super::documents::strict_disk_index;
 use super::navigate::{Spot, at, references_at};
 use super::quirks::cargo_projects;
 use super::session::Session;
+use crate::fs::stamped::StampedCache;
 use crate::model::Position;
 
 /// What the server says of renaming at a position.
@@ -122,8 +125,9 @@ pub(super) async fn rewrites(
 ) -> Result<Vec<Rewrite>, LspError> {
     // Reading every file the edit touches is blocking work.
     let encoding = client.encoding;
+    let kept = client.disk_indexes();
     let applied = tokio::task::spawn_blocking(move || {
-        let mut files = Files::default();
+        let mut files = Files::new(kept);
         for edit in edits {
             apply_workspace_edit(&mut files, edit, encoding)?;
         }
@@ -137,27 +141,49 @@ pub(super) async fn rewrites(
 }
 
 /// The files a WorkspaceEdit touches, as it leaves them.
-#[derive(Default)]
 struct Files {
-    /// Path -> (text on disk, text now, edits); `None` texts: absent.
-    files: BTreeMap<PathBuf, (Option<String>, Option<String>, usize)>,
+    files: BTreeMap<PathBuf, Entry>,
+    /// The client's line indexes of files as on disk (see
+    /// `LspClient::disk_indexes`): a file renamed in again and again is
+    /// neither read nor indexed again while it keeps its stamp.
+    kept: Arc<StampedCache<PathBuf, LineIndex>>,
+}
+
+/// One file a WorkspaceEdit touches; `None` texts: absent.
+struct Entry {
+    disk: Option<String>,
+    now: Option<String>,
+    edits: usize,
+    /// The line index of `now` while it is still the text on disk.
+    index: Option<Arc<LineIndex>>,
+}
+
+impl Entry {
+    fn set_now(&mut self, now: Option<String>) {
+        self.now = now;
+        self.index = None;
+    }
 }
 
 impl Files {
-    fn entry(
-        &mut self,
-        path: PathBuf,
-    ) -> Result<&mut (Option<String>, Option<String>, usize), String> {
+    fn new(kept: Arc<StampedCache<PathBuf, LineIndex>>) -> Files {
+        Files {
+            files: BTreeMap::new(),
+            kept,
+        }
+    }
+
+    fn entry(&mut self, path: PathBuf) -> Result<&mut Entry, String> {
         if !self.files.contains_key(&path) {
-            let disk = match std::fs::read(&path) {
-                Ok(bytes) => Some(
-                    String::from_utf8(bytes)
-                        .map_err(|_| format!("{} is not UTF-8 text", path.display()))?,
-                ),
-                Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
-                Err(err) => return Err(format!("{}: {err}", path.display())),
+            let index = strict_disk_index(&self.kept, &path)?;
+            let disk = index.as_ref().map(|index| index.text().to_string());
+            let entry = Entry {
+                now: disk.clone(),
+                disk,
+                edits: 0,
+                index,
             };
-            self.files.insert(path.clone(), (disk.clone(), disk, 0));
+            self.files.insert(path.clone(), entry);
         }
         Ok(self.files.get_mut(&path).expect("just inserted"))
     }
@@ -165,12 +191,12 @@ impl Files {
     fn into_rewrites(self) -> Vec<Rewrite> {
         self.files
             .into_iter()
-            .filter(|(_, (before, after, _))| before != after)
-            .map(|(path, (before, after, edits))| Rewrite {
+            .filter(|(_, entry)| entry.disk != entry.now)
+            .map(|(path, entry)| Rewrite {
                 path,
-                before,
-                after,
-                edits,
+                before: entry.disk,
+                after: entry.now,
+                edits: entry.edits,
             })
             .collect()
     }
@@ -212,29 +238,31 @@ fn apply_workspace_edit(
                 DocumentChangeOperation::Op(ResourceOp::Create(create)) => {
                     let entry = files.entry(path_of(&create.uri)?)?;
                     let overwrite = create.options.and_then(|o| o.overwrite) == Some(true);
-                    if entry.1.is_none() || overwrite {
-                        entry.1 = Some(String::new());
+                    if entry.now.is_none() || overwrite {
+                        entry.set_now(Some(String::new()));
                     }
                 }
                 DocumentChangeOperation::Op(ResourceOp::Rename(rename)) => {
                     let text = {
                         let from = files.entry(path_of(&rename.old_uri)?)?;
                         // The move is counted once, at its new path.
-                        from.1.take().ok_or_else(|| {
+                        let text = from.now.take().ok_or_else(|| {
                             format!("{} does not exist to be renamed", rename.old_uri)
-                        })?
+                        })?;
+                        from.set_now(None);
+                        text
                     };
                     let to = files.entry(path_of(&rename.new_uri)?)?;
-                    if to.1.is_some() && rename.options.and_then(|o| o.overwrite) != Some(true) {
+                    if to.now.is_some() && rename.options.and_then(|o| o.overwrite) != Some(true) {
                         return Err(format!("{} exists already", rename.new_uri));
                     }
-                    to.1 = Some(text);
-                    to.2 += 1;
+                    to.set_now(Some(text));
+                    to.edits += 1;
                 }
                 DocumentChangeOperation::Op(ResourceOp::Delete(delete)) => {
                     let entry = files.entry(path_of(&delete.uri)?)?;
-                    entry.1 = None;
-                    entry.2 += 1;
+                    entry.set_now(None);
+                    entry.edits += 1;
                 }
             }
         }
@@ -254,11 +282,12 @@ fn edit_text(
     encoding: Encoding,
 ) -> Result<(), String> {
     let entry = files.entry(path_of(uri)?)?;
-    let text = entry
-        .1
-        .as_ref()
-        .ok_or_else(|| format!("{uri} does not exist to be edited"))?;
-    let index = LineIndex::new(text);
+    let index = match (entry.index.take(), &entry.now) {
+        (Some(index), _) => index,
+        (None, Some(text)) => Arc::new(LineIndex::new(text)),
+        (None, None) => return Err(format!("{uri} does not exist to be edited")),
+    };
+    let text = index.text();
     let mut spans = Vec::with_capacity(edits.len());
     for edit in &edits {
         let offset = |p: lsp_types::Position| {
@@ -284,8 +313,8 @@ fn edit_text(
         last = end;
     }
     out.push_str(&text[last..]);
-    entry.1 = Some(out);
-    entry.2 += spans.len();
+    entry.edits += spans.len();
+    entry.set_now(Some(out));
     Ok(())
 }
 
@@ -332,7 +361,7 @@ mod tests {
             ])),
             ..Default::default()
         };
-        let mut files = Files::default();
+        let mut files = Files::new(Arc::new(StampedCache::new(1 << 20)));
         apply_workspace_edit(&mut files, workspace_edit, Encoding::Utf16).unwrap();
         let rewrites = files.into_rewrites();
         let find = |p: &PathBuf| rewrites.iter().find(|r| &r.path == p).unwrap().clone();
@@ -371,7 +400,12 @@ mod tests {
             changes: Some(changes),
             ..Default::default()
         };
-        let err = apply_workspace_edit(&mut Files::default(), edit, Encoding::Utf16).unwrap_err();
+        let err = apply_workspace_edit(
+            &mut Files::new(Arc::new(StampedCache::new(1 << 20))),
+            edit,
+            Encoding::Utf16,
+        )
+        .unwrap_err();
         assert!(err.contains("overlap"), "{err}");
     }
 }
