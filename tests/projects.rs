@@ -134,13 +134,7 @@ async fn a_file_created_in_another_cargo_project_is_searched_by_the_next_answer(
     let f = common::fixture("cargo_nested");
     let demo = "use nested_core::Engine;\n\nfn main() {\n    println!(\"{}\", Engine::default().run());\n}\n";
     std::fs::write(f.path("examples/demo/src/main.rs"), demo).unwrap();
-    f.ctx.lsp.watch_files();
-    common::wait_for(
-        "the file watcher's first walk",
-        || std::future::ready(format!("{:?}", f.ctx.lsp.watch_status())),
-        |status| status.contains("walking: false"),
-    )
-    .await;
+    f.watch_files().await;
     let at = json!({"file": "core/src/lib.rs", "symbol": "Engine::new"});
     let before = f.run("references", at.clone()).await;
     assert!(

@@ -800,15 +800,7 @@ Outline from fake_lsp
 #[tokio::test]
 async fn an_outline_follows_a_file_the_watcher_saw_written() {
     let f = fixture("ts");
-    f.ctx.lsp.watch_files();
-    // Its first walk adds a watch per folder: a write before that is not
-    // seen (and with its old time put back, nothing else tells it).
-    common::wait_for(
-        "the file watcher's first walk",
-        || std::future::ready(format!("{:?}", f.ctx.lsp.watch_status())),
-        |status| status.contains("walking: false"),
-    )
-    .await;
+    f.watch_files().await;
     let args = json!({"file": "src/shapes.ts", "preview": "none"});
     let first = f.run("read", args.clone()).await;
     assert!(first.contains("Class - Square"), "{first}");

@@ -36,6 +36,18 @@ impl Fixture {
         self.dir.path().join(relative)
     }
 
+    /// Starts the file watcher and waits for its first walk, which adds a
+    /// watch per folder: a write before that is not seen.
+    pub async fn watch_files(&self) {
+        self.ctx.lsp.watch_files();
+        wait_for(
+            "the file watcher's first walk",
+            || std::future::ready(format!("{:?}", self.ctx.lsp.watch_status())),
+            |status| status.contains("walking: false"),
+        )
+        .await;
+    }
+
     pub fn read(&self, relative: &str) -> String {
         std::fs::read_to_string(self.path(relative)).unwrap()
     }
