@@ -79,7 +79,7 @@ pub struct Renamed {
     pub rewrites: Vec<Rewrite>,
     /// The symbol's references through every project, where the rename
     /// had to ask for them (a server holding several cargo projects, see
-    /// `quirks::cargo_projects`): what a caller would ask next, had.
+    /// `quirks::cargo_projects`), so a caller need not ask again.
     pub references: Option<Vec<Spot>>,
 }
 
