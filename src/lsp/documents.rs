@@ -440,18 +440,12 @@ impl LspClient {
 /// earlier read while the file keeps its stamp, else read now (and kept);
 /// a file that is not UTF-8 is read lossily, and not kept.
 fn disk_index(kept: &StampedCache<PathBuf, LineIndex>, path: PathBuf) -> Option<Arc<LineIndex>> {
-    let stamp = Stamp::read(&path);
-    if let Some(stamp) = stamp
-        && let Some(index) = kept.get(&path, stamp)
-    {
-        return Some(index);
-    }
-    let bytes = std::fs::read(&path).ok()?;
-    match String::from_utf8(bytes) {
-        Ok(text) => Some(keep_read(kept, path, stamp, &text)),
-        Err(err) => Some(Arc::new(LineIndex::new(&String::from_utf8_lossy(
-            err.as_bytes(),
-        )))),
+    match strict_disk_index(kept, &path) {
+        Ok(index) => index,
+        Err(_) => {
+            let bytes = std::fs::read(&path).ok()?;
+            Some(Arc::new(LineIndex::new(&String::from_utf8_lossy(&bytes))))
+        }
     }
 }
 
@@ -474,22 +468,11 @@ pub(super) fn strict_disk_index(
     };
     let text =
         String::from_utf8(bytes).map_err(|_| format!("{} is not UTF-8 text", path.display()))?;
-    Ok(Some(keep_read(kept, path, stamp, &text)))
-}
-
-/// The index of `text`, read from `path` after its `stamp` was taken,
-/// kept by that stamp. The stamp is taken before the read: a write during
-/// the read leaves the file with another stamp than the one kept, so it is
-/// read again.
-fn keep_read(
-    kept: &StampedCache<PathBuf, LineIndex>,
-    path: PathBuf,
-    stamp: Option<Stamp>,
-    text: &str,
-) -> Arc<LineIndex> {
-    let index = Arc::new(LineIndex::new(text));
+    let index = Arc::new(LineIndex::new(&text));
+    // The stamp is taken before the read: a write during the read leaves
+    // the file with another stamp than the one kept, so it is read again.
     if let Some(stamp) = stamp {
         kept.put(path, stamp, Arc::clone(&index), index.weight());
     }
-    index
+    Ok(Some(index))
 }

@@ -149,19 +149,49 @@ struct Files {
     kept: Arc<StampedCache<PathBuf, LineIndex>>,
 }
 
-/// One file a WorkspaceEdit touches; `None` texts: absent.
+/// One file a WorkspaceEdit touches.
 struct Entry {
-    disk: Option<String>,
-    now: Option<String>,
+    /// Its text on disk, indexed (`None`: absent).
+    disk: Option<Arc<LineIndex>>,
+    now: Now,
     edits: usize,
-    /// The line index of `now` while it is still the text on disk.
-    index: Option<Arc<LineIndex>>,
+}
+
+/// A file's text as the edit leaves it so far.
+enum Now {
+    /// As on disk: most files a rename touches are edited once, and their
+    /// disk text is neither copied nor indexed again before that.
+    Disk,
+    /// Changed (`None`: deleted or moved away).
+    Changed(Option<String>),
 }
 
 impl Entry {
-    fn set_now(&mut self, now: Option<String>) {
-        self.now = now;
-        self.index = None;
+    fn exists(&self) -> bool {
+        match &self.now {
+            Now::Disk => self.disk.is_some(),
+            Now::Changed(text) => text.is_some(),
+        }
+    }
+
+    /// Its text now, indexed.
+    fn index(&self) -> Option<Arc<LineIndex>> {
+        match &self.now {
+            Now::Disk => self.disk.clone(),
+            Now::Changed(text) => text.as_deref().map(|t| Arc::new(LineIndex::new(t))),
+        }
+    }
+
+    /// Its text now, taken out (the file left absent).
+    fn take(&mut self) -> Option<String> {
+        match std::mem::replace(&mut self.now, Now::Changed(None)) {
+            Now::Disk => self.disk.as_ref().map(|index| index.text().to_string()),
+            Now::Changed(text) => text,
+        }
+    }
+
+    fn set(&mut self, text: Option<String>) {
+        self.now = Now::Changed(text);
     }
 }
 
@@ -175,13 +205,10 @@ impl Files {
 
     fn entry(&mut self, path: PathBuf) -> Result<&mut Entry, String> {
         if !self.files.contains_key(&path) {
-            let index = strict_disk_index(&self.kept, &path)?;
-            let disk = index.as_ref().map(|index| index.text().to_string());
             let entry = Entry {
-                now: disk.clone(),
-                disk,
+                disk: strict_disk_index(&self.kept, &path)?,
+                now: Now::Disk,
                 edits: 0,
-                index,
             };
             self.files.insert(path.clone(), entry);
         }
@@ -191,12 +218,17 @@ impl Files {
     fn into_rewrites(self) -> Vec<Rewrite> {
         self.files
             .into_iter()
-            .filter(|(_, entry)| entry.disk != entry.now)
-            .map(|(path, entry)| Rewrite {
-                path,
-                before: entry.disk,
-                after: entry.now,
-                edits: entry.edits,
+            .filter_map(|(path, entry)| {
+                let Now::Changed(after) = entry.now else {
+                    return None;
+                };
+                let before = entry.disk.map(|index| index.text().to_string());
+                (before != after).then_some(Rewrite {
+                    path,
+                    before,
+                    after,
+                    edits: entry.edits,
+                })
             })
             .collect()
     }
@@ -238,30 +270,28 @@ fn apply_workspace_edit(
                 DocumentChangeOperation::Op(ResourceOp::Create(create)) => {
                     let entry = files.entry(path_of(&create.uri)?)?;
                     let overwrite = create.options.and_then(|o| o.overwrite) == Some(true);
-                    if entry.now.is_none() || overwrite {
-                        entry.set_now(Some(String::new()));
+                    if !entry.exists() || overwrite {
+                        entry.set(Some(String::new()));
                     }
                 }
                 DocumentChangeOperation::Op(ResourceOp::Rename(rename)) => {
                     let text = {
                         let from = files.entry(path_of(&rename.old_uri)?)?;
                         // The move is counted once, at its new path.
-                        let text = from.now.take().ok_or_else(|| {
+                        from.take().ok_or_else(|| {
                             format!("{} does not exist to be renamed", rename.old_uri)
-                        })?;
-                        from.set_now(None);
-                        text
+                        })?
                     };
                     let to = files.entry(path_of(&rename.new_uri)?)?;
-                    if to.now.is_some() && rename.options.and_then(|o| o.overwrite) != Some(true) {
+                    if to.exists() && rename.options.and_then(|o| o.overwrite) != Some(true) {
                         return Err(format!("{} exists already", rename.new_uri));
                     }
-                    to.set_now(Some(text));
+                    to.set(Some(text));
                     to.edits += 1;
                 }
                 DocumentChangeOperation::Op(ResourceOp::Delete(delete)) => {
                     let entry = files.entry(path_of(&delete.uri)?)?;
-                    entry.set_now(None);
+                    entry.set(None);
                     entry.edits += 1;
                 }
             }
@@ -282,11 +312,9 @@ fn edit_text(
     encoding: Encoding,
 ) -> Result<(), String> {
     let entry = files.entry(path_of(uri)?)?;
-    let index = match (entry.index.take(), &entry.now) {
-        (Some(index), _) => index,
-        (None, Some(text)) => Arc::new(LineIndex::new(text)),
-        (None, None) => return Err(format!("{uri} does not exist to be edited")),
-    };
+    let index = entry
+        .index()
+        .ok_or_else(|| format!("{uri} does not exist to be edited"))?;
     let text = index.text();
     let mut spans = Vec::with_capacity(edits.len());
     for edit in &edits {
@@ -314,7 +342,7 @@ fn edit_text(
     }
     out.push_str(&text[last..]);
     entry.edits += spans.len();
-    entry.set_now(Some(out));
+    entry.set(Some(out));
     Ok(())
 }
 
@@ -381,6 +409,43 @@ mod tests {
         );
         // Nothing was written.
         assert!(old.exists() && !new.exists());
+    }
+
+    #[test]
+    fn a_file_edited_twice_is_edited_from_its_first_edit_and_never_lossily() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.ts");
+        std::fs::write(&a, "let x = 1;\n").unwrap();
+        let uri = Url::from_file_path(&a).unwrap();
+        let text_edit = |r, t: &str| {
+            DocumentChangeOperation::Edit(lsp_types::TextDocumentEdit {
+                text_document: lsp_types::OptionalVersionedTextDocumentIdentifier {
+                    uri: uri.clone(),
+                    version: None,
+                },
+                edits: vec![OneOf::Left(TextEdit::new(r, t.to_string()))],
+            })
+        };
+        let twice = WorkspaceEdit {
+            document_changes: Some(DocumentChanges::Operations(vec![
+                text_edit(range(0, 4, 0, 5), "total"),
+                // Counts from the text the first edit left.
+                text_edit(range(0, 4, 0, 9), "sum"),
+            ])),
+            ..Default::default()
+        };
+        let kept = Arc::new(StampedCache::new(1 << 20));
+        let mut files = Files::new(Arc::clone(&kept));
+        apply_workspace_edit(&mut files, twice.clone(), Encoding::Utf16).unwrap();
+        let rewrites = files.into_rewrites();
+        assert_eq!(rewrites[0].before.as_deref(), Some("let x = 1;\n"));
+        assert_eq!(rewrites[0].after.as_deref(), Some("let sum = 1;\n"));
+        assert_eq!(rewrites[0].edits, 2);
+        // A file that is not UTF-8 is refused, not edited as a lossy text.
+        std::fs::write(&a, b"let x = \xff;\n").unwrap();
+        let mut files = Files::new(kept);
+        let err = apply_workspace_edit(&mut files, twice, Encoding::Utf16).unwrap_err();
+        assert!(err.contains("is not UTF-8 text"), "{err}");
     }
 
     #[test]

@@ -209,12 +209,12 @@ async fn across(
             continue;
         }
         let (folder, others) = (folder.clone(), folders.clone());
-        let (name, lists) = (name.clone(), std::sync::Arc::clone(client));
+        let (name, owner) = (name.clone(), std::sync::Arc::clone(client));
         let seeds = tokio::task::spawn_blocking(move || {
             // Kept while the watcher covers the workspace: a walk costs
             // more than the rest of most answers.
-            let watched = lists.disk_changes().is_some();
-            let files = lists.walked.listed(&folder, watched, || {
+            let watched = owner.disk_changes().is_some();
+            let files = owner.walked.listed(&folder, watched, || {
                 walk::sources(&folder).sorted().files().collect()
             });
             uses_of(&folder, &files, &others, &name)
