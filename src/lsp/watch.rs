@@ -194,6 +194,11 @@ impl FileWatcher {
     /// Hands out every change seen so far (after a hand-out already under
     /// way), before returning.
     pub async fn flush_now(&self) {
+        // Most calls find nothing to hand out: they return without the
+        // trip to the blocking pool, which costs an answer a thread switch.
+        if self.inner.nothing_pending() {
+            return;
+        }
         Arc::clone(&self.inner).flush_off_thread().await;
     }
 
@@ -266,6 +271,16 @@ impl Inner {
         }
         drop(pending);
         self.wake.notify_one();
+    }
+
+    /// Whether there is nothing to hand out and no hand-out under way (a
+    /// caller of `flush_now` waits for one that is).
+    fn nothing_pending(&self) -> bool {
+        let Ok(_order) = self.flushing.try_lock() else {
+            return false;
+        };
+        let pending = lock(&self.pending);
+        pending.order.is_empty() && pending.new_folders.is_empty() && !pending.rescan
     }
 
     /// [`Inner::flush`] on the blocking pool: it looks at the disk and

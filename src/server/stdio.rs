@@ -23,7 +23,7 @@ const PIPE_BYTES: usize = 1 << 20;
 /// The two ends rmcp reads from and writes to, with the tasks that move
 /// lines between them and the process's stdin and stdout.
 pub fn guarded() -> (DuplexStream, DuplexStream) {
-    guarded_stream(tokio::io::stdin(), tokio::io::stdout())
+    guarded_stream(tokio::io::stdin(), StdoutThread::start())
 }
 
 /// `guarded` over any pair of byte streams (a relay's socket).
@@ -106,5 +106,77 @@ async fn write_output(
         if stdout.write_all(&bytes).await.is_err() || stdout.flush().await.is_err() {
             break;
         }
+    }
+}
+
+/// Standard output, written by a thread of its own. tokio's `Stdout`
+/// hands each write and each flush to the blocking pool and waits for it:
+/// two thread switches on every answer, a few tenths of a millisecond an
+/// agent waits. Here a write queues the bytes for the thread, which writes
+/// and flushes them at once; it stops at the first error (the client gone),
+/// and every write after fails. Dropped (as the process ends), it waits
+/// for the bytes queued to be written.
+struct StdoutThread {
+    lines: Option<std::sync::mpsc::Sender<Vec<u8>>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl StdoutThread {
+    fn start() -> StdoutThread {
+        let (lines, queued) = std::sync::mpsc::channel::<Vec<u8>>();
+        let thread = std::thread::spawn(move || {
+            use std::io::Write;
+            let mut stdout = std::io::stdout().lock();
+            while let Ok(bytes) = queued.recv() {
+                if stdout.write_all(&bytes).is_err() || stdout.flush().is_err() {
+                    break;
+                }
+            }
+        });
+        StdoutThread {
+            lines: Some(lines),
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for StdoutThread {
+    fn drop(&mut self) {
+        // The queue closed, the thread ends once it has written the rest.
+        self.lines.take();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl AsyncWrite for StdoutThread {
+    fn poll_write(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+        bytes: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        let sent = match &self.lines {
+            Some(lines) => lines.send(bytes.to_vec()).is_ok(),
+            None => false,
+        };
+        std::task::Poll::Ready(match sent {
+            true => Ok(bytes.len()),
+            false => Err(std::io::ErrorKind::BrokenPipe.into()),
+        })
+    }
+
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
     }
 }
