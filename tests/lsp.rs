@@ -422,3 +422,44 @@ async fn a_server_keeps_at_most_200_documents_open_the_least_used_closed() {
     assert_eq!(documents.len(), 200);
     assert!(is_open(&documents, &files[1]) && !is_open(&documents, &files[6]));
 }
+
+/// An open document whose file keeps the stamp of its last read (length
+/// and time) is not read again; one rewritten to the same length with its
+/// old time put back has that stamp too, and only the file watcher tells
+/// of it: the next answer is computed from the new text all the same.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_open_document_rewritten_with_its_stamp_kept_is_read_again() {
+    let f = fixture("ts");
+    f.watch_files().await;
+    let clean = f.run("diagnostics", json!({"file": "src/shapes.ts"})).await;
+    assert_eq!(clean, "No errors or warnings in src/shapes.ts");
+    // The same answer again: the document as read, by its stamp.
+    assert_eq!(
+        f.run("diagnostics", json!({"file": "src/shapes.ts"})).await,
+        clean
+    );
+    let path = f.path("src/shapes.ts");
+    let old_time = std::fs::metadata(&path).unwrap().modified().unwrap();
+    let original = f.read("src/shapes.ts");
+    let broken = original.replacen(
+        "area(): number {\n    return this.side",
+        "area(): string {\n    return this.side",
+        1,
+    );
+    assert_ne!(broken, original);
+    assert_eq!(broken.len(), original.len());
+    write(&f, "src/shapes.ts", &broken);
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(old_time)
+        .unwrap();
+    agent_turn().await;
+    let after = f.run("diagnostics", json!({"file": "src/shapes.ts"})).await;
+    assert!(
+        after.contains("errors in 1 file")
+            && after.contains("Property 'area' in type 'Square' is not assignable"),
+        "{after}"
+    );
+}

@@ -70,6 +70,12 @@ impl Stamp {
     }
 
     /// Whether a later write is sure to change this stamp (see the module
+    /// header): written at least `SETTLE` ago.
+    pub fn is_settled(&self) -> bool {
+        self.settled(SystemTime::now())
+    }
+
+    /// Whether a later write is sure to change this stamp (see the module
     /// header): written at least `SETTLE` before `now`.
     fn settled(&self, now: SystemTime) -> bool {
         match self {

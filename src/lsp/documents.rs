@@ -62,6 +62,9 @@ pub(super) struct Document {
     /// When a request was last about it, in syncs of this client: the
     /// least recently used is closed first.
     used: u64,
+    /// The stamp of the file its text was last read from, when settled
+    /// (see `fs::stamped`): while the file keeps it, the text is current.
+    disk: Option<Stamp>,
 }
 
 /// A document after `LspClient::sync`, and whether that call opened it.
@@ -126,6 +129,34 @@ impl LspClient {
     /// or sends the new text, or closes it when it is gone. Answers are
     /// never computed from text older than the file.
     pub(super) async fn sync(&self, path: &Path) -> Result<Synced, LspError> {
+        let watched = lock(&self.documents.disk).watched;
+        self.sync_from_disk(path, watched).await
+    }
+
+    /// [`LspClient::sync`]; `by_stamp`: a document whose file keeps the
+    /// stamp of its last read is taken as the disk holds it, without a read
+    /// (the blocking pool's, a thread switch) or a comparison. Only while
+    /// the watcher covers the workspace: a file rewritten with its length
+    /// and time kept has the stamp of its last read, and only the watcher
+    /// tells of it (`sync_changed` reads those).
+    async fn sync_from_disk(&self, path: &Path, by_stamp: bool) -> Result<Synced, LspError> {
+        // Taken before the read, as every stamp is.
+        let stamp = Stamp::read(path).filter(Stamp::is_settled);
+        if let Some(stamp) = stamp.filter(|_| by_stamp) {
+            let mut documents = self.documents.open.lock().await;
+            if let Some(document) = documents.get_mut(path)
+                && document.disk == Some(stamp)
+            {
+                document.used = 1 + self
+                    .documents
+                    .syncs
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                return Ok(Synced {
+                    document: document.clone(),
+                    opened: false,
+                });
+            }
+        }
         let text = match tokio::fs::read(path).await {
             Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
@@ -160,6 +191,7 @@ impl LspClient {
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         if let Some(document) = documents.get_mut(path) {
             document.used = now;
+            document.disk = stamp;
             if document.index.text() == text {
                 return Ok(Synced {
                     document: document.clone(),
@@ -205,6 +237,7 @@ impl LspClient {
             sent_at,
             changed_at: 0,
             used: now,
+            disk: stamp,
         };
         if documents.len() >= MAX_OPEN_DOCUMENTS {
             self.close_least_used(&mut documents)?;
@@ -358,7 +391,7 @@ impl LspClient {
             .into_iter()
             .filter(|p| all || noted.all || noted.paths.contains(p))
         {
-            let _ = self.sync(&path).await;
+            let _ = self.sync_from_disk(&path, false).await;
         }
     }
 
@@ -383,11 +416,20 @@ impl LspClient {
                 if indexes.contains_key(&uri) || unread.contains(&uri) {
                     continue;
                 }
-                let open = uri
+                // The open document's, else a kept one (a `stat` each):
+                // only the files to read go to the blocking pool, a thread
+                // switch.
+                let ready = uri
                     .to_file_path()
                     .ok()
-                    .and_then(|path| documents.get(&path).map(|d| Arc::clone(&d.index)));
-                match open {
+                    .and_then(|path| match documents.get(&path) {
+                        Some(document) => Some(Arc::clone(&document.index)),
+                        None => {
+                            let stamp = Stamp::read(&path)?;
+                            self.documents.disk_indexes.0.get(&path, stamp)
+                        }
+                    });
+                match ready {
                     Some(index) => {
                         indexes.insert(uri, Some(index));
                     }
