@@ -5,6 +5,7 @@
 //! method). Each file is read and outlined once per answer.
 
 use std::collections::HashMap;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use super::name_path::join_path;
@@ -20,14 +21,22 @@ pub struct SourceFiles<'a> {
     ctx: &'a Context,
     /// `None`: the file could not be read or outlined (gone, binary, too
     /// large); its locations are shown without a line.
-    files: HashMap<PathBuf, Option<FileOutline>>,
+    files: Vec<(PathBuf, Option<FileOutline>)>,
+    /// Where each file is in `files`, by its path's bytes. An answer asks
+    /// about one file many times in a row (each reference's line and
+    /// enclosing symbol): the last one asked about (`last`) is looked at
+    /// before any hashing.
+    at: HashMap<OsString, usize>,
+    last: Option<usize>,
 }
 
 impl<'a> SourceFiles<'a> {
     pub fn new(ctx: &'a Context) -> SourceFiles<'a> {
         SourceFiles {
             ctx,
-            files: HashMap::new(),
+            files: Vec::new(),
+            at: HashMap::new(),
+            last: None,
         }
     }
 
@@ -41,12 +50,23 @@ impl<'a> SourceFiles<'a> {
     }
 
     async fn file(&mut self, path: &Path) -> Option<&FileOutline> {
-        if !self.files.contains_key(path) {
-            let shown = self.shown(path);
-            let file = outline(self.ctx, path, &shown).await.ok();
-            self.files.insert(path.to_path_buf(), file);
-        }
-        self.files.get(path).and_then(Option::as_ref)
+        let known = match self.last {
+            Some(last) if self.files[last].0.as_os_str() == path.as_os_str() => Some(last),
+            _ => self.at.get(path.as_os_str()).copied(),
+        };
+        let index = match known {
+            Some(index) => index,
+            None => {
+                let shown = self.shown(path);
+                let file = outline(self.ctx, path, &shown).await.ok();
+                self.files.push((path.to_path_buf(), file));
+                self.at
+                    .insert(path.as_os_str().to_os_string(), self.files.len() - 1);
+                self.files.len() - 1
+            }
+        };
+        self.last = Some(index);
+        self.files[index].1.as_ref()
     }
 
     /// Line `line` (1-based) of `path`, trimmed; cut around `character`

@@ -118,14 +118,20 @@ impl FileOutline {
 
 /// The outline of `path` (`shown` names it in messages).
 pub async fn outline(ctx: &Context, path: &Path, shown: &str) -> ToolResult<FileOutline> {
-    if path.is_dir() {
+    // One `stat` tells a folder and stamps a file (an answer outlines
+    // every file it points into).
+    let meta = std::fs::metadata(path).ok();
+    if meta.as_ref().is_some_and(std::fs::Metadata::is_dir) {
         return Err(ToolError::new(
             ErrorCode::NotAFile,
             format!("{shown} is a folder, not a file; use find to list its files"),
         ));
     }
     if let Some(language) = Language::from_path(path) {
-        let file = parsed(ctx, path, shown, language).await?;
+        let stamp = meta
+            .filter(std::fs::Metadata::is_file)
+            .and_then(|meta| Stamp::of(&meta));
+        let file = parsed(ctx, path, shown, language, stamp).await?;
         // Only a server already up: a read does not wait for one to start.
         if file.has_syntax_errors() && ctx.lsp.ready_for(path) {
             if let Some(kept) = ctx.server_outlines.get(path, file.text()) {
@@ -238,22 +244,17 @@ fn server_outline(
     }
 }
 
-/// Reads a file whole for parsing: text only, bounded in size; bytes that
-/// are not UTF-8 become U+FFFD (one character each, so columns stay right).
-/// The tree-sitter parse of the file at `path`: as kept while the file
-/// keeps its stamp (`Context::parsed`), else read and parsed now (off the
-/// async threads). The stamp is a `stat` here: on a hit, far less than the
-/// thread hand-off a read would need.
+/// The tree-sitter parse of the file at `path`, whose `stamp` the caller
+/// took (a `stat`): as kept while the file keeps it (`Context::parsed`),
+/// else read and parsed now (off the async threads). On a hit that `stat`
+/// is all it costs, far less than the thread hand-off a read needs.
 async fn parsed(
     ctx: &Context,
     path: &Path,
     shown: &str,
     language: Language,
+    stamp: Option<Stamp>,
 ) -> ToolResult<Arc<SourceFile>> {
-    let stamp = std::fs::metadata(path)
-        .ok()
-        .filter(std::fs::Metadata::is_file)
-        .and_then(|meta| Stamp::of(&meta));
     if let Some(stamp) = stamp
         && let Some(file) = ctx.parsed.get(&path.to_path_buf(), stamp)
         && file.language() == language
@@ -275,6 +276,8 @@ async fn parsed(
     .await
 }
 
+/// Reads a file whole for parsing: text only, bounded in size; bytes that
+/// are not UTF-8 become U+FFFD (one character each, so columns stay right).
 fn read_source(path: &Path, shown: &str) -> ToolResult<String> {
     let meta = regular_file(path, shown)?;
     if meta.len() > MAX_OUTLINE_BYTES {
