@@ -706,7 +706,11 @@ impl Config {
 
     /// The language that serves `path`, by extension.
     pub fn language_for(&self, path: &Path) -> Option<&LanguageConfig> {
-        let ext = path.extension()?.to_str()?;
+        self.language_for_extension(path.extension()?.to_str()?)
+    }
+
+    /// The language of the files ending in `.ext`: the first to claim it.
+    pub fn language_for_extension(&self, ext: &str) -> Option<&LanguageConfig> {
         self.languages
             .iter()
             .find(|l| l.extensions.iter().any(|e| e == ext))

@@ -4,6 +4,7 @@
 //! library files are left out unless asked for.
 
 use std::collections::{BTreeMap, HashMap};
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -94,8 +95,11 @@ async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResul
             Some(audit.places(ctx, name, HashMap::new()).await)
         },
     );
-    let mut spots = found?;
+    let spots = found?;
     let server_found_none = spots.is_empty();
+    // By file, so what is asked of a path (whose code it is, how it is
+    // shown) is asked once per file, not per reference.
+    let mut in_files = by_path(spots);
     let mut notes: Vec<String> = unloaded.into_iter().collect();
     if !session.index_complete() {
         notes.push(format!(
@@ -104,9 +108,14 @@ async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResul
         ));
     }
     if !params.include_external.unwrap_or(false) {
-        let before = spots.len();
-        spots.retain(|spot| place(ctx, &spot.path) == Place::Workspace);
-        let left = before - spots.len();
+        let mut left = 0;
+        in_files.retain(|(path, positions)| {
+            let ours = place(ctx, path) == Place::Workspace;
+            if !ours {
+                left += positions.len();
+            }
+            ours
+        });
         if left > 0 {
             notes.push(format!(
                 "{} in library files left out; pass include_external: true to list them",
@@ -116,7 +125,7 @@ async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResul
     }
     // None at all, not even the declaration: maybe the server knows the
     // file's text only.
-    if spots.is_empty() {
+    if in_files.is_empty() {
         if let Some(note) = session.unlinked_note().await {
             notes.push(note);
         } else if server_found_none && include_declaration && on_declaration {
@@ -144,9 +153,9 @@ async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResul
             Some(places) => places?,
             None => audit.places(ctx, name, HashMap::new()).await?,
         };
-        let mut counted: Vec<(PathBuf, Position)> = spots
+        let mut counted: Vec<(PathBuf, Position)> = in_files
             .iter()
-            .map(|spot| (spot.path.clone(), spot.range.start))
+            .flat_map(|(path, positions)| positions.iter().map(|at| (path.clone(), *at)))
             .collect();
         counted.push((resolved.path.clone(), position));
         let others = other_symbols(ctx, &places.code_left_out(&counted), &counted).await;
@@ -163,13 +172,15 @@ async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResul
     }
     notes.extend(ctx.lsp.uncovered_note("not searched for uses").await);
     let mut by_file: BTreeMap<(bool, String), (PathBuf, Vec<Position>)> = BTreeMap::new();
-    for Spot { path, range } in spots {
+    for (path, positions) in in_files {
+        // Two spellings of one file (the root as given and as resolved)
+        // are shown as one.
         let key = (path != declared_in, ctx.workspace.display(&path));
         by_file
             .entry(key)
             .or_insert_with(|| (path, Vec::new()))
             .1
-            .push(range.start);
+            .extend(positions);
     }
     for (_, positions) in by_file.values_mut() {
         positions.sort();
@@ -274,4 +285,25 @@ async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResul
         left_out_files,
         notes,
     })
+}
+
+/// The spots' starts by file, files in the order first met. Spots come
+/// file by file: the last file is looked at before any hashing.
+fn by_path(spots: Vec<Spot>) -> Vec<(PathBuf, Vec<Position>)> {
+    let mut files: Vec<(PathBuf, Vec<Position>)> = Vec::new();
+    let mut at: HashMap<OsString, usize> = HashMap::new();
+    for Spot { path, range } in spots {
+        let known = match files.last() {
+            Some((last, _)) if last.as_os_str() == path.as_os_str() => Some(files.len() - 1),
+            _ => at.get(path.as_os_str()).copied(),
+        };
+        match known {
+            Some(index) => files[index].1.push(range.start),
+            None => {
+                at.insert(path.as_os_str().to_os_string(), files.len());
+                files.push((path, vec![range.start]));
+            }
+        }
+    }
+    files
 }

@@ -359,12 +359,25 @@ impl TextAudit {
         name: &str,
         texts: HashMap<PathBuf, String>,
     ) -> ToolResult<Places> {
-        let config = ctx.lsp.config().clone();
+        // The extensions whose files are this language's (the first
+        // language to claim one has it): what the walk needs of the
+        // configuration, which is too large to copy for every answer.
+        let config = ctx.lsp.config();
+        let sources: Vec<String> = config
+            .language(&self.language)
+            .map(|language| language.extensions.clone())
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|ext| {
+                config
+                    .language_for_extension(ext)
+                    .is_some_and(|l| l.name == self.language)
+            })
+            .collect();
         let root = ctx.workspace.root().to_path_buf();
         let kept = Arc::clone(&ctx.audit);
         let watched = ctx.lsp.changes_watched().await;
         let name = name.to_string();
-        let language = self.language.clone();
         let dialect = self.dialect;
         let scope = self.code.as_ref().map(|(scope, _)| *scope);
         let conditional = self.conditional.is_some();
@@ -379,10 +392,8 @@ impl TextAudit {
                     .as_ref()
                     .is_some_and(|e| e.iter().any(|x| x == extension));
                 let is_markdown = prose.is_some() && MARKDOWN.contains(&extension);
-                let is_source = (scope.is_some() || prose.is_some())
-                    && config
-                        .language_for(path)
-                        .is_some_and(|l| l.name == language);
+                let is_source =
+                    (scope.is_some() || prose.is_some()) && sources.iter().any(|e| e == extension);
                 let scan = if is_markdown {
                     Scan::Markdown(prose.clone().unwrap_or_default())
                 } else if is_embedding {
