@@ -63,11 +63,14 @@ pub struct Context {
 #[derive(Debug, Default)]
 pub struct ServerOutlines(Mutex<HashMap<PathBuf, Arc<KeptOutline>>>);
 
-/// One server's outline of one file's text.
+/// One server's outline of one file's text, with the text's line index:
+/// a kept one is shared by every answer that outlines the file, not copied
+/// and indexed again.
 #[derive(Debug)]
 pub struct KeptOutline {
     pub server: String,
     pub text: String,
+    pub lines: crate::syntax::LineIndex,
     /// Filtered and nested as `read` shows them.
     pub symbols: Vec<OutlineSymbol>,
 }
@@ -88,12 +91,12 @@ impl ServerOutlines {
             .cloned()
     }
 
-    pub fn keep(&self, path: &Path, outline: KeptOutline) {
+    pub fn keep(&self, path: &Path, outline: Arc<KeptOutline>) {
         let mut kept = lock(&self.0);
         if kept.len() >= SERVER_OUTLINES_KEPT && !kept.contains_key(path) {
             kept.clear();
         }
-        kept.insert(path.to_path_buf(), Arc::new(outline));
+        kept.insert(path.to_path_buf(), outline);
     }
 }
 
@@ -294,12 +297,13 @@ impl std::fmt::Debug for Context {
 mod tests {
     use super::*;
 
-    fn outline(text: &str) -> KeptOutline {
-        KeptOutline {
+    fn outline(text: &str) -> Arc<KeptOutline> {
+        Arc::new(KeptOutline {
             server: "a-server".into(),
             text: text.into(),
+            lines: crate::syntax::LineIndex::new(text),
             symbols: Vec::new(),
-        }
+        })
     }
 
     #[test]

@@ -28,12 +28,8 @@ pub const MAX_OUTLINE_BYTES: u64 = 16 * 1024 * 1024;
 pub enum FileOutline {
     TreeSitter(Arc<SourceFile>),
     Server {
-        server: String,
-        /// Filtered, nested by range, in source order.
-        symbols: Vec<OutlineSymbol>,
-        /// The text the server answered for.
-        text: String,
-        lines: LineIndex,
+        /// Shared with `Context::server_outlines` when kept there.
+        outline: Arc<KeptOutline>,
         /// The server was still indexing after its `ready_timeout`.
         index_complete: bool,
         /// The tree-sitter language of a file it could not parse whole,
@@ -46,21 +42,21 @@ impl FileOutline {
     pub fn symbols(&self) -> &[OutlineSymbol] {
         match self {
             FileOutline::TreeSitter(file) => file.outline(),
-            FileOutline::Server { symbols, .. } => symbols,
+            FileOutline::Server { outline, .. } => &outline.symbols,
         }
     }
 
     pub fn text(&self) -> &str {
         match self {
             FileOutline::TreeSitter(file) => file.text(),
-            FileOutline::Server { text, .. } => text,
+            FileOutline::Server { outline, .. } => &outline.text,
         }
     }
 
     pub fn lines(&self) -> &LineIndex {
         match self {
             FileOutline::TreeSitter(file) => file.lines(),
-            FileOutline::Server { lines, .. } => lines,
+            FileOutline::Server { outline, .. } => &outline.lines,
         }
     }
 
@@ -75,7 +71,9 @@ impl FileOutline {
     pub fn source(&self) -> OutlineSource {
         match self {
             FileOutline::TreeSitter(_) => OutlineSource::TreeSitter,
-            FileOutline::Server { server, .. } => OutlineSource::LanguageServer(server.clone()),
+            FileOutline::Server { outline, .. } => {
+                OutlineSource::LanguageServer(outline.server.clone())
+            }
         }
     }
 
@@ -90,9 +88,11 @@ impl FileOutline {
     pub fn signature(&self, symbol: &OutlineSymbol) -> Option<String> {
         match self {
             FileOutline::TreeSitter(file) => file.signature(symbol),
-            FileOutline::Server { text, lines, .. } => {
-                syntax::signature::declaration_line(text, lines, symbol.selection_range.start.line)
-            }
+            FileOutline::Server { outline, .. } => syntax::signature::declaration_line(
+                &outline.text,
+                &outline.lines,
+                symbol.selection_range.start.line,
+            ),
         }
     }
 
@@ -134,12 +134,9 @@ pub async fn outline(ctx: &Context, path: &Path, shown: &str) -> ToolResult<File
         let file = parsed(ctx, path, shown, language, stamp).await?;
         // Only a server already up: a read does not wait for one to start.
         if file.has_syntax_errors() && ctx.lsp.ready_for(path) {
-            if let Some(kept) = ctx.server_outlines.get(path, file.text()) {
+            if let Some(outline) = ctx.server_outlines.get(path, file.text()) {
                 return Ok(FileOutline::Server {
-                    server: kept.server.clone(),
-                    symbols: kept.symbols.clone(),
-                    lines: LineIndex::new(&kept.text),
-                    text: kept.text.clone(),
+                    outline,
                     index_complete: true,
                     unparsed: Some(language),
                 });
@@ -196,21 +193,12 @@ pub async fn server_outline_instead(
     // Kept only when whole: one made while the server indexed may lack
     // symbols.
     if let FileOutline::Server {
-        server,
-        symbols,
-        text,
+        outline,
         index_complete: true,
         ..
     } = &outline
     {
-        ctx.server_outlines.keep(
-            path,
-            KeptOutline {
-                server: server.clone(),
-                text: text.clone(),
-                symbols: symbols.clone(),
-            },
-        );
+        ctx.server_outlines.keep(path, Arc::clone(outline));
     }
     Ok(outline)
 }
@@ -235,10 +223,12 @@ fn server_outline(
 ) -> FileOutline {
     let text = session.lines().text().to_string();
     FileOutline::Server {
-        server: session.server().to_string(),
-        symbols,
-        lines: LineIndex::new(&text),
-        text,
+        outline: Arc::new(KeptOutline {
+            server: session.server().to_string(),
+            symbols,
+            lines: LineIndex::new(&text),
+            text,
+        }),
         index_complete: session.index_complete(),
         unparsed,
     }

@@ -106,12 +106,11 @@ async fn read(ctx: &Context, params: Params) -> ToolResult<ReadResult> {
             note
         }
         FileOutline::Server {
-            server,
+            outline,
             index_complete,
             unparsed,
-            ..
         } => {
-            let mut note = format!("Outline from {server}");
+            let mut note = format!("Outline from {}", outline.server);
             if unparsed.is_some() {
                 note.push_str(" (tree-sitter could not parse the whole file)");
             }
