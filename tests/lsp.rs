@@ -463,3 +463,18 @@ async fn an_open_document_rewritten_with_its_stamp_kept_is_read_again() {
         "{after}"
     );
 }
+
+/// An answer large enough to be taken aside from async-lsp's decoding
+/// (`lsp::aside`: a result of 16 KB or more) comes whole: a workspace
+/// symbol search that finds 400 functions.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_large_answer_comes_whole() {
+    let text: String = (0..400)
+        .map(|i| format!("export function manyThing{i}(): number {{\n  return {i};\n}}\n"))
+        .collect();
+    let f = common::fixture_with("ts", &[("src/many.ts", &text)]);
+    let answer = f
+        .run("search", json!({"query": "manyThing", "limit": 3}))
+        .await;
+    assert!(answer.contains("400 matches"), "{answer}");
+}

@@ -12,6 +12,7 @@
 //! file per quirk.
 
 pub mod actions;
+mod aside;
 mod capabilities;
 pub mod choose;
 mod client;

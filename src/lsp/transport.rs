@@ -23,6 +23,7 @@ use tokio::sync::{Notify, watch};
 use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
 
 use super::LspError;
+use super::aside::{AnyResult, Aside, AsideReader};
 use super::config::LanguageConfig;
 use super::inbound::{self, Shared};
 use super::reaper;
@@ -40,6 +41,8 @@ pub struct Transport {
     pub(super) shared: Arc<Shared>,
     pub(super) pid: Option<u32>,
     socket: ServerSocket,
+    /// Large results, taken aside from the server's output by request id.
+    aside: Arc<Aside>,
     /// The id the main loop will give our next request (see `request`).
     next_id: tokio::sync::Mutex<i32>,
     exit: watch::Receiver<Option<ExitInfo>>,
@@ -85,6 +88,8 @@ impl Transport {
         );
         let (main_loop, socket) =
             MainLoop::new_client(|_| StrictAnswers(inbound::router(Arc::clone(&shared))));
+        let aside = Arc::new(Aside::default());
+        let stdout = AsideReader::new(stdout, Arc::clone(&aside));
 
         let kill = Arc::new(Notify::new());
         let (exit_tx, exit) = watch::channel(None);
@@ -146,6 +151,7 @@ impl Transport {
             shared,
             pid,
             socket,
+            aside,
             next_id: tokio::sync::Mutex::new(0),
             exit,
             kill,
@@ -219,7 +225,7 @@ impl Transport {
         R::Result: Send + 'static,
     {
         let params = strict_params(params).map_err(|err| self.unencodable(R::METHOD, &err))?;
-        let mut response = pin!(self.socket.request::<Strict<R>>(params));
+        let mut response = pin!(self.socket.request::<AnyResult<Strict<R>>>(params));
         // async-lsp numbers outgoing requests itself, 0, 1, 2, ... in the
         // order they reach its main loop, and does not tell us the number.
         // The first poll hands the request to the main loop; doing it under
@@ -228,7 +234,9 @@ impl Transport {
             let mut next = self.next_id.lock().await;
             let first = std::future::poll_fn(|cx| Poll::Ready(response.as_mut().poll(cx))).await;
             if let Poll::Ready(result) = first {
-                return result.map_err(|err| self.rpc_error(R::METHOD, err));
+                return result
+                    .and_then(|value| Ok(serde_json::from_value(value)?))
+                    .map_err(|err| self.rpc_error(R::METHOD, err));
             }
             let id = *next;
             *next += 1;
@@ -243,13 +251,24 @@ impl Transport {
         match result {
             Ok(result) => {
                 guard.armed = false;
-                result.map_err(|err| self.rpc_error(R::METHOD, err))
+                // The result taken aside, if it was (see `aside`): decoded
+                // once, from its JSON.
+                let aside = self.aside.take(i64::from(id));
+                let decoded = result.and_then(|value| match aside {
+                    Some(raw) => Ok(serde_json::from_str(raw.get())?),
+                    None => Ok(serde_json::from_value(value)?),
+                });
+                decoded.map_err(|err| self.rpc_error(R::METHOD, err))
             }
-            Err(_) => Err(LspError::Timeout {
-                server: self.shared.server.clone(),
-                method: R::METHOD.to_string(),
-                seconds: timeout.as_secs_f64(),
-            }),
+            Err(_) => {
+                // An answer that came as time ran out is no one's.
+                self.aside.take(i64::from(id));
+                Err(LspError::Timeout {
+                    server: self.shared.server.clone(),
+                    method: R::METHOD.to_string(),
+                    seconds: timeout.as_secs_f64(),
+                })
+            }
         }
     }
 

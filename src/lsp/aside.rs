@@ -1,0 +1,335 @@
+//! Large answers taken aside before async-lsp reads them.
+//!
+//! async-lsp decodes every message as an untagged enum: serde first copies
+//! the whole message into its `Content` tree, then builds the result as a
+//! `Value`, which `Transport::request` decodes once more into the request's
+//! type. For a list of thousands of references that is most of what
+//! sextant spends on the answer. So the server's output passes through
+//! [`AsideReader`] first: a response of at least [`ASIDE_BYTES`] whose
+//! `result` is there and `error` is not reaches async-lsp with
+//! `"result": null`, and its result's JSON is kept in [`Aside`] by request
+//! id, for `Transport::request` to decode once, straight into its type.
+//!
+//! Everything else passes through as it came: requests and notifications
+//! from the server, errors, small answers, and any bytes that are not a
+//! well-formed frame (after which the stream is passed on untouched, so
+//! async-lsp sees and reports what it always did).
+
+use std::collections::HashMap;
+use std::pin::Pin;
+use std::sync::Mutex;
+use std::task::{Context, Poll};
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use tokio::io::{AsyncRead, ReadBuf};
+
+use crate::sync::lock;
+
+/// Answers smaller than this go through async-lsp as they are: the copies
+/// cost little there, and most answers are small.
+pub const ASIDE_BYTES: usize = 16 * 1024;
+
+/// How far behind the newest an answer kept aside may be before it is
+/// forgotten: one whose request was cancelled is never taken.
+const KEPT_IDS: i64 = 4096;
+
+/// Results taken aside, by the id of the request they answer.
+#[derive(Debug, Default)]
+pub struct Aside(Mutex<HashMap<i64, Box<RawValue>>>);
+
+impl Aside {
+    /// The result taken aside for request `id`, if there is one.
+    pub fn take(&self, id: i64) -> Option<Box<RawValue>> {
+        lock(&self.0).remove(&id)
+    }
+
+    fn keep(&self, id: i64, result: Box<RawValue>) {
+        let mut kept = lock(&self.0);
+        kept.retain(|&other, _| other > id - KEPT_IDS);
+        kept.insert(id, result);
+    }
+}
+
+/// Request `R` whose result async-lsp hands over as a `Value`: a result
+/// taken aside comes as `null`, whatever `R`'s type allows.
+pub struct AnyResult<R>(std::marker::PhantomData<R>);
+
+impl<R: lsp_types::request::Request> lsp_types::request::Request for AnyResult<R> {
+    type Params = R::Params;
+    type Result = serde_json::Value;
+    const METHOD: &'static str = R::METHOD;
+}
+
+/// What a response is made of, read without building it.
+#[derive(Deserialize)]
+struct Peek<'a> {
+    id: Option<i64>,
+    #[serde(borrow)]
+    method: Option<&'a RawValue>,
+    #[serde(borrow)]
+    result: Option<&'a RawValue>,
+    #[serde(borrow)]
+    error: Option<&'a RawValue>,
+}
+
+/// The server's output, with large results taken aside (see the module
+/// header).
+pub struct AsideReader<R> {
+    inner: R,
+    aside: std::sync::Arc<Aside>,
+    /// Bytes read and not yet made into a frame.
+    input: Vec<u8>,
+    /// Bytes ready for async-lsp, from `output[sent..]`.
+    output: Vec<u8>,
+    sent: usize,
+    /// Bytes that were not a frame were seen: all is passed on as it is.
+    passing: bool,
+    ended: bool,
+}
+
+impl<R> AsideReader<R> {
+    pub fn new(inner: R, aside: std::sync::Arc<Aside>) -> AsideReader<R> {
+        AsideReader {
+            inner,
+            aside,
+            input: Vec::new(),
+            output: Vec::new(),
+            sent: 0,
+            passing: false,
+            ended: false,
+        }
+    }
+
+    /// Moves what `input` holds to `output`: each whole frame (its result
+    /// taken aside when large), or everything once a frame is malformed
+    /// or the stream has ended.
+    fn make_output(&mut self) {
+        while !self.passing {
+            match frame_at(&self.input) {
+                Some(Ok((header, length))) => {
+                    let body = &self.input[header..header + length];
+                    match self.taken_aside(body) {
+                        Some(small) => {
+                            let header = format!("Content-Length: {}\r\n\r\n", small.len());
+                            self.output.extend_from_slice(header.as_bytes());
+                            self.output.extend_from_slice(small.as_bytes());
+                        }
+                        None => self
+                            .output
+                            .extend_from_slice(&self.input[..header + length]),
+                    }
+                    self.input.drain(..header + length);
+                }
+                Some(Err(())) => self.passing = true,
+                None => break,
+            }
+        }
+        if self.passing || self.ended {
+            self.output.append(&mut self.input);
+        }
+    }
+
+    /// The frame to send instead of `body` when its result is taken aside.
+    fn taken_aside(&self, body: &[u8]) -> Option<String> {
+        if body.len() < ASIDE_BYTES {
+            return None;
+        }
+        let peek: Peek = serde_json::from_slice(body).ok()?;
+        let (Some(id), None, Some(result), None) = (peek.id, peek.method, peek.result, peek.error)
+        else {
+            return None;
+        };
+        self.aside.keep(id, result.to_owned());
+        Some(format!(r#"{{"jsonrpc":"2.0","id":{id},"result":null}}"#))
+    }
+}
+
+/// The frame at the start of `input`: the length of its header and of its
+/// body, once both are there. `Err` for a header line async-lsp refuses
+/// (its rule: `Name: value` and CRLF, a numeric `Content-Length`), as soon
+/// as the line is whole, so async-lsp sees it as soon as it would have.
+fn frame_at(input: &[u8]) -> Option<Result<(usize, usize), ()>> {
+    let mut length = None;
+    let mut at = 0;
+    loop {
+        let end = at + memchr::memchr(b'\n', &input[at..])? + 1;
+        let line = &input[at..end];
+        at = end;
+        if line == b"\r\n" {
+            break;
+        }
+        let field = std::str::from_utf8(line)
+            .ok()
+            .and_then(|line| line.strip_suffix("\r\n"))
+            .and_then(|line| line.split_once(": "));
+        let Some((name, value)) = field else {
+            return Some(Err(()));
+        };
+        if name.eq_ignore_ascii_case("Content-Length") {
+            match value.parse::<usize>() {
+                Ok(value) => length = Some(value),
+                Err(_) => return Some(Err(())),
+            }
+        }
+    }
+    let Some(length) = length else {
+        return Some(Err(()));
+    };
+    (input.len() >= at + length).then_some(Ok((at, length)))
+}
+
+impl<R: AsyncRead + Unpin> AsyncRead for AsideReader<R> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let this = &mut *self;
+        loop {
+            if this.sent < this.output.len() {
+                let ready = &this.output[this.sent..];
+                let n = ready.len().min(buf.remaining());
+                buf.put_slice(&ready[..n]);
+                this.sent += n;
+                if this.sent == this.output.len() {
+                    this.output.clear();
+                    this.sent = 0;
+                }
+                return Poll::Ready(Ok(()));
+            }
+            if this.ended {
+                return Poll::Ready(Ok(()));
+            }
+            let mut chunk = [0u8; 64 * 1024];
+            let mut read = ReadBuf::new(&mut chunk);
+            match Pin::new(&mut this.inner).poll_read(cx, &mut read) {
+                Poll::Ready(Ok(())) => {
+                    if read.filled().is_empty() {
+                        this.ended = true;
+                    } else {
+                        this.input.extend_from_slice(read.filled());
+                    }
+                    this.make_output();
+                }
+                Poll::Ready(Err(err)) => return Poll::Ready(Err(err)),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+    use tokio::io::AsyncReadExt;
+
+    fn frame(body: &str) -> String {
+        format!("Content-Length: {}\r\n\r\n{body}", body.len())
+    }
+
+    /// What async-lsp reads of `input` fed in pieces of `piece` bytes, and
+    /// what was taken aside.
+    async fn through(input: &str, piece: usize) -> (String, Arc<Aside>) {
+        let aside = Arc::new(Aside::default());
+        let pieces: Vec<Vec<u8>> = input.as_bytes().chunks(piece).map(<[u8]>::to_vec).collect();
+        let mut stream = pieces_of(pieces, false);
+        let mut reader = AsideReader::new(&mut stream, Arc::clone(&aside));
+        let mut out = String::new();
+        reader.read_to_string(&mut out).await.unwrap();
+        (out, aside)
+    }
+
+    /// A reader that gives `pieces` one read at a time, then the end of
+    /// the stream (or, `open`, nothing more ever).
+    fn pieces_of(pieces: Vec<Vec<u8>>, open: bool) -> Pieces {
+        Pieces(pieces.into(), open)
+    }
+
+    struct Pieces(std::collections::VecDeque<Vec<u8>>, bool);
+
+    impl AsyncRead for Pieces {
+        fn poll_read(
+            mut self: Pin<&mut Self>,
+            _: &mut Context<'_>,
+            buf: &mut ReadBuf<'_>,
+        ) -> Poll<std::io::Result<()>> {
+            if self.0.is_empty() && self.1 {
+                return Poll::Pending;
+            }
+            if let Some(mut piece) = self.0.pop_front() {
+                let n = piece.len().min(buf.remaining());
+                buf.put_slice(&piece[..n]);
+                if n < piece.len() {
+                    self.0.push_front(piece.split_off(n));
+                }
+            }
+            Poll::Ready(Ok(()))
+        }
+    }
+
+    #[tokio::test]
+    async fn a_large_result_is_taken_aside_and_the_rest_passes_as_it_came() {
+        let locations = format!(
+            "[{}]",
+            vec![r#"{"uri":"file:///a.rs","n":1}"#; 1000].join(",")
+        );
+        let large = format!(r#"{{"jsonrpc":"2.0","id":7,"result":{locations}}}"#);
+        let small = r#"{"jsonrpc":"2.0","id":8,"result":[1,2]}"#;
+        let error = format!(
+            r#"{{"jsonrpc":"2.0","id":9,"error":{{"code":-1,"message":"{}"}}}}"#,
+            "x".repeat(ASIDE_BYTES)
+        );
+        let notification = format!(
+            r#"{{"jsonrpc":"2.0","method":"window/logMessage","params":{{"message":"{}"}}}}"#,
+            "y".repeat(ASIDE_BYTES)
+        );
+        let input = [
+            frame(&large),
+            frame(small),
+            frame(&error),
+            frame(&notification),
+        ]
+        .concat();
+        for piece in [1, 7, 4096, input.len()] {
+            let (out, aside) = through(&input, piece).await;
+            let expected = [
+                frame(r#"{"jsonrpc":"2.0","id":7,"result":null}"#),
+                frame(small),
+                frame(&error),
+                frame(&notification),
+            ]
+            .concat();
+            assert_eq!(out, expected, "in pieces of {piece}");
+            assert_eq!(
+                aside.take(7).map(|r| r.get().to_string()),
+                Some(locations.clone())
+            );
+            assert!(aside.take(8).is_none() && aside.take(9).is_none());
+        }
+    }
+
+    #[tokio::test]
+    async fn bytes_that_are_no_frame_pass_on_untouched() {
+        let large = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"result":"{}"}}"#,
+            "z".repeat(ASIDE_BYTES)
+        );
+        // A header without a length, then a frame that would be taken aside.
+        let input = format!("Garbage: 1\r\n\r\n{}", frame(&large));
+        let (out, aside) = through(&input, 1000).await;
+        assert_eq!(out, input);
+        assert!(aside.take(1).is_none());
+        // A line that is no header passes on at once, the stream open.
+        let aside = Arc::new(Aside::default());
+        let mut stream = pieces_of(vec![b"oops\n".to_vec()], true);
+        let mut reader = AsideReader::new(&mut stream, aside);
+        let mut first = [0u8; 16];
+        let n = reader.read(&mut first).await.unwrap();
+        assert_eq!(&first[..n], b"oops\n");
+        // A frame cut short by the end of the stream.
+        let cut = &frame(&large)[..100];
+        assert_eq!(through(cut, 10).await.0, cut);
+    }
+}
