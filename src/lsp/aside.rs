@@ -7,8 +7,11 @@
 //! sextant spends on the answer. So the server's output passes through
 //! [`AsideReader`] first: a response of at least [`ASIDE_BYTES`] whose
 //! `result` is there and `error` is not reaches async-lsp with
-//! `"result": null`, and its result's JSON is kept in [`Aside`] by request
-//! id, for `Transport::request` to decode once, straight into its type.
+//! a token for its result (a string no server writes: `"\u0000aside:7"`),
+//! and its result's JSON is kept in [`Aside`] under that request id, for
+//! `Transport::request` to decode once, straight into its type. The token
+//! names the entry: no count of ours has to agree with async-lsp's
+//! numbering of requests (which it assigns as requests reach its loop).
 //!
 //! Everything else passes through as it came: requests and notifications
 //! from the server, errors, small answers, and any bytes that are not a
@@ -44,6 +47,22 @@ impl Aside {
         lock(&self.0).remove(&id)
     }
 
+    /// What `value`, an answer async-lsp handed over, stands for: `Ok(None)`
+    /// for an answer as it came, the result taken aside for a token, and
+    /// `Err` for a token whose result is gone (never taken as `null`).
+    pub fn taken(&self, value: &serde_json::Value) -> Result<Option<Box<RawValue>>, String> {
+        let Some(id) = value
+            .as_str()
+            .and_then(|token| token.strip_prefix(TOKEN))
+            .and_then(|id| id.parse::<i64>().ok())
+        else {
+            return Ok(None);
+        };
+        self.take(id)
+            .map(Some)
+            .ok_or_else(|| format!("the answer to request {id} was lost on its way"))
+    }
+
     fn keep(&self, id: i64, result: Box<RawValue>) {
         let mut kept = lock(&self.0);
         kept.retain(|&other, _| other > id - KEPT_IDS);
@@ -51,8 +70,11 @@ impl Aside {
     }
 }
 
+/// What the result of an answer taken aside becomes, before its id.
+const TOKEN: &str = "\u{0}aside:";
+
 /// Request `R` whose result async-lsp hands over as a `Value`: a result
-/// taken aside comes as `null`, whatever `R`'s type allows.
+/// taken aside comes as its token, whatever `R`'s type allows.
 pub struct AnyResult<R>(std::marker::PhantomData<R>);
 
 impl<R: lsp_types::request::Request> lsp_types::request::Request for AnyResult<R> {
@@ -141,7 +163,9 @@ impl<R> AsideReader<R> {
             return None;
         };
         self.aside.keep(id, result.to_owned());
-        Some(format!(r#"{{"jsonrpc":"2.0","id":{id},"result":null}}"#))
+        Some(format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"result":"\u0000aside:{id}"}}"#
+        ))
     }
 }
 
@@ -295,18 +319,21 @@ mod tests {
         for piece in [1, 7, 4096, input.len()] {
             let (out, aside) = through(&input, piece).await;
             let expected = [
-                frame(r#"{"jsonrpc":"2.0","id":7,"result":null}"#),
+                frame(r#"{"jsonrpc":"2.0","id":7,"result":"\u0000aside:7"}"#),
                 frame(small),
                 frame(&error),
                 frame(&notification),
             ]
             .concat();
             assert_eq!(out, expected, "in pieces of {piece}");
-            assert_eq!(
-                aside.take(7).map(|r| r.get().to_string()),
-                Some(locations.clone())
-            );
+            // The token as async-lsp hands it over names the result.
+            let token: serde_json::Value = serde_json::from_str(r#""\u0000aside:7""#).unwrap();
+            let taken = aside.taken(&token).unwrap();
+            assert_eq!(taken.map(|r| r.get().to_string()), Some(locations.clone()));
             assert!(aside.take(8).is_none() && aside.take(9).is_none());
+            // Taken once: a second time it is an error, never a null.
+            assert!(aside.taken(&token).is_err());
+            assert!(matches!(aside.taken(&serde_json::json!([1, 2])), Ok(None)));
         }
     }
 

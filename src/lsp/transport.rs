@@ -251,24 +251,20 @@ impl Transport {
         match result {
             Ok(result) => {
                 guard.armed = false;
-                // The result taken aside, if it was (see `aside`): decoded
-                // once, from its JSON.
-                let aside = self.aside.take(i64::from(id));
-                let decoded = result.and_then(|value| match aside {
-                    Some(raw) => Ok(serde_json::from_str(raw.get())?),
-                    None => Ok(serde_json::from_value(value)?),
+                // A result taken aside (see `aside`) is decoded once,
+                // from its JSON.
+                let decoded = result.and_then(|value| match self.aside.taken(&value) {
+                    Ok(Some(raw)) => Ok(serde_json::from_str(raw.get())?),
+                    Ok(None) => Ok(serde_json::from_value(value)?),
+                    Err(lost) => Err(async_lsp::Error::Protocol(lost)),
                 });
                 decoded.map_err(|err| self.rpc_error(R::METHOD, err))
             }
-            Err(_) => {
-                // An answer that came as time ran out is no one's.
-                self.aside.take(i64::from(id));
-                Err(LspError::Timeout {
-                    server: self.shared.server.clone(),
-                    method: R::METHOD.to_string(),
-                    seconds: timeout.as_secs_f64(),
-                })
-            }
+            Err(_) => Err(LspError::Timeout {
+                server: self.shared.server.clone(),
+                method: R::METHOD.to_string(),
+                seconds: timeout.as_secs_f64(),
+            }),
         }
     }
 
