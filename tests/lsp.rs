@@ -438,8 +438,6 @@ async fn an_open_document_rewritten_with_its_stamp_kept_is_read_again() {
         f.run("diagnostics", json!({"file": "src/shapes.ts"})).await,
         clean
     );
-    let path = f.path("src/shapes.ts");
-    let old_time = std::fs::metadata(&path).unwrap().modified().unwrap();
     let original = f.read("src/shapes.ts");
     let broken = original.replacen(
         "area(): number {\n    return this.side",
@@ -448,13 +446,7 @@ async fn an_open_document_rewritten_with_its_stamp_kept_is_read_again() {
     );
     assert_ne!(broken, original);
     assert_eq!(broken.len(), original.len());
-    write(&f, "src/shapes.ts", &broken);
-    std::fs::File::options()
-        .write(true)
-        .open(&path)
-        .unwrap()
-        .set_modified(old_time)
-        .unwrap();
+    f.rewrite_keeping_time("src/shapes.ts", &broken);
     agent_turn().await;
     let after = f.run("diagnostics", json!({"file": "src/shapes.ts"})).await;
     assert!(

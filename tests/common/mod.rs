@@ -48,6 +48,21 @@ impl Fixture {
         .await;
     }
 
+    /// Writes `text` to `relative` and puts its old modification time
+    /// back: a write only the file watcher tells of when the length is
+    /// kept too.
+    pub fn rewrite_keeping_time(&self, relative: &str, text: &str) {
+        let path = self.path(relative);
+        let old_time = std::fs::metadata(&path).unwrap().modified().unwrap();
+        std::fs::write(&path, text).unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(old_time)
+            .unwrap();
+    }
+
     pub fn read(&self, relative: &str) -> String {
         std::fs::read_to_string(self.path(relative)).unwrap()
     }
