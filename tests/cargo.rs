@@ -79,7 +79,8 @@ async fn a_test_crate_gated_by_a_feature_another_member_turns_on_is_checked() {
 
 /// A rename whose uses are all the server's (the feature-gated test crate
 /// and the example the build leaves out among them) is written, and the
-/// workspace builds as before; renames that would leave uses in a
+/// workspace builds as before (one whose name code built on Unix calls
+/// from the standard library among them); renames that would leave uses in a
 /// `macro_rules!` body, in code built only on Windows, or in a derive
 /// macro's `quote!` output name them and are not written.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -107,6 +108,19 @@ async fn renames_are_whole_or_say_what_they_leave() {
         refused.contains(&format!("`label` also appears in macro bodies in 1 place in 1 file that the server did not rename {why}: derive/src/lib.rs @14; check them"))
             && f.read("app/src/main.rs").contains("fn label("),
         &refused,
+    );
+    // `std::process::id()` in code built on Unix is the standard
+    // library's `id`: the server tells it apart, nothing is left.
+    let id =
+        json!({"file": "ledger/src/lib.rs", "symbol": "id", "new_name": "number", "apply": true});
+    let written = f.run("rename", id).await;
+    cases.check(
+        "a function whose name conditional code calls from another crate",
+        written.contains("Renamed 'id' -> 'number': 1 change across 1 file, written")
+            && !written.contains("conditional code")
+            && f.read("ledger/src/lib.rs")
+                .contains("    std::process::id()\n"),
+        &written,
     );
     let new = json!({"file": "ledger/src/lib.rs", "symbol": "Entry::new", "new_name": "make", "apply": true});
     let written = f.run("rename", new).await;

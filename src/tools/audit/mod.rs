@@ -29,7 +29,7 @@ use crate::fs::stamped::{Stamp, StampedCache};
 use crate::fs::walk;
 use crate::lsp::Need;
 use crate::lsp::config::AuditScope;
-use crate::lsp::navigate::references;
+use crate::lsp::navigate::{Goto, goto, references};
 use crate::model::Position;
 use crate::syntax::Language;
 
@@ -141,9 +141,9 @@ impl Places {
 /// Of `candidates` (places in the files as they are on disk), those the
 /// server knows as another symbol of the same name (a local variable, an
 /// alias: `var send = require('./res').send`), not uses an answer left
-/// out: its references there are more than the place itself and share
-/// none of `uses`, the server's references of the symbol asked about.
-/// Where the server knows nothing, the place stays a candidate.
+/// out (see `told_apart`; `uses` are the server's references of the
+/// symbol asked about, its declaration among them). Where the server
+/// knows nothing, the place stays a candidate.
 pub async fn other_symbols(
     ctx: &Context,
     candidates: &[(PathBuf, Position)],
@@ -163,28 +163,70 @@ pub async fn other_symbols(
             .filter(|place| !others.contains(*place))
             .take(ASKED_AT_ONCE)
             .collect();
-        let asks = wave.iter().map(|(path, at)| async move {
-            let session = ctx.lsp.open(path, Need::DOCUMENT).await.ok()?;
-            let found = references(&session, *at, true).await;
-            session.release().await;
-            found.ok()
-        });
+        let asks = wave
+            .iter()
+            .map(|(path, at)| async move { told_apart(ctx, path, *at, uses).await });
         for ((path, at), found) in wave.iter().zip(futures::future::join_all(asks).await) {
-            let Some(found) = found else {
-                continue;
-            };
-            let found: Vec<(PathBuf, Position)> = found
-                .into_iter()
-                .map(|spot| (spot.path, spot.range.start))
-                .collect();
-            let beyond_itself = found.iter().any(|(p, a)| p != path || a != at);
-            if beyond_itself && !found.iter().any(|place| uses.contains(place)) {
+            if let Some(found) = found {
                 others.insert((path.clone(), *at));
                 others.extend(found);
             }
         }
     }
     others
+}
+
+/// Whether the server knows the place `at` in `path` as another symbol
+/// than the one whose references are `uses`, and if so the other
+/// symbol's places it found (`None`: not known as another, or not known).
+///
+/// First where it is defined, a cheap request: a definition elsewhere, in
+/// a file none of `uses` is in, is not the symbol's (whose declaration is
+/// among its uses), as `libc::gethostname` beside a `gethostname` of the
+/// workspace. Otherwise its references (a search of every file the server
+/// holds): more than the place itself, sharing none of `uses`.
+async fn told_apart(
+    ctx: &Context,
+    path: &Path,
+    at: Position,
+    uses: &[(PathBuf, Position)],
+) -> Option<Vec<(PathBuf, Position)>> {
+    let session = ctx.lsp.open(path, Need::DOCUMENT).await.ok()?;
+    let defined: Vec<(PathBuf, Position)> = goto(&session, at, Goto::Definition)
+        .await
+        .unwrap_or_default()
+        .into_iter()
+        .map(|spot| (spot.path, spot.range.start))
+        .collect();
+    if defined_elsewhere(&defined, path, at, uses) {
+        session.release().await;
+        return Some(defined);
+    }
+    let found = references(&session, at, true).await;
+    session.release().await;
+    let found: Vec<(PathBuf, Position)> = found
+        .ok()?
+        .into_iter()
+        .map(|spot| (spot.path, spot.range.start))
+        .collect();
+    let beyond_itself = found.iter().any(|(p, a)| p != path || *a != at);
+    (beyond_itself && !found.iter().any(|place| uses.contains(place))).then_some(found)
+}
+
+/// Whether `defined`, where the server says the name at `at` in `path` is
+/// defined, is another symbol's declaration: somewhere, not the place
+/// itself, and only in files that hold none of `uses` (the symbol's
+/// references, its declaration among them).
+fn defined_elsewhere(
+    defined: &[(PathBuf, Position)],
+    path: &Path,
+    at: Position,
+    uses: &[(PathBuf, Position)],
+) -> bool {
+    !defined.is_empty()
+        && defined.iter().all(|(file, target)| {
+            (file != path || *target != at) && !uses.iter().any(|(used, _)| used == file)
+        })
 }
 
 /// How a file is read for a name: by its fenced code blocks of the
@@ -573,4 +615,36 @@ fn show_places(
         shown.push_str(&format!(", and {} more", total - SHOWN));
     }
     shown
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn place(path: &str, line: u32, character: u32) -> (PathBuf, Position) {
+        (PathBuf::from(path), Position { line, character })
+    }
+
+    #[test]
+    fn a_definition_only_in_files_without_uses_is_another_symbol() {
+        let uses = [place("/w/src/a.rs", 3, 8), place("/w/src/b.rs", 9, 5)];
+        let (path, at) = place("/w/src/b.rs", 20, 15);
+        let libc = [place("/registry/libc/src/unix/mod.rs", 700, 12)];
+        assert!(defined_elsewhere(&libc, &path, at, &uses));
+        // Defined in a file holding a use: perhaps the symbol itself
+        // (another declaration of it, a range read differently).
+        let beside = [place("/w/src/a.rs", 40, 4)];
+        assert!(!defined_elsewhere(&beside, &path, at, &uses));
+        let one_of_two = [libc[0].clone(), place("/w/src/a.rs", 3, 8)];
+        assert!(!defined_elsewhere(&one_of_two, &path, at, &uses));
+        // A place defined as itself (a declaration), or not known.
+        let itself = [place("/w/src/c.rs", 20, 15)];
+        assert!(!defined_elsewhere(
+            &itself,
+            Path::new("/w/src/c.rs"),
+            at,
+            &uses
+        ));
+        assert!(!defined_elsewhere(&[], &path, at, &uses));
+    }
 }
