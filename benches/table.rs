@@ -10,7 +10,9 @@
 //! monorepo, a Rust workspace and a Python project of 300 files each,
 //! generated from a fixed seed) and each tool:
 //! - warm median and p95 latency over `ROUNDS` calls (after one warm-up),
-//!   client to answer over stdio, alternated with the raw requests below;
+//!   client to answer over stdio, alternated with the raw requests below,
+//!   and sextant's own CPU time per call (which ranks changes where a
+//!   server's pauses swing the wall times: TypeScript 7 on a monorepo);
 //! - for the tools that ask a language server, the raw LSP round trip of
 //!   the same requests, made by the bench's own client to its own warm
 //!   server on the same project (`inspect`: hover, definition, type
@@ -18,7 +20,8 @@
 //!   prepare, incoming, outgoing; `completion`: the list alone, so its
 //!   overhead includes the resolves of shown items; `search`:
 //!   workspace/symbol, and on typescript-language-server tsserver's navto
-//!   after it; `rename` (a preview): prepareRename and rename;
+//!   after it; `rename` (a preview): prepareRename, then rename (with the
+//!   symbol's references beside, where sextant asks for them);
 //!   `diagnostics` of a file: the pull request, where the server offers
 //!   it), and sextant's overhead: the tool's median less the raw median,
 //!   MCP included;
@@ -112,6 +115,8 @@ struct Row {
     median: Duration,
     p95: Duration,
     raw: Option<Duration>,
+    /// sextant's own CPU time per call (every thread, user and system).
+    cpu: Option<Duration>,
     bytes: usize,
     error: bool,
 }
@@ -141,22 +146,82 @@ async fn call(client: &common::mcp::Client, tool: &str, args: &Value) -> (usize,
     (bytes, result.is_error == Some(true))
 }
 
-/// `tool` called `ROUNDS` times after a warm-up: median, p95, bytes.
-async fn time_tool(
-    client: &common::mcp::Client,
-    tool: &'static str,
-    args: &Value,
-) -> (Duration, Duration, usize, bool) {
-    let (bytes, error) = call(client, tool, args).await;
-    let mut samples = Vec::with_capacity(ROUNDS);
-    for _ in 0..ROUNDS {
+/// sextant's CPU time so far, user and system, of every thread it has
+/// run (`/proc/PID/stat`, in clock ticks: a call's share is only right on
+/// average over many calls).
+fn cpu_time(pid: u32) -> Option<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The fields after the command's closing parenthesis, from the state
+    // (the third): utime is the 14th, stime the 15th.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    let per_second = u64::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) }).ok()?;
+    Some(Duration::from_secs_f64(
+        ticks as f64 / per_second.max(1) as f64,
+    ))
+}
+
+/// The samples of one tool's rounds: wall times, and sextant's CPU time
+/// summed over the calls alone (not what it does between them).
+struct Rounds {
+    pid: u32,
+    walls: Vec<Duration>,
+    cpu: Option<Duration>,
+}
+
+impl Rounds {
+    fn new(pid: u32) -> Rounds {
+        Rounds {
+            pid,
+            walls: Vec::with_capacity(ROUNDS),
+            cpu: Some(Duration::ZERO),
+        }
+    }
+
+    /// Times one call of `tool`.
+    async fn call(&mut self, client: &common::mcp::Client, tool: &str, args: &Value) {
+        let before = cpu_time(self.pid);
         let t = Instant::now();
         call(client, tool, args).await;
-        samples.push(t.elapsed());
+        self.walls.push(t.elapsed());
+        self.cpu = match (self.cpu, before, cpu_time(self.pid)) {
+            (Some(sum), Some(before), Some(after)) => Some(sum + after.saturating_sub(before)),
+            _ => None,
+        };
+    }
+
+    fn median(&self) -> Duration {
+        percentile(&self.walls, 0.5)
+    }
+
+    fn p95(&self) -> Duration {
+        percentile(&self.walls, 0.95)
+    }
+
+    /// CPU time per call.
+    fn cpu_per_call(&self) -> Option<Duration> {
+        let calls = u32::try_from(self.walls.len()).ok().filter(|n| *n > 0)?;
+        self.cpu.map(|cpu| cpu / calls)
+    }
+}
+
+/// `tool` called `ROUNDS` times after a warm-up: median, p95, CPU per
+/// call, bytes.
+async fn time_tool(
+    client: &common::mcp::Client,
+    pid: u32,
+    tool: &'static str,
+    args: &Value,
+) -> (Duration, Duration, Option<Duration>, usize, bool) {
+    let (bytes, error) = call(client, tool, args).await;
+    let mut rounds = Rounds::new(pid);
+    for _ in 0..ROUNDS {
+        rounds.call(client, tool, args).await;
     }
     (
-        percentile(&samples, 0.5),
-        percentile(&samples, 0.95),
+        rounds.median(),
+        rounds.p95(),
+        rounds.cpu_per_call(),
         bytes,
         error,
     )
@@ -164,16 +229,18 @@ async fn time_tool(
 
 /// `tool` and the raw LSP requests `raw` stands for (made by the bench's
 /// own client), alternated round by round so both see the same noise,
-/// after one warm-up of each: the tool's median, p95, bytes and error,
-/// and the raw median (`None` when the raw requests failed).
+/// after one warm-up of each: the tool's median, p95, CPU per call,
+/// bytes and error, and the raw median (`None` when the raw requests
+/// failed).
 async fn time_with_raw(
     mcp: &common::mcp::Client,
+    pid: u32,
     tool: &'static str,
     args: &Value,
     ctx: &Arc<Context>,
     project: &Project,
     raw: Raw,
-) -> (Duration, Duration, usize, bool, Option<Duration>) {
+) -> Timed {
     let address = match raw {
         Raw::Search => project.symbol.clone(),
         Raw::Inspect | Raw::References => project.symbol.clone(),
@@ -297,11 +364,27 @@ async fn time_with_raw(
                     new_name: "renamedForBench".into(),
                     work_done_progress_params: Default::default(),
                 };
-                client
-                    .connection()
-                    .request::<Rename>(params, TIMEOUT)
-                    .await
-                    .ok()??;
+                let rename = client.connection().request::<Rename>(params, TIMEOUT);
+                // Beside it, the symbol's references, where sextant asks for
+                // them with the rename.
+                let references = async {
+                    if client.rename_asks_references() {
+                        let params = ReferenceParams {
+                            text_document_position: at.clone(),
+                            context: ReferenceContext {
+                                include_declaration: true,
+                            },
+                            work_done_progress_params: Default::default(),
+                            partial_result_params: Default::default(),
+                        };
+                        let _ = client
+                            .connection()
+                            .request::<References>(params, TIMEOUT)
+                            .await;
+                    }
+                };
+                let (renamed, ()) = tokio::join!(rename, references);
+                renamed.ok()??;
             }
             // Pull diagnostics, where the server offers them (a server that
             // only publishes has no round trip to compare with).
@@ -337,11 +420,9 @@ async fn time_with_raw(
     };
     let (bytes, error) = call(mcp, tool, args).await;
     let mut raw_works = once().await.is_some();
-    let (mut tools, mut raws) = (Vec::with_capacity(ROUNDS), Vec::with_capacity(ROUNDS));
+    let (mut tools, mut raws) = (Rounds::new(pid), Vec::with_capacity(ROUNDS));
     for _ in 0..ROUNDS {
-        let t = Instant::now();
-        call(mcp, tool, args).await;
-        tools.push(t.elapsed());
+        tools.call(mcp, tool, args).await;
         if raw_works {
             let t = Instant::now();
             raw_works = once().await.is_some();
@@ -350,13 +431,25 @@ async fn time_with_raw(
     }
     let raw = raw_works.then(|| percentile(&raws, 0.5));
     (
-        percentile(&tools, 0.5),
-        percentile(&tools, 0.95),
+        tools.median(),
+        tools.p95(),
+        tools.cpu_per_call(),
         bytes,
         error,
         raw,
     )
 }
+
+/// A tool's figures: median, p95, sextant's CPU per call, bytes, whether
+/// it answered an error, and the raw median where there is one.
+type Timed = (
+    Duration,
+    Duration,
+    Option<Duration>,
+    usize,
+    bool,
+    Option<Duration>,
+);
 
 /// Every tool on `project`, through a fresh `sextant serve`; the rows and
 /// the memory figures.
@@ -419,11 +512,11 @@ async fn measure(project: &Project, rows: &mut Vec<Row>) -> Memory {
     // The bench's own client, for the raw requests, on the same project.
     let raw_ctx = common::context(root, true);
     for (tool, args, raw) in calls {
-        let (median, p95, bytes, error, raw) = match raw {
-            Some(raw) => time_with_raw(&client, tool, &args, &raw_ctx, project, raw).await,
+        let (median, p95, cpu, bytes, error, raw) = match raw {
+            Some(raw) => time_with_raw(&client, pid, tool, &args, &raw_ctx, project, raw).await,
             None => {
-                let (median, p95, bytes, error) = time_tool(&client, tool, &args).await;
-                (median, p95, bytes, error, None)
+                let (median, p95, cpu, bytes, error) = time_tool(&client, pid, tool, &args).await;
+                (median, p95, cpu, bytes, error, None)
             }
         };
         rows.push(Row {
@@ -432,12 +525,13 @@ async fn measure(project: &Project, rows: &mut Vec<Row>) -> Memory {
             median,
             p95,
             raw,
+            cpu,
             bytes,
             error,
         });
     }
     if project.writes {
-        rows.push(apply_patch_row(&client, project).await);
+        rows.push(apply_patch_row(&client, pid, project).await);
     }
     raw_ctx.lsp.shutdown(Duration::from_secs(2)).await;
     let memory = Memory {
@@ -451,8 +545,9 @@ async fn measure(project: &Project, rows: &mut Vec<Row>) -> Memory {
 
 /// `apply_patch` of an edit previewed just before, the edit and its undo
 /// in turn, so every round writes: the apply alone is timed.
-async fn apply_patch_row(client: &common::mcp::Client, project: &Project) -> Row {
+async fn apply_patch_row(client: &common::mcp::Client, pid: u32, project: &Project) -> Row {
     let mut samples = Vec::with_capacity(ROUNDS);
+    let mut cpu = Some(Duration::ZERO);
     let mut bytes = 0;
     let mut error = false;
     for round in 0..=ROUNDS {
@@ -475,10 +570,15 @@ async fn apply_patch_row(client: &common::mcp::Client, project: &Project) -> Row
             error = true;
             break;
         };
+        let before = cpu_time(pid);
         let t = Instant::now();
         let (answer, failed) = call(client, "apply_patch", &json!({"patch": id})).await;
         if round > 0 {
             samples.push(t.elapsed());
+            cpu = match (cpu, before, cpu_time(pid)) {
+                (Some(sum), Some(before), Some(after)) => Some(sum + after.saturating_sub(before)),
+                _ => None,
+            };
         }
         bytes = answer;
         error |= failed;
@@ -493,6 +593,7 @@ async fn apply_patch_row(client: &common::mcp::Client, project: &Project) -> Row
         )
         .await;
     }
+    let calls = u32::try_from(samples.len()).unwrap_or(u32::MAX).max(1);
     let samples = if samples.is_empty() {
         vec![Duration::ZERO]
     } else {
@@ -504,6 +605,7 @@ async fn apply_patch_row(client: &common::mcp::Client, project: &Project) -> Row
         median: percentile(&samples, 0.5),
         p95: percentile(&samples, 0.95),
         raw: None,
+        cpu: cpu.map(|cpu| cpu / calls),
         bytes,
         error,
     }
@@ -924,7 +1026,8 @@ async fn main() {
         "- Each tool: one warm-up call, then {ROUNDS} calls over MCP (stdio) to the release binary; \
          median and p95 from client to answer. Raw: the same LSP requests from the bench's own client \
          to its own warm server. Overhead: median less raw median (MCP included; completion's includes \
-         its resolves). Tokens: bytes / 4.\n"
+         its resolves). sextant CPU: its process's user and system time over the calls, per call \
+         (steadier than the wall times where a server's own pauses swing them). Tokens: bytes / 4.\n"
     )
     .unwrap();
 
@@ -1081,10 +1184,10 @@ async fn main() {
 fn tools_table(out: &mut String, rows: &[Row]) -> Vec<(String, f64)> {
     writeln!(
         out,
-        "| project | tool | median ms | p95 ms | raw LSP ms | overhead ms | bytes | tokens |"
+        "| project | tool | median ms | p95 ms | raw LSP ms | overhead ms | sextant CPU ms | bytes | tokens |"
     )
     .unwrap();
-    writeln!(out, "|---|---|---:|---:|---:|---:|---:|---:|").unwrap();
+    writeln!(out, "|---|---|---:|---:|---:|---:|---:|---:|---:|").unwrap();
     let mut read_only_overheads = Vec::new();
     for row in rows {
         let (raw, overhead) = match row.raw {
@@ -1100,11 +1203,12 @@ fn tools_table(out: &mut String, rows: &[Row]) -> Vec<(String, f64)> {
         let error = if row.error { " (error)" } else { "" };
         writeln!(
             out,
-            "| {} | {}{error} | {} | {} | {raw} | {overhead} | {} | {} |",
+            "| {} | {}{error} | {} | {} | {raw} | {overhead} | {} | {} | {} |",
             row.project,
             row.tool,
             ms(row.median),
             ms(row.p95),
+            row.cpu.map(ms).unwrap_or_default(),
             row.bytes,
             row.bytes.div_ceil(4)
         )

@@ -215,6 +215,14 @@ impl LspClient {
         &self.language
     }
 
+    /// Whether a rename on this server asks the symbol's references beside
+    /// the rename request (rust-analyzer holding several cargo projects,
+    /// see `quirks::cargo_projects`): for raw requests that stand for a
+    /// rename's.
+    pub fn rename_asks_references(&self) -> bool {
+        super::quirks::cargo_projects::holds_several(self)
+    }
+
     /// What the server declared it can do at initialize (for raw requests;
     /// sextant's own requests ask `supports`).
     pub fn capabilities(&self) -> &ServerCapabilities {
