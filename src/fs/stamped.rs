@@ -2,7 +2,8 @@
 //! them), kept while each file keeps its stamp: its length and the time it
 //! was last written. A call that looks at hundreds of files (an answer's
 //! references, a rename's audit) then costs a `stat` per file, not a read
-//! and a scan.
+//! and a scan; an owner that hears of every write from the file watcher
+//! may skip even that (`get_while_watched`).
 //!
 //! A file written twice within the file system's clock tick keeps its
 //! modification time; were it also to keep its length, its stamp would not
@@ -136,6 +137,23 @@ impl<K: Eq + Hash + Clone, V> StampedCache<K, V> {
         Some(Arc::clone(&entry.value))
     }
 
+    /// The value kept for `key` if it was made from a file on disk
+    /// (not from a text), whatever the file's stamp now: for an owner
+    /// that forgets a file's values whenever the file watcher reports it
+    /// written, and has had its reports up to now (see
+    /// `Supervisor::changes_watched`), which spares a `stat` per file.
+    pub fn get_while_watched(&self, key: &K) -> Option<Arc<V>> {
+        let mut inner = lock(&self.inner);
+        inner.clock += 1;
+        let clock = inner.clock;
+        let entry = inner.entries.get_mut(key)?;
+        if !matches!(entry.stamp, Stamp::File { .. }) {
+            return None;
+        }
+        entry.used = clock;
+        Some(Arc::clone(&entry.value))
+    }
+
     /// Keeps `value`, made from the file when it had `stamp`, unless the
     /// file was written too recently to trust its stamp (see the module
     /// header) or the value alone outweighs the bound.
@@ -257,6 +275,18 @@ mod tests {
         cache.put("a", fresh, Arc::new(1), 1);
         assert_eq!(cache.get(&"a", fresh), None);
         assert!(cache.is_empty());
+    }
+
+    #[test]
+    fn while_watched_a_value_made_from_disk_is_taken_without_a_stamp() {
+        let cache = StampedCache::new(100);
+        cache.put("a", stamp(10, 60), Arc::new(1), 1);
+        cache.put("b", Stamp::of_text("fn f() {}"), Arc::new(2), 1);
+        assert_eq!(cache.get_while_watched(&"a").as_deref(), Some(&1));
+        // A rename's text is not the file on disk.
+        assert_eq!(cache.get_while_watched(&"b"), None);
+        cache.forget(|key| *key == "a");
+        assert_eq!(cache.get_while_watched(&"a"), None);
     }
 
     #[test]

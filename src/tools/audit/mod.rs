@@ -310,6 +310,15 @@ impl Kept {
         })
     }
 
+    /// Where `name` appears in the file at `path` as found before, read
+    /// from the disk as `scan` says, while the file watcher covers the
+    /// workspace and has handed out what it saw (it forgets what files
+    /// written may have changed): no `stat` of each file.
+    fn found_while_watched(&self, path: &Path, name: &str, scan: &Scan) -> Option<Arc<Found>> {
+        let key = (path.to_path_buf(), name.to_string(), scan.clone());
+        self.found.get_while_watched(&key)
+    }
+
     /// Where `name` appears in the file at `path` read as `scan` says: as
     /// found before while its text keeps `stamp`, else in the text `read`
     /// gives. `None` when it gives none.
@@ -394,7 +403,8 @@ impl TextAudit {
     /// Every place `name` appears in the workspace's files the audit
     /// reads, .gitignore respected; a file in `texts` is read from there
     /// instead of the disk (a rename's result). What was found in a file
-    /// before is taken again while the file is unchanged (`Kept`).
+    /// before is taken again while the file is unchanged (`Kept`): while
+    /// the file watcher covers the workspace, without a `stat` of each.
     pub async fn places(
         &self,
         ctx: &Context,
@@ -451,13 +461,19 @@ impl TextAudit {
                 } else {
                     continue;
                 };
-                let found = match texts.get(path) {
-                    Some(text) => {
-                        kept.found(path, Some(Stamp::of_text(text)), &name, &scan, || {
-                            Some(text.clone())
-                        })
-                    }
-                    None => match Stamp::read(path) {
+                let kept_while_watched = || {
+                    watched
+                        .then(|| kept.found_while_watched(path, &name, &scan))
+                        .flatten()
+                };
+                let found = if let Some(text) = texts.get(path) {
+                    kept.found(path, Some(Stamp::of_text(text)), &name, &scan, || {
+                        Some(text.clone())
+                    })
+                } else if let Some(found) = kept_while_watched() {
+                    Some(found)
+                } else {
+                    match Stamp::read(path) {
                         // Gone since the list was made: nothing to find.
                         None if !path.exists() => continue,
                         stamp
@@ -469,7 +485,7 @@ impl TextAudit {
                         stamp => kept.found(path, stamp, &name, &scan, || {
                             std::fs::read_to_string(path).ok()
                         }),
-                    },
+                    }
                 };
                 let Some(found) = found else {
                     if is_embedding || (is_source && scope.is_some()) {
