@@ -146,19 +146,19 @@ async fn call(client: &common::mcp::Client, tool: &str, args: &Value) -> (usize,
     (bytes, result.is_error == Some(true))
 }
 
-/// sextant's CPU time so far, user and system, of every thread it has
-/// run (`/proc/PID/stat`, in clock ticks: a call's share is only right on
-/// average over many calls).
+/// sextant's CPU time so far: the run time of each of its threads
+/// (`/proc/PID/task/*/schedstat`, in nanoseconds; `stat`'s clock ticks
+/// are too coarse to rank changes of a tenth of a millisecond). A thread
+/// that ended takes its time with it: a pool thread ending during a call
+/// makes that call's share read low.
 fn cpu_time(pid: u32) -> Option<Duration> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The fields after the command's closing parenthesis, from the state
-    // (the third): utime is the 14th, stime the 15th.
-    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
-    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
-    let per_second = u64::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) }).ok()?;
-    Some(Duration::from_secs_f64(
-        ticks as f64 / per_second.max(1) as f64,
-    ))
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).ok()?;
+    let nanos: u64 = tasks
+        .flatten()
+        .filter_map(|task| std::fs::read_to_string(task.path().join("schedstat")).ok())
+        .filter_map(|stat| stat.split_whitespace().next()?.parse::<u64>().ok())
+        .sum();
+    Some(Duration::from_nanos(nanos))
 }
 
 /// The samples of one tool's rounds: wall times, and sextant's CPU time
@@ -1026,7 +1026,7 @@ async fn main() {
         "- Each tool: one warm-up call, then {ROUNDS} calls over MCP (stdio) to the release binary; \
          median and p95 from client to answer. Raw: the same LSP requests from the bench's own client \
          to its own warm server. Overhead: median less raw median (MCP included; completion's includes \
-         its resolves). sextant CPU: its process's user and system time over the calls, per call \
+         its resolves). sextant CPU: the run time of its threads during the calls, per call \
          (steadier than the wall times where a server's own pauses swing them). Tokens: bytes / 4.\n"
     )
     .unwrap();
