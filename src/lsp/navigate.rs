@@ -194,11 +194,32 @@ pub(super) async fn references_at(
         .request_settled::<References>(params)
         .await?
         .unwrap_or_default();
-    let mut files = Files::read(client, locations.iter().map(|l| l.uri.clone())).await;
+    // Servers give a file's references one after another: its path and
+    // index are made once for the run, not for each reference.
+    let mut uris: Vec<Url> = Vec::new();
+    for location in &locations {
+        if uris.last() != Some(&location.uri) {
+            uris.push(location.uri.clone());
+        }
+    }
+    let mut files = Files::read(client, uris).await;
     let mut spots = Vec::with_capacity(locations.len());
-    for location in locations {
-        if let Some(spot) = files.spot(&location.uri, location.range).await {
-            spots.push(spot);
+    // The file of the last reference (`None`: one that cannot be read).
+    let mut last_uri: Option<&Url> = None;
+    let mut file: Option<(PathBuf, Arc<LineIndex>)> = None;
+    for location in &locations {
+        if last_uri != Some(&location.uri) {
+            file = match location.uri.to_file_path() {
+                Ok(path) => files.index(&location.uri).await.map(|index| (path, index)),
+                Err(()) => None,
+            };
+            last_uri = Some(&location.uri);
+        }
+        if let Some((path, index)) = &file {
+            spots.push(Spot {
+                path: path.clone(),
+                range: index.range_to_model(location.range, client.encoding),
+            });
         }
     }
     Ok(spots)

@@ -125,8 +125,16 @@ fn reference_file(file: &ReferenceFile) -> String {
 /// One line of a references block, with its context lines: `\n  @63:30,55
 /// in scale: `...``.
 pub fn reference_line(line: &ReferenceLine) -> String {
-    let columns: Vec<String> = line.characters.iter().map(u32::to_string).collect();
-    let mut out = format!("\n  @{}:{}", line.line, columns.join(","));
+    // Called for every reference an answer pages (its size, then its
+    // text): written straight into one string.
+    let mut out = String::with_capacity(24 + line.text.len());
+    let _ = write!(out, "\n  @{}:", line.line);
+    for (n, character) in line.characters.iter().enumerate() {
+        if n > 0 {
+            out.push(',');
+        }
+        let _ = write!(out, "{character}");
+    }
     if let Some(shown_in) = &line.shown_in {
         let _ = write!(out, " in {shown_in}");
     }
