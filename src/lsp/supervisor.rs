@@ -134,7 +134,7 @@ impl Supervisor {
         match self.watcher.get() {
             Some(Ok(watcher)) => {
                 watcher.flush_now().await;
-                !watcher.is_full()
+                watcher.covers_workspace()
             }
             _ => false,
         }

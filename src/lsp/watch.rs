@@ -202,10 +202,13 @@ impl FileWatcher {
         Arc::clone(&self.inner).flush_off_thread().await;
     }
 
-    /// Whether watching stopped at the folder limit (or the system's).
-    pub fn is_full(&self) -> bool {
+    /// Whether every folder of the workspace is watched: not stopped at a
+    /// limit, and the first walk done (a folder it has not reached yet
+    /// reports nothing). Only then may what was made from the workspace's
+    /// files be kept until the watcher reports them written.
+    pub fn covers_workspace(&self) -> bool {
         let folders = lock(&self.inner.folders);
-        folders.full || folders.system_full
+        !(folders.full || folders.system_full || folders.walking)
     }
 
     /// How watching stands, from one look at the folders.
@@ -779,7 +782,8 @@ mod tests {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
         assert!(!walking(&watcher));
-        assert!(watcher.is_full());
+        // Stopped at the limit: the workspace is not covered.
+        assert!(!watcher.covers_workspace());
         assert_eq!(watched(&watcher), 4);
         let warnings: Vec<String> = logs
             .matching(|l| l.message.contains("file watching stopped"))
@@ -835,7 +839,10 @@ mod tests {
             .unwrap();
         std::fs::remove_dir_all(&gone).unwrap();
         changes().await;
-        assert!(!watcher.is_full(), "{} folders", watched(&watcher));
+        assert!(watcher.covers_workspace(), "{} folders", watched(&watcher));
+        // Nor is it while the first walk goes.
+        lock(&watcher.inner.folders).walking = true;
+        assert!(!watcher.covers_workspace());
     }
 
     /// The kernel is asked for changes only: a folder's watch leaves out
