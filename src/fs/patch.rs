@@ -95,22 +95,19 @@ const CONTEXT: usize = 3;
 /// files. The hunks are those a diff of the whole texts gives where the
 /// changes are in place.
 fn unified_diff(old: &str, new: &str, headers: (&str, &str)) -> (String, usize, usize) {
-    let (old_lines, new_lines) = (lines_of(old), lines_of(new));
-    let regions = match old_lines.len() == new_lines.len() {
-        true => changed_regions(&old_lines, &new_lines),
-        false => vec![(0..old_lines.len(), 0..new_lines.len())],
-    };
-    let offset = |text: &str, lines: &[&str], line: usize| {
-        lines
-            .get(line)
-            .map_or(text.len(), |l| l.as_ptr() as usize - text.as_ptr() as usize)
+    let lines = line_count(old);
+    let regions = match lines == line_count(new) {
+        true => changed_regions(old, new, lines),
+        false => vec![Region {
+            old_lines: 0..lines,
+            new_lines: 0..line_count(new),
+            old_bytes: 0..old.len(),
+            new_bytes: 0..new.len(),
+        }],
     };
     let (mut out, mut removed, mut added) = (String::new(), 0, 0);
-    for (old_range, new_range) in regions {
-        let old_part =
-            &old[offset(old, &old_lines, old_range.start)..offset(old, &old_lines, old_range.end)];
-        let new_part =
-            &new[offset(new, &new_lines, new_range.start)..offset(new, &new_lines, new_range.end)];
+    for region in regions {
+        let (old_part, new_part) = (&old[region.old_bytes], &new[region.new_bytes]);
         let diff = TextDiff::from_lines(old_part, new_part);
         for change in diff.iter_all_changes() {
             match change.tag() {
@@ -127,7 +124,7 @@ fn unified_diff(old: &str, new: &str, headers: (&str, &str)) -> (String, usize, 
             let ops: Vec<similar::DiffOp> = hunk
                 .ops()
                 .iter()
-                .map(|op| shifted(*op, old_range.start, new_range.start))
+                .map(|op| shifted(*op, region.old_lines.start, region.new_lines.start))
                 .collect();
             out.push_str(&format!(
                 "{}\n",
@@ -140,42 +137,110 @@ fn unified_diff(old: &str, new: &str, headers: (&str, &str)) -> (String, usize, 
     (out, removed, added)
 }
 
-/// The lines of `text` with their line ends (`split_inclusive('\n')`, by
-/// memchr's vectorised search: std's finds one line end at a time, a call
-/// per line).
-fn lines_of(text: &str) -> Vec<&str> {
-    let mut lines = Vec::new();
-    let mut start = 0;
-    for end in memchr::memchr_iter(b'\n', text.as_bytes()) {
-        lines.push(&text[start..=end]);
-        start = end + 1;
-    }
-    if start < text.len() {
-        lines.push(&text[start..]);
-    }
-    lines
+/// Lines in `text`: its line ends, and a last line without one.
+fn line_count(text: &str) -> usize {
+    newlines(text.as_bytes()) + usize::from(!text.is_empty() && !text.ends_with('\n'))
 }
 
-/// The stretches of lines (of two texts of as many lines) that a diff
-/// shows: each run of lines that differ with its context, runs no more
-/// than twice the context apart in one.
-fn changed_regions(
-    old: &[&str],
-    new: &[&str],
-) -> Vec<(std::ops::Range<usize>, std::ops::Range<usize>)> {
-    let mut regions: Vec<std::ops::Range<usize>> = Vec::new();
-    for line in (0..old.len()).filter(|&i| old[i] != new[i]) {
-        let (start, end) = (
-            line.saturating_sub(CONTEXT),
-            (line + 1 + CONTEXT).min(old.len()),
-        );
+/// Line ends in `bytes` (memchr's vectorised count).
+fn newlines(bytes: &[u8]) -> usize {
+    memchr::memchr_iter(b'\n', bytes).count()
+}
+
+/// How many bytes `a` and `b` start with alike: compared 64 at a time
+/// (each a `memcmp`), then byte by byte.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    const CHUNK: usize = 64;
+    let n = a.len().min(b.len());
+    let mut alike = 0;
+    while alike + CHUNK <= n && a[alike..alike + CHUNK] == b[alike..alike + CHUNK] {
+        alike += CHUNK;
+    }
+    alike
+        + a[alike..n]
+            .iter()
+            .zip(&b[alike..n])
+            .take_while(|(x, y)| x == y)
+            .count()
+}
+
+/// The start of the line `lines` lines before the one starting at `at`
+/// (the text's start at most).
+fn lines_back(text: &[u8], mut at: usize, lines: usize) -> usize {
+    for _ in 0..lines {
+        if at == 0 {
+            break;
+        }
+        at = memchr::memrchr(b'\n', &text[..at - 1]).map_or(0, |end| end + 1);
+    }
+    at
+}
+
+/// The start of the line `lines` lines after the one starting at `at`
+/// (the text's end at most).
+fn lines_on(text: &[u8], mut at: usize, lines: usize) -> usize {
+    for _ in 0..lines {
+        if at >= text.len() {
+            break;
+        }
+        at = memchr::memchr(b'\n', &text[at..]).map_or(text.len(), |end| at + end + 1);
+    }
+    at
+}
+
+/// A stretch of the two texts a diff shows: its lines and bytes in each.
+#[derive(Debug, PartialEq, Eq)]
+struct Region {
+    old_lines: std::ops::Range<usize>,
+    new_lines: std::ops::Range<usize>,
+    old_bytes: std::ops::Range<usize>,
+    new_bytes: std::ops::Range<usize>,
+}
+
+/// The stretches of lines (of two texts of `lines` lines each) that a
+/// diff shows: each run of lines that differ with its context, runs no
+/// more than twice the context apart in one. The texts are read side by
+/// side, the alike stretches between differing lines compared whole
+/// (a `memcmp`), never split into lines.
+fn changed_regions(old: &str, new: &str, lines: usize) -> Vec<Region> {
+    let (a, b) = (old.as_bytes(), new.as_bytes());
+    let mut regions: Vec<Region> = Vec::new();
+    // At the start of line `line` in both texts.
+    let (mut i, mut j, mut line) = (0, 0, 0);
+    loop {
+        let alike = common_prefix(&a[i..], &b[j..]);
+        if i + alike == a.len() && j + alike == b.len() {
+            break;
+        }
+        // The first line that differs: the alike lines before it are
+        // passed over, and it ends at its own line end in each text.
+        let passed = &a[i..i + alike];
+        let into_line = memchr::memrchr(b'\n', passed).map_or(0, |end| end + 1);
+        line += newlines(&passed[..into_line]);
+        let (old_start, new_start) = (i + into_line, j + into_line);
+        let (old_end, new_end) = (lines_on(a, i + alike, 1), lines_on(b, j + alike, 1));
+        let first = line.saturating_sub(CONTEXT);
+        let end = (line + 1 + CONTEXT).min(lines);
+        let after = end - (line + 1);
         match regions.last_mut() {
             // Equal lines between: at most twice the context.
-            Some(last) if start <= last.end => last.end = end,
-            _ => regions.push(start..end),
+            Some(last) if first <= last.old_lines.end => {
+                last.old_lines.end = end;
+                last.new_lines.end = end;
+                last.old_bytes.end = lines_on(a, old_end, after);
+                last.new_bytes.end = lines_on(b, new_end, after);
+            }
+            _ => regions.push(Region {
+                old_lines: first..end,
+                new_lines: first..end,
+                old_bytes: lines_back(a, old_start, line - first)..lines_on(a, old_end, after),
+                new_bytes: lines_back(b, new_start, line - first)..lines_on(b, new_end, after),
+            }),
         }
+        line += 1;
+        (i, j) = (old_end, new_end);
     }
-    regions.into_iter().map(|r| (r.clone(), r)).collect()
+    regions
 }
 
 /// `op` with its indexes moved on by `old` and `new` lines.
@@ -551,10 +616,75 @@ mod tests {
     use super::*;
 
     #[test]
-    fn lines_are_split_after_each_line_end() {
+    fn lines_are_counted_as_split_after_each_line_end() {
         for text in ["", "a", "a\n", "a\nb", "\n\n", "a\r\nb\n"] {
-            let split: Vec<&str> = text.split_inclusive('\n').collect();
-            assert_eq!(lines_of(text), split, "{text:?}");
+            assert_eq!(
+                line_count(text),
+                text.split_inclusive('\n').count(),
+                "{text:?}"
+            );
+        }
+    }
+
+    /// The regions as the lines of both texts, split and compared pair by
+    /// pair, give them.
+    fn regions_by_lines(old: &str, new: &str) -> Vec<Region> {
+        let (a, b): (Vec<&str>, Vec<&str>) = (
+            old.split_inclusive('\n').collect(),
+            new.split_inclusive('\n').collect(),
+        );
+        let start = |lines: &[&str], line: usize| lines[..line].iter().map(|l| l.len()).sum();
+        let mut ranges: Vec<std::ops::Range<usize>> = Vec::new();
+        for line in (0..a.len()).filter(|&i| a[i] != b[i]) {
+            let (first, end) = (
+                line.saturating_sub(CONTEXT),
+                (line + 1 + CONTEXT).min(a.len()),
+            );
+            match ranges.last_mut() {
+                Some(last) if first <= last.end => last.end = end,
+                _ => ranges.push(first..end),
+            }
+        }
+        ranges
+            .into_iter()
+            .map(|lines| Region {
+                old_bytes: start(&a, lines.start)..start(&a, lines.end),
+                new_bytes: start(&b, lines.start)..start(&b, lines.end),
+                old_lines: lines.clone(),
+                new_lines: lines,
+            })
+            .collect()
+    }
+
+    proptest::proptest! {
+        /// Texts of as many lines, some changed (longer, shorter, emptied;
+        /// the last with its line end or without, in either), read side by
+        /// side: the same regions as line by line.
+        #[test]
+        fn regions_read_side_by_side_are_those_line_by_line(
+            lines in proptest::collection::vec("[ab]{0,3}", 0..40),
+            changes in proptest::collection::vec((0usize..40, "[abc]{0,4}"), 0..8),
+            last_newlines in (proptest::bool::ANY, proptest::bool::ANY),
+        ) {
+            let join = |lines: &[String], last_newline: bool| {
+                let mut text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+                if !last_newline {
+                    text.pop();
+                }
+                text
+            };
+            let mut changed = lines.clone();
+            for (at, text) in &changes {
+                if let Some(line) = changed.get_mut(*at) {
+                    *line = text.clone();
+                }
+            }
+            let (old, new) = (join(&lines, last_newlines.0), join(&changed, last_newlines.1));
+            proptest::prop_assume!(line_count(&old) == line_count(&new));
+            proptest::prop_assert_eq!(
+                changed_regions(&old, &new, line_count(&old)),
+                regions_by_lines(&old, &new)
+            );
         }
     }
 
