@@ -140,6 +140,13 @@ async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResul
             ));
         }
     }
+    // Where the server says the symbol is defined, asked for or not: the
+    // audit tells another symbol of the name by its definition elsewhere.
+    let defined_at: Vec<(PathBuf, Position)> = definition
+        .iter()
+        .flatten()
+        .map(|spot| (spot.path.clone(), spot.range.start))
+        .collect();
     // The declaration's file first, then by path; by position in a file.
     let declared_in = definition
         .and_then(|d| d.into_iter().next())
@@ -158,6 +165,9 @@ async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResul
             .flat_map(|(path, positions)| positions.iter().map(|at| (path.clone(), *at)))
             .collect();
         counted.push((resolved.path.clone(), position));
+        // The declaration among them, even when not listed
+        // (`include_declaration: false`; on it, the position asked about).
+        counted.extend(defined_at);
         let others = other_symbols(ctx, &places.code_left_out(&counted), &counted).await;
         let places = places.without(&others);
         let found = audit.notes(
