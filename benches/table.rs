@@ -227,6 +227,11 @@ async fn time_tool(
     )
 }
 
+/// Says why a raw request failed (its row then has no raw figure).
+fn raw_failed(err: sextant::lsp::LspError) {
+    eprintln!("a raw request failed: {err}");
+}
+
 /// `tool` and the raw LSP requests `raw` stands for (made by the bench's
 /// own client), alternated round by round so both see the same noise,
 /// after one warm-up of each: the tool's median, p95, CPU per call,
@@ -265,6 +270,7 @@ async fn time_with_raw(
                     .connection()
                     .request::<WorkspaceSymbolRequest>(params, TIMEOUT)
                     .await
+                    .map_err(raw_failed)
                     .ok()?;
                 // On typescript-language-server, tsserver's navto across
                 // every project follows, as sextant asks it.
@@ -281,6 +287,7 @@ async fn time_with_raw(
                         .connection()
                         .request::<ExecuteCommand>(navto, TIMEOUT)
                         .await
+                        .map_err(raw_failed)
                         .ok()?;
                 }
             }
@@ -320,6 +327,7 @@ async fn time_with_raw(
                     .connection()
                     .request::<References>(params, TIMEOUT)
                     .await
+                    .map_err(raw_failed)
                     .ok()?;
             }
             Raw::CallHierarchy => {
@@ -331,6 +339,7 @@ async fn time_with_raw(
                     .connection()
                     .request::<CallHierarchyPrepare>(params, TIMEOUT)
                     .await
+                    .map_err(raw_failed)
                     .ok()??;
                 let item = items.into_iter().next()?;
                 let incoming = CallHierarchyIncomingCallsParams {
@@ -342,6 +351,7 @@ async fn time_with_raw(
                     .connection()
                     .request::<CallHierarchyIncomingCalls>(incoming, TIMEOUT)
                     .await
+                    .map_err(raw_failed)
                     .ok()?;
                 let outgoing = CallHierarchyOutgoingCallsParams {
                     item,
@@ -352,6 +362,7 @@ async fn time_with_raw(
                     .connection()
                     .request::<CallHierarchyOutgoingCalls>(outgoing, TIMEOUT)
                     .await
+                    .map_err(raw_failed)
                     .ok()?;
             }
             Raw::Rename => {
@@ -384,7 +395,7 @@ async fn time_with_raw(
                     }
                 };
                 let (renamed, ()) = tokio::join!(rename, references);
-                renamed.ok()??;
+                renamed.map_err(raw_failed).ok()??;
             }
             // Pull diagnostics, where the server offers them (a server that
             // only publishes has no round trip to compare with).
@@ -400,6 +411,7 @@ async fn time_with_raw(
                     .connection()
                     .request::<DocumentDiagnosticRequest>(params, TIMEOUT)
                     .await
+                    .map_err(raw_failed)
                     .ok()?;
             }
             Raw::Completion => {
@@ -413,6 +425,7 @@ async fn time_with_raw(
                     .connection()
                     .request::<Completion>(params, TIMEOUT)
                     .await
+                    .map_err(raw_failed)
                     .ok()?;
             }
         }
