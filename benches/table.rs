@@ -259,6 +259,15 @@ async fn time_with_raw(
     // requests search as much as the tools do.
     let (client, at) = common::lsp_position(ctx, &address).await;
     client.wait_ready(client.language().ready_timeout).await;
+    // The references request, as `references` and a rename beside it ask.
+    let references_at = || ReferenceParams {
+        text_document_position: at.clone(),
+        context: ReferenceContext {
+            include_declaration: true,
+        },
+        work_done_progress_params: Default::default(),
+        partial_result_params: Default::default(),
+    };
     let once = async || -> Option<()> {
         match raw {
             Raw::Search => {
@@ -315,14 +324,7 @@ async fn time_with_raw(
                 );
             }
             Raw::References => {
-                let params = ReferenceParams {
-                    text_document_position: at.clone(),
-                    context: ReferenceContext {
-                        include_declaration: true,
-                    },
-                    work_done_progress_params: Default::default(),
-                    partial_result_params: Default::default(),
-                };
+                let params = references_at();
                 client
                     .connection()
                     .request::<References>(params, TIMEOUT)
@@ -380,14 +382,7 @@ async fn time_with_raw(
                 // them with the rename.
                 let references = async {
                     if client.rename_asks_references() {
-                        let params = ReferenceParams {
-                            text_document_position: at.clone(),
-                            context: ReferenceContext {
-                                include_declaration: true,
-                            },
-                            work_done_progress_params: Default::default(),
-                            partial_result_params: Default::default(),
-                        };
+                        let params = references_at();
                         let _ = client
                             .connection()
                             .request::<References>(params, TIMEOUT)
