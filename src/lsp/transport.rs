@@ -234,9 +234,7 @@ impl Transport {
             let mut next = self.next_id.lock().await;
             let first = std::future::poll_fn(|cx| Poll::Ready(response.as_mut().poll(cx))).await;
             if let Poll::Ready(result) = first {
-                return result
-                    .and_then(|value| Ok(serde_json::from_value(value)?))
-                    .map_err(|err| self.rpc_error(R::METHOD, err));
+                return self.decode::<R>(result);
             }
             let id = *next;
             *next += 1;
@@ -251,14 +249,7 @@ impl Transport {
         match result {
             Ok(result) => {
                 guard.armed = false;
-                // A result taken aside (see `aside`) is decoded once,
-                // from its JSON.
-                let decoded = result.and_then(|value| match self.aside.taken(&value) {
-                    Ok(Some(raw)) => Ok(serde_json::from_str(raw.get())?),
-                    Ok(None) => Ok(serde_json::from_value(value)?),
-                    Err(lost) => Err(async_lsp::Error::Protocol(lost)),
-                });
-                decoded.map_err(|err| self.rpc_error(R::METHOD, err))
+                self.decode::<R>(result)
             }
             Err(_) => Err(LspError::Timeout {
                 server: self.shared.server.clone(),
@@ -266,6 +257,20 @@ impl Transport {
                 seconds: timeout.as_secs_f64(),
             }),
         }
+    }
+
+    /// The answer to request `R` as its type: a result taken aside (see
+    /// `aside`) decoded once, from its JSON; any other from the value.
+    fn decode<R: Request>(
+        &self,
+        answer: Result<serde_json::Value, async_lsp::Error>,
+    ) -> Result<R::Result, LspError> {
+        let decoded = answer.and_then(|value| match self.aside.taken(&value) {
+            Ok(Some(raw)) => Ok(serde_json::from_str(raw.get())?),
+            Ok(None) => Ok(serde_json::from_value(value)?),
+            Err(lost) => Err(async_lsp::Error::Protocol(lost)),
+        });
+        decoded.map_err(|err| self.rpc_error(R::METHOD, err))
     }
 
     pub fn notify<N: Notification>(&self, params: N::Params) -> Result<(), LspError> {
