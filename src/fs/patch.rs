@@ -95,12 +95,12 @@ const CONTEXT: usize = 3;
 /// files. The hunks are those a diff of the whole texts gives where the
 /// changes are in place.
 fn unified_diff(old: &str, new: &str, headers: (&str, &str)) -> (String, usize, usize) {
-    let lines = line_count(old);
-    let regions = match lines == line_count(new) {
-        true => changed_regions(old, new, lines),
+    let (old_lines, new_lines) = (line_count(old), line_count(new));
+    let regions = match old_lines == new_lines {
+        true => changed_regions(old, new, old_lines),
         false => vec![Region {
-            old_lines: 0..lines,
-            new_lines: 0..line_count(new),
+            old_lines: 0..old_lines,
+            new_lines: 0..new_lines,
             old_bytes: 0..old.len(),
             new_bytes: 0..new.len(),
         }],
