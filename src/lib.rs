@@ -19,3 +19,4 @@ pub mod stable_hash;
 pub mod sync;
 pub mod syntax;
 pub mod tools;
+pub mod waits;

@@ -206,6 +206,10 @@ fn log_filters() -> Vec<(&'static str, &'static str)> {
         (r"pid \d+; up \d+s", "pid [pid]; up [uptime]"),
         (r"\d\d:\d\d:\d\d\.\d\d\d", "[time]"),
         (r"\(\d+\.\d ms\)", "([ms])"),
+        (
+            r"\(\d+\.\d ms, \d+\.\d waiting on servers\)",
+            "([ms], [ms] waiting on servers)",
+        ),
         (r"\d+ older matching lines?", "[n] older matching lines"),
         (
             r"command: /\S+/typescript-go/node_modules/@typescript/typescript-[a-z0-9]+-[a-z0-9]+/",

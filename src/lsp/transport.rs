@@ -203,6 +203,8 @@ impl Transport {
         R: Request,
         R::Result: Send + 'static,
     {
+        // Counted in the tool call's time waiting on servers.
+        let _waiting = crate::waits::begin();
         let answer = self.request_once::<R>(params, timeout).await;
         // A server whose answering process died (see `Shared::fatal`)
         // answers from nothing: no answer of it is one.

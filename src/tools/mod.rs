@@ -21,6 +21,7 @@ use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::model::{ALL_KINDS, LogLevel, SymbolKind};
 use crate::sync::lock;
+use crate::waits::{self, Waits};
 
 pub mod address;
 pub mod apply_patch;
@@ -158,8 +159,14 @@ pub async fn call(ctx: &Arc<Context>, name: &str, args: Map<String, Value>) -> T
     };
     let summary = summarize_args(&args);
     let started = Instant::now();
-    let result = (tool.call)(Arc::clone(ctx), args).await;
+    let waits = Arc::new(Waits::default());
+    let result = waits::counted(Arc::clone(&waits), (tool.call)(Arc::clone(ctx), args)).await;
     let millis = started.elapsed().as_secs_f64() * 1000.0;
+    // What of it was the servers' answering, when it asked any.
+    let waited = match waits.total() {
+        waited if waited.is_zero() => String::new(),
+        waited => format!(", {:.1} waiting on servers", waited.as_secs_f64() * 1000.0),
+    };
     // The error's code only: its message is in the answer (and, for
     // `level: "debug"`, on a line of its own).
     let outcome = match &result {
@@ -170,7 +177,7 @@ pub async fn call(ctx: &Arc<Context>, name: &str, args: Map<String, Value>) -> T
     ctx.logs.record(
         LogLevel::Info,
         "tool",
-        format!("{name} {summary} -> {outcome} ({millis:.1} ms)"),
+        format!("{name} {summary} -> {outcome} ({millis:.1} ms{waited})"),
     );
     if let Err(err) = &result {
         ctx.logs

@@ -24,6 +24,7 @@ use crate::lsp::{LspError, Need};
 use crate::model::Position;
 use crate::progress;
 use crate::tools::blocking;
+use crate::waits;
 
 /// How long a search waits for a language server that is not ready: past
 /// this its language is answered from the tree-sitter index (the server
@@ -250,12 +251,19 @@ fn start_asking(
     let language = language.name.clone();
     let server = ctx.lsp.server_name(&file)?;
     let (asked_tx, asked) = tokio::sync::oneshot::channel();
-    let (ctx, sink) = (Arc::clone(ctx), progress::current());
+    let (ctx, sink, waits) = (Arc::clone(ctx), progress::current(), waits::current());
     let ask = async move { ask(&ctx, &file, &queries, deadline, asked_tx).await };
+    // The call's progress and waits, which a spawned task does not inherit.
+    let counted = async move {
+        match waits {
+            Some(waits) => waits::counted(waits, ask).await,
+            None => ask.await,
+        }
+    };
     let task = tokio::spawn(async move {
         match sink {
-            Some(sink) => progress::with_sink(sink, ask).await,
-            None => ask.await,
+            Some(sink) => progress::with_sink(sink, counted).await,
+            None => counted.await,
         }
     });
     Some(Asking {
