@@ -8,13 +8,13 @@
 //! unchanged (`Context::server_outlines`). `read` pages it; symbol addresses
 //! resolve name paths through it.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::blocking;
 use crate::context::{Context, KeptOutline};
 use crate::error::{ErrorCode, ToolError, ToolResult};
-use crate::fs::stamped::Stamp;
+use crate::fs::stamped::{Stamp, StampedCache};
 use crate::fs::text::{looks_binary, regular_file};
 use crate::lsp::symbols::document_symbols;
 use crate::lsp::{Need, Session};
@@ -264,6 +264,32 @@ async fn parsed(
         Ok(file)
     })
     .await
+}
+
+/// The tree-sitter parse of the file at `path` for code already off the
+/// async threads: as kept while the file keeps its stamp
+/// (`Context::parsed`), else read and parsed now (and kept). `None` for a
+/// file that cannot be read. A search's page parses the files of its
+/// matches: on an unchanged workspace each is one `stat`.
+pub fn parsed_blocking(
+    kept: &StampedCache<PathBuf, SourceFile>,
+    path: &Path,
+    language: Language,
+) -> Option<Arc<SourceFile>> {
+    let stamp = Stamp::read(path);
+    let key = path.to_path_buf();
+    if let Some(stamp) = stamp
+        && let Some(file) = kept.get(&key, stamp)
+        && file.language() == language
+    {
+        return Some(file);
+    }
+    let bytes = std::fs::read(path).ok()?;
+    let file = syntax::parse(language, String::from_utf8_lossy(&bytes).into_owned());
+    if let Some(stamp) = stamp {
+        kept.put(key, stamp, Arc::clone(&file), file.text().len());
+    }
+    Some(file)
 }
 
 /// Reads a file whole for parsing: text only, bounded in size; bytes that

@@ -115,7 +115,8 @@ async fn search(ctx: Arc<Context>, params: Params) -> ToolResult<SearchResult> {
     // Servers name kinds their own way (rust-analyzer: a method is a
     // Function): filtering by kind needs the kinds `read` shows.
     if !kinds.is_empty() {
-        found = blocking(move || Ok(page::same_as_outlines(found))).await?;
+        let kept = Arc::clone(&ctx.parsed);
+        found = blocking(move || Ok(page::same_as_outlines(&kept, found))).await?;
     }
     found.retain(|f| {
         (kinds.is_empty() || kinds.contains(&f.kind))
@@ -129,7 +130,8 @@ async fn search(ctx: Arc<Context>, params: Params) -> ToolResult<SearchResult> {
     if !found.iter().any(|f| f.from_index) {
         sources.retain(|source| source != ask::INDEX);
     }
-    let found = blocking(move || Ok(page::declarations_first(found))).await?;
+    let kept = Arc::clone(&ctx.parsed);
+    let found = blocking(move || Ok(page::declarations_first(&kept, found))).await?;
     let ordered = order(found);
     let total = ordered.iter().map(|(_, matches)| matches.len()).sum();
     let total_files = ordered.len();

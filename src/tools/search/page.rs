@@ -5,14 +5,16 @@
 //! the page.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::{Found, SearchPreview};
 use crate::context::Context;
+use crate::fs::stamped::StampedCache;
 use crate::model::{OutlineSymbol, Position, Range, SearchFile, SearchSymbol, SymbolKind};
 use crate::syntax::{self, Language, LineIndex};
 use crate::tools::name_path::declared_at;
+use crate::tools::outline::parsed_blocking;
 use crate::tools::page::Pager;
 
 /// The files of the page and where the next page starts. The page holds
@@ -49,7 +51,9 @@ pub(super) fn page(
             continue;
         }
         let (path, matches) = &ordered[file];
-        let source = sources.entry(file).or_insert_with(|| Source::read(path));
+        let source = sources
+            .entry(file)
+            .or_insert_with(|| Source::read(&ctx.parsed, path));
         let symbol = source.symbol(matches[at].clone(), preview);
         // A file's header, the first time it is on the page: its path and
         // at most `(999 of 999 results)`.
@@ -86,27 +90,31 @@ pub(super) fn page(
 }
 
 /// A file's text as a search shows its matches: parsed where sextant has
-/// a grammar.
+/// a grammar (the parse kept by the file's stamp), else its lines.
 struct Source {
-    text: Option<String>,
     parsed: Option<Arc<syntax::SourceFile>>,
-    lines: Option<LineIndex>,
+    plain: Option<(String, LineIndex)>,
     separator: &'static str,
 }
 
 impl Source {
-    fn read(path: &std::path::Path) -> Source {
-        let text = std::fs::read(path)
-            .ok()
-            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned());
+    fn read(kept: &StampedCache<PathBuf, syntax::SourceFile>, path: &Path) -> Source {
         let language = Language::from_path(path);
+        let (parsed, plain) = match language {
+            Some(language) => (parsed_blocking(kept, path, language), None),
+            None => {
+                let plain = std::fs::read(path).ok().map(|bytes| {
+                    let text = String::from_utf8_lossy(&bytes).into_owned();
+                    let lines = LineIndex::new(&text);
+                    (text, lines)
+                });
+                (None, plain)
+            }
+        };
         Source {
-            parsed: text
-                .as_ref()
-                .and_then(|text| language.map(|language| syntax::parse(language, text.clone()))),
-            lines: text.as_deref().map(LineIndex::new),
+            parsed,
+            plain,
             separator: language.map_or(".", Language::name_separator),
-            text,
         }
     }
 
@@ -118,10 +126,10 @@ impl Source {
         {
             like_outline(&mut found, file);
         }
-        let signature = match (&self.parsed, &self.text, &self.lines) {
+        let signature = match (&self.parsed, &self.plain) {
             _ if preview == SearchPreview::None => None,
-            (Some(file), _, _) => file.signature(&at(found.position, found.kind)),
-            (None, Some(text), Some(lines)) => {
+            (Some(file), _) => file.signature(&at(found.position, found.kind)),
+            (None, Some((text, lines))) => {
                 syntax::signature::declaration_line(text, lines, found.position.line)
             }
             _ => None,
@@ -150,17 +158,15 @@ impl Source {
 /// `pub use` re-export rust-analyzer lists as a symbol of its own) ranks
 /// after the declarations: the declaration is what an agent looks for.
 /// Only exact-name hits are looked at, to parse few files.
-pub(super) fn declarations_first(mut found: Vec<Found>) -> Vec<Found> {
+pub(super) fn declarations_first(
+    kept: &StampedCache<PathBuf, syntax::SourceFile>,
+    mut found: Vec<Found>,
+) -> Vec<Found> {
     let mut parsed: HashMap<PathBuf, Option<Arc<syntax::SourceFile>>> = HashMap::new();
     for f in found.iter_mut().filter(|f| f.from_server && f.rank <= 1) {
-        let file = parsed.entry(f.path.clone()).or_insert_with(|| {
-            let language = Language::from_path(&f.path)?;
-            let bytes = std::fs::read(&f.path).ok()?;
-            Some(syntax::parse(
-                language,
-                String::from_utf8_lossy(&bytes).into_owned(),
-            ))
-        });
+        let file = parsed
+            .entry(f.path.clone())
+            .or_insert_with(|| parsed_blocking(kept, &f.path, Language::from_path(&f.path)?));
         if let Some(file) = file
             && declared_at(file.outline(), f.position, file.language().name_separator()).is_none()
         {
@@ -178,17 +184,15 @@ const RANK_NOT_DECLARED: u8 = 5;
 /// grammar: the outline's kind and name path (`impl Account for
 /// Ledger/balance (Method)` rather than rust-analyzer's `Ledger::balance
 /// (Function)`), so every source shows a symbol one way.
-pub(super) fn same_as_outlines(mut found: Vec<Found>) -> Vec<Found> {
+pub(super) fn same_as_outlines(
+    kept: &StampedCache<PathBuf, syntax::SourceFile>,
+    mut found: Vec<Found>,
+) -> Vec<Found> {
     let mut parsed: HashMap<PathBuf, Option<Arc<syntax::SourceFile>>> = HashMap::new();
     for f in found.iter_mut().filter(|f| f.from_server) {
-        let file = parsed.entry(f.path.clone()).or_insert_with(|| {
-            let language = Language::from_path(&f.path)?;
-            let bytes = std::fs::read(&f.path).ok()?;
-            Some(syntax::parse(
-                language,
-                String::from_utf8_lossy(&bytes).into_owned(),
-            ))
-        });
+        let file = parsed
+            .entry(f.path.clone())
+            .or_insert_with(|| parsed_blocking(kept, &f.path, Language::from_path(&f.path)?));
         if let Some(file) = file {
             like_outline(f, file);
         }
