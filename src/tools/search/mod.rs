@@ -172,16 +172,47 @@ pub fn rank(name: &str, query: &str) -> Option<u8> {
     if name == query {
         return Some(0);
     }
-    let (name, query) = (name.to_lowercase(), query.to_lowercase());
+    // Every name of the index is ranked on every search (tens of
+    // thousands on a real workspace): most are ASCII, compared in place.
+    if name.is_ascii() && query.is_ascii() {
+        return rank_ascii(name.as_bytes(), query.as_bytes());
+    }
+    rank_lowercased(&name.to_lowercase(), &query.to_lowercase())
+}
+
+/// `rank` of names that differ, both lowercased.
+fn rank_lowercased(name: &str, query: &str) -> Option<u8> {
     if name == query {
         Some(1)
-    } else if name.starts_with(&query) {
+    } else if name.starts_with(query) {
         Some(2)
-    } else if name.contains(&query) {
+    } else if name.contains(query) {
         Some(3)
     } else {
         let mut rest = name.chars();
         query.chars().all(|q| rest.any(|c| c == q)).then_some(4)
+    }
+}
+
+/// `rank` of ASCII names that differ, ignoring case without a copy.
+fn rank_ascii(name: &[u8], query: &[u8]) -> Option<u8> {
+    let starts = name.len() >= query.len() && name[..query.len()].eq_ignore_ascii_case(query);
+    if starts && name.len() == query.len() {
+        Some(1)
+    } else if starts {
+        Some(2)
+    } else if name
+        .windows(query.len())
+        .any(|w| w.eq_ignore_ascii_case(query))
+    {
+        // (An empty query is a prefix of every name: never here.)
+        Some(3)
+    } else {
+        let mut rest = name.iter();
+        query
+            .iter()
+            .all(|q| rest.any(|c| c.eq_ignore_ascii_case(q)))
+            .then_some(4)
     }
 }
 
@@ -260,5 +291,22 @@ mod tests {
         assert_eq!(rank("ShapeRegistry", "registry"), Some(3));
         assert_eq!(rank("Registry", "rgstr"), Some(4));
         assert_eq!(rank("Registry", "rgz"), None);
+        assert_eq!(rank("Größe", "GRÖ"), Some(2));
+        assert_eq!(rank("Registry", ""), Some(2));
+    }
+
+    proptest::proptest! {
+        /// ASCII names ranked in place rank as lowercased copies do.
+        #[test]
+        fn ascii_names_rank_as_their_lowercased_copies(
+            name in "[a-cA-C_]{0,8}",
+            query in "[a-cA-C_]{0,4}",
+        ) {
+            let expected = match name == query {
+                true => Some(0),
+                false => rank_lowercased(&name.to_lowercase(), &query.to_lowercase()),
+            };
+            proptest::prop_assert_eq!(rank(&name, &query), expected);
+        }
     }
 }
