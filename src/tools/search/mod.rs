@@ -196,23 +196,22 @@ fn rank_lowercased(name: &str, query: &str) -> Option<u8> {
 
 /// `rank` of ASCII names that differ, ignoring case without a copy.
 fn rank_ascii(name: &[u8], query: &[u8]) -> Option<u8> {
+    // Every rank holds the query's characters in order: most names fail
+    // that, in one pass, and are ranked no further.
+    let mut rest = name.iter();
+    if !query.iter().all(|q| rest.any(|c| c.eq_ignore_ascii_case(q))) {
+        return None;
+    }
     let starts = name.len() >= query.len() && name[..query.len()].eq_ignore_ascii_case(query);
     if starts && name.len() == query.len() {
         Some(1)
     } else if starts {
         Some(2)
-    } else if name
-        .windows(query.len())
-        .any(|w| w.eq_ignore_ascii_case(query))
-    {
+    } else if name.windows(query.len()).any(|w| w.eq_ignore_ascii_case(query)) {
         // (An empty query is a prefix of every name: never here.)
         Some(3)
     } else {
-        let mut rest = name.iter();
-        query
-            .iter()
-            .all(|q| rest.any(|c| c.eq_ignore_ascii_case(q)))
-            .then_some(4)
+        Some(4)
     }
 }
 
