@@ -199,7 +199,10 @@ fn rank_ascii(name: &[u8], query: &[u8]) -> Option<u8> {
     // Every rank holds the query's characters in order: most names fail
     // that, in one pass, and are ranked no further.
     let mut rest = name.iter();
-    if !query.iter().all(|q| rest.any(|c| c.eq_ignore_ascii_case(q))) {
+    if !query
+        .iter()
+        .all(|q| rest.any(|c| c.eq_ignore_ascii_case(q)))
+    {
         return None;
     }
     let starts = name.len() >= query.len() && name[..query.len()].eq_ignore_ascii_case(query);
@@ -207,7 +210,10 @@ fn rank_ascii(name: &[u8], query: &[u8]) -> Option<u8> {
         Some(1)
     } else if starts {
         Some(2)
-    } else if name.windows(query.len()).any(|w| w.eq_ignore_ascii_case(query)) {
+    } else if name
+        .windows(query.len())
+        .any(|w| w.eq_ignore_ascii_case(query))
+    {
         // (An empty query is a prefix of every name: never here.)
         Some(3)
     } else {
