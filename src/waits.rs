@@ -5,8 +5,9 @@
 //! (a task-local, so nothing between it and the transport passes it
 //! along); the transport marks each request it makes from just before the
 //! request is written to its answer decoded, as a raw client would time
-//! it. What is counted is the time during which at least one request of
-//! the call was out: requests made at once count once.
+//! it, and the readiness waits mark the time spent waiting for a server
+//! to be ready or to publish. What is counted is the time during which at
+//! least one such wait of the call was on: waits at once count once.
 
 use std::future::Future;
 use std::sync::{Arc, Mutex};

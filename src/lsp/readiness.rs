@@ -99,6 +99,7 @@ impl LspClient {
             // Readiness also moves with time alone (the quiet spell after
             // start): look again now and then, not only on news.
             let tick = (tokio::time::Instant::now() + Duration::from_millis(100)).min(deadline);
+            let _waiting = crate::waits::begin();
             tokio::select! {
                 _ = changes.changed() => {}
                 () = tokio::time::sleep_until(tick) => {}
@@ -145,7 +146,10 @@ impl LspClient {
             if !self.is_alive() || tokio::time::Instant::now() >= deadline {
                 return false;
             }
-            let changed = tokio::time::timeout_at(deadline, changes.changed()).await;
+            let changed = {
+                let _waiting = crate::waits::begin();
+                tokio::time::timeout_at(deadline, changes.changed()).await
+            };
             if !changed.is_ok_and(|changed| changed.is_ok()) {
                 return condition();
             }
@@ -156,6 +160,7 @@ impl LspClient {
     /// `deadline`; whether one came.
     pub(super) async fn changed_before(&self, deadline: tokio::time::Instant) -> bool {
         let mut changes = self.shared.watch();
+        let _waiting = crate::waits::begin();
         tokio::time::timeout_at(deadline, changes.changed())
             .await
             .is_ok_and(|changed| changed.is_ok())
