@@ -198,35 +198,25 @@ pub(super) async fn references_at(
     // parsed, and its path and index made, once for the run, not for each
     // reference (877 references of the TypeScript SDK's `McpServer` are
     // in 168 files).
-    let mut runs: Vec<(&str, Option<Url>)> = Vec::new();
-    for location in &locations {
-        if runs.last().is_none_or(|(uri, _)| *uri != location.uri) {
-            runs.push((&location.uri, Url::parse(&location.uri).ok()));
-        }
-    }
-    let mut files = Files::read(client, runs.iter().filter_map(|(_, uri)| uri.clone())).await;
+    let runs: Vec<(Option<Url>, &[LocationAsWritten])> = locations
+        .chunk_by(|a, b| a.uri == b.uri)
+        .map(|run| (Url::parse(&run[0].uri).ok(), run))
+        .collect();
+    let mut files = Files::read(client, runs.iter().filter_map(|(uri, _)| uri.clone())).await;
     let mut spots = Vec::with_capacity(locations.len());
-    let mut runs = runs.into_iter();
-    // The file of the current run (`None`: one that cannot be read).
-    let mut last_uri: Option<&str> = None;
-    let mut file: Option<(PathBuf, Arc<LineIndex>)> = None;
-    for location in &locations {
-        if last_uri != Some(location.uri.as_str()) {
-            file = match runs.next().and_then(|(_, uri)| uri) {
-                Some(uri) => match uri.to_file_path() {
-                    Ok(path) => files.index(&uri).await.map(|index| (path, index)),
-                    Err(()) => None,
-                },
-                None => None,
-            };
-            last_uri = Some(&location.uri);
-        }
-        if let Some((path, index)) = &file {
-            spots.push(Spot {
-                path: path.clone(),
-                range: index.range_to_model(location.range, client.encoding),
-            });
-        }
+    // A run whose file cannot be read gives no spots.
+    for (uri, run) in runs {
+        let Some(uri) = uri else { continue };
+        let Ok(path) = uri.to_file_path() else {
+            continue;
+        };
+        let Some(index) = files.index(&uri).await else {
+            continue;
+        };
+        spots.extend(run.iter().map(|location| Spot {
+            path: path.clone(),
+            range: index.range_to_model(location.range, client.encoding),
+        }));
     }
     Ok(spots)
 }
