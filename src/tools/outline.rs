@@ -245,23 +245,14 @@ async fn parsed(
     language: Language,
     stamp: Option<Stamp>,
 ) -> ToolResult<Arc<SourceFile>> {
-    if let Some(stamp) = stamp
-        && let Some(file) = ctx.parsed.get(&path.to_path_buf(), stamp)
-        && file.language() == language
-    {
+    if let Some(file) = kept_parse(&ctx.parsed, path, stamp, language) {
         return Ok(file);
     }
     let (path, shown) = (path.to_path_buf(), shown.to_string());
     let kept = Arc::clone(&ctx.parsed);
     blocking(move || {
-        let file = syntax::parse(language, read_source(&path, &shown)?);
-        // The stamp taken before the read: a write during it leaves the
-        // file with another, and the next call reads it again.
-        if let Some(stamp) = stamp {
-            let weight = file.text().len();
-            kept.put(path, stamp, Arc::clone(&file), weight);
-        }
-        Ok(file)
+        let text = read_source(&path, &shown)?;
+        Ok(parse_and_keep(&kept, path, stamp, language, text))
     })
     .await
 }
@@ -277,19 +268,46 @@ pub fn parsed_blocking(
     language: Language,
 ) -> Option<Arc<SourceFile>> {
     let stamp = Stamp::read(path);
-    let key = path.to_path_buf();
-    if let Some(stamp) = stamp
-        && let Some(file) = kept.get(&key, stamp)
-        && file.language() == language
-    {
+    if let Some(file) = kept_parse(kept, path, stamp, language) {
         return Some(file);
     }
     let bytes = std::fs::read(path).ok()?;
-    let file = syntax::parse(language, String::from_utf8_lossy(&bytes).into_owned());
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    Some(parse_and_keep(
+        kept,
+        path.to_path_buf(),
+        stamp,
+        language,
+        text,
+    ))
+}
+
+/// The parse of `path` kept while the file keeps `stamp`.
+fn kept_parse(
+    kept: &StampedCache<PathBuf, SourceFile>,
+    path: &Path,
+    stamp: Option<Stamp>,
+    language: Language,
+) -> Option<Arc<SourceFile>> {
+    kept.get(&path.to_path_buf(), stamp?)
+        .filter(|file| file.language() == language)
+}
+
+/// `text`, read from `path`, parsed and kept under `stamp`: the stamp taken
+/// before the read, so a write during it leaves the file with another and
+/// the next call reads it again.
+fn parse_and_keep(
+    kept: &StampedCache<PathBuf, SourceFile>,
+    path: PathBuf,
+    stamp: Option<Stamp>,
+    language: Language,
+    text: String,
+) -> Arc<SourceFile> {
+    let file = syntax::parse(language, text);
     if let Some(stamp) = stamp {
-        kept.put(key, stamp, Arc::clone(&file), file.text().len());
+        kept.put(path, stamp, Arc::clone(&file), file.text().len());
     }
-    Some(file)
+    file
 }
 
 /// Reads a file whole for parsing: text only, bounded in size; bytes that

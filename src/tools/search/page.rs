@@ -89,31 +89,34 @@ pub(super) fn page(
     (files, pager.page(total).next_offset)
 }
 
-/// A file's text as a search shows its matches: parsed where sextant has
-/// a grammar (the parse kept by the file's stamp), else its lines.
+/// A file's text as a search shows its matches, and how its outline joins
+/// a container's name to a member's.
 struct Source {
-    parsed: Option<Arc<syntax::SourceFile>>,
-    plain: Option<(String, LineIndex)>,
+    text: Text,
     separator: &'static str,
+}
+
+/// Parsed where sextant has a grammar (the parse kept by the file's
+/// stamp), else its lines.
+enum Text {
+    Parsed(Arc<syntax::SourceFile>),
+    Plain(String, LineIndex),
+    Unreadable,
 }
 
 impl Source {
     fn read(kept: &StampedCache<PathBuf, syntax::SourceFile>, path: &Path) -> Source {
         let language = Language::from_path(path);
-        let (parsed, plain) = match language {
-            Some(language) => (parsed_blocking(kept, path, language), None),
-            None => {
-                let plain = std::fs::read(path).ok().map(|bytes| {
-                    let text = String::from_utf8_lossy(&bytes).into_owned();
-                    let lines = LineIndex::new(&text);
-                    (text, lines)
-                });
-                (None, plain)
-            }
+        let text = match language {
+            Some(language) => parsed_blocking(kept, path, language).map(Text::Parsed),
+            None => std::fs::read(path).ok().map(|bytes| {
+                let text = String::from_utf8_lossy(&bytes).into_owned();
+                let lines = LineIndex::new(&text);
+                Text::Plain(text, lines)
+            }),
         };
         Source {
-            parsed,
-            plain,
+            text: text.unwrap_or(Text::Unreadable),
             separator: language.map_or(".", Language::name_separator),
         }
     }
@@ -122,17 +125,17 @@ impl Source {
     /// hit, and its declaration.
     fn symbol(&self, mut found: Found, preview: SearchPreview) -> SearchSymbol {
         if found.from_server
-            && let Some(file) = &self.parsed
+            && let Text::Parsed(file) = &self.text
         {
             like_outline(&mut found, file);
         }
-        let signature = match (&self.parsed, &self.plain) {
+        let signature = match &self.text {
             _ if preview == SearchPreview::None => None,
-            (Some(file), _) => file.signature(&at(found.position, found.kind)),
-            (None, Some((text, lines))) => {
+            Text::Parsed(file) => file.signature(&at(found.position, found.kind)),
+            Text::Plain(text, lines) => {
                 syntax::signature::declaration_line(text, lines, found.position.line)
             }
-            _ => None,
+            Text::Unreadable => None,
         };
         let name = match &found.container {
             Some(container) => {
