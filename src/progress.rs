@@ -27,7 +27,14 @@ pub fn report(message: &str, fraction: Option<f64>) {
     let _ = SINK.try_with(|sink| sink(message, fraction));
 }
 
-/// The current call's sink, to hand to work spawned for it.
-pub fn current() -> Option<Sink> {
-    SINK.try_with(Sink::clone).ok()
+/// `work`, to be spawned for the current call, reporting to the call's
+/// sink (a spawned task does not inherit it).
+pub fn carried<F: Future>(work: F) -> impl Future<Output = F::Output> {
+    let sink = SINK.try_with(Sink::clone).ok();
+    async move {
+        match sink {
+            Some(sink) => with_sink(sink, work).await,
+            None => work.await,
+        }
+    }
 }

@@ -24,11 +24,11 @@ pub struct Waits(Mutex<State>);
 
 #[derive(Debug, Default)]
 struct State {
-    /// Requests out now.
+    /// Waits on now.
     out: usize,
-    /// Since when at least one has been out.
+    /// Since when at least one has been on.
     since: Option<Instant>,
-    /// The time with at least one out, up to `since`.
+    /// The time with at least one on, up to `since`.
     total: Duration,
 }
 
@@ -51,7 +51,7 @@ impl Waits {
         }
     }
 
-    /// The time so far with at least one request out.
+    /// The time so far with at least one wait on.
     pub fn total(&self) -> Duration {
         let state = lock(&self.0);
         state.total + state.since.map_or(Duration::ZERO, |since| since.elapsed())
@@ -67,17 +67,29 @@ pub async fn counted<F: Future>(waits: Arc<Waits>, work: F) -> F::Output {
     WAITS.scope(waits, work).await
 }
 
-/// The current call's waits, to hand to work spawned for it.
-pub fn current() -> Option<Arc<Waits>> {
+fn current() -> Option<Arc<Waits>> {
     WAITS.try_with(Arc::clone).ok()
 }
 
-/// A request out to a server, counted in the current call's waits (if
-/// any) until dropped: answered, failed or cancelled.
+/// `work`, to be spawned for the current call, with its waits counted in
+/// the call's (a spawned task does not inherit them).
+pub fn carried<F: Future>(work: F) -> impl Future<Output = F::Output> {
+    let waits = current();
+    async move {
+        match waits {
+            Some(waits) => counted(waits, work).await,
+            None => work.await,
+        }
+    }
+}
+
+/// A wait on a server (a request out, or a wait for it to be ready or to
+/// publish), counted in the current call's waits (if any) until dropped:
+/// done, failed or cancelled.
 #[must_use = "the wait ends when this is dropped"]
 pub struct Wait(Option<Arc<Waits>>);
 
-/// Marks the start of a request to a server.
+/// Marks the start of a wait on a server.
 pub fn begin() -> Wait {
     let waits = current();
     if let Some(waits) = &waits {
@@ -122,5 +134,19 @@ mod tests {
     async fn outside_a_call_nothing_is_counted() {
         let wait = begin();
         assert!(wait.0.is_none());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn work_spawned_for_a_call_counts_in_its_waits() {
+        let waits = Arc::new(Waits::default());
+        counted(Arc::clone(&waits), async {
+            let spawned = tokio::spawn(carried(async {
+                let _wait = begin();
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }));
+            spawned.await.unwrap();
+        })
+        .await;
+        assert_eq!(waits.total(), Duration::from_millis(50));
     }
 }

@@ -251,21 +251,9 @@ fn start_asking(
     let language = language.name.clone();
     let server = ctx.lsp.server_name(&file)?;
     let (asked_tx, asked) = tokio::sync::oneshot::channel();
-    let (ctx, sink, waits) = (Arc::clone(ctx), progress::current(), waits::current());
+    let ctx = Arc::clone(ctx);
     let ask = async move { ask(&ctx, &file, &queries, deadline, asked_tx).await };
-    // The call's progress and waits, which a spawned task does not inherit.
-    let counted = async move {
-        match waits {
-            Some(waits) => waits::counted(waits, ask).await,
-            None => ask.await,
-        }
-    };
-    let task = tokio::spawn(async move {
-        match sink {
-            Some(sink) => progress::with_sink(sink, counted).await,
-            None => counted.await,
-        }
-    });
+    let task = tokio::spawn(progress::carried(waits::carried(ask)));
     Some(Asking {
         language,
         server,
