@@ -178,15 +178,18 @@ fn progress_sink(
 /// ends the process; then shuts the language servers down.
 pub async fn serve_stdio(ctx: Arc<Context>) -> anyhow::Result<()> {
     let stop = StopSignals::register()?;
+    let (rmcp_ends, writer) = stdio::guarded();
     let service = McpServer::new(Arc::clone(&ctx))
-        .serve(stdio::guarded())
+        .serve(rmcp_ends)
         .await
         .map_err(|err| anyhow::anyhow!("MCP initialisation failed: {err}"))?;
-    tokio::select! {
-        result = service.waiting() => { result?; }
-        () = stop.wait() => {}
-    }
+    let ended = tokio::select! {
+        result = service.waiting() => result.map(drop),
+        () = stop.wait() => Ok(()),
+    };
     ctx.lsp.shutdown(Duration::from_secs(2)).await;
+    writer.finished(Duration::from_secs(1)).await;
+    ended?;
     Ok(())
 }
 

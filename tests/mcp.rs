@@ -511,3 +511,91 @@ async fn progress_arrives_in_order_before_the_answer() {
         "no progress after the answer"
     );
 }
+
+/// A whole session's lines: initialize, initialized, tools/list and a
+/// `read_file` call (ids 1, 2, 3).
+fn session_lines() -> String {
+    [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+            "name": "read_file", "arguments": {"path": "src/shapes.ts", "limit": 1}}}),
+    ]
+    .iter()
+    .map(|message| format!("{message}\n"))
+    .collect()
+}
+
+/// The ids answered in `output` (lines of JSON-RPC), and the first text
+/// block of the answer to id 3.
+fn answered(output: &str) -> (Vec<u64>, String) {
+    let answers: Vec<Value> = output
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|_| panic!("{line}")))
+        .collect();
+    let mut ids: Vec<u64> = answers.iter().filter_map(|a| a["id"].as_u64()).collect();
+    ids.sort_unstable();
+    let read = answers
+        .iter()
+        .find(|a| a["id"] == 3)
+        .and_then(|a| a["result"]["content"][0]["text"].as_str())
+        .unwrap_or_default()
+        .to_string();
+    (ids, read)
+}
+
+fn serve(root: &std::path::Path) -> std::process::Command {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_sextant"));
+    command
+        .args(["serve", "--no-shared", "--root"])
+        .arg(root)
+        .stderr(std::process::Stdio::null());
+    command
+}
+
+/// stdin and stdout that are files, not pipes or sockets, are read and
+/// written all the same, and every answer is written before the process
+/// ends at the input's end.
+#[test]
+fn a_session_read_from_a_file_is_answered_into_a_file() {
+    let f = fixture("ts");
+    let dir = tempfile::tempdir().unwrap();
+    let (input, output) = (dir.path().join("in.jsonl"), dir.path().join("out.jsonl"));
+    std::fs::write(&input, session_lines()).unwrap();
+    let status = serve(f.root())
+        .stdin(std::fs::File::open(&input).unwrap())
+        .stdout(std::fs::File::create(&output).unwrap())
+        .status()
+        .unwrap();
+    assert!(status.success(), "{status}");
+    let (ids, read) = answered(&std::fs::read_to_string(&output).unwrap());
+    assert_eq!(ids, [1, 2, 3]);
+    assert!(read.starts_with("     1\t"), "{read}");
+}
+
+/// One socket for stdin and stdout, as Node gives its child processes:
+/// read and written by the reactor, and every answer written before the
+/// process ends at the input's end.
+#[test]
+fn a_session_over_a_socket_is_answered() {
+    use std::io::{Read, Write};
+    let f = fixture("ts");
+    let (mut ours, theirs) = std::os::unix::net::UnixStream::pair().unwrap();
+    let stdin = std::os::fd::OwnedFd::from(theirs.try_clone().unwrap());
+    let mut child = serve(f.root())
+        .stdin(stdin)
+        .stdout(std::os::fd::OwnedFd::from(theirs))
+        .spawn()
+        .unwrap();
+    ours.write_all(session_lines().as_bytes()).unwrap();
+    ours.shutdown(std::net::Shutdown::Write).unwrap();
+    let mut output = String::new();
+    ours.read_to_string(&mut output).unwrap();
+    assert!(child.wait().unwrap().success());
+    let (ids, read) = answered(&output);
+    assert_eq!(ids, [1, 2, 3]);
+    assert!(read.starts_with("     1\t"), "{read}");
+}

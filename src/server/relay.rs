@@ -92,14 +92,14 @@ struct InFlight {
 /// Relays stdin and stdout to the instance until the client closes stdin.
 pub async fn relay(relay: Relay) -> anyhow::Result<()> {
     let rendezvous = relay.spec.rendezvous()?;
-    let mut input = BufReader::new(tokio::io::stdin());
+    let mut input = BufReader::new(super::stdio::input());
     // Bytes, not text: a line that is not UTF-8 goes on to the instance's
     // guard, which answers it, as a line of any other kind.
     let mut line = Vec::new();
     let mut session = Session {
         relay,
         rendezvous,
-        output: tokio::io::stdout(),
+        output: super::stdio::output(),
         connection: None,
         initialization: Initialization::default(),
         in_flight: Vec::new(),
@@ -123,7 +123,7 @@ pub async fn relay(relay: Relay) -> anyhow::Result<()> {
 struct Session {
     relay: Relay,
     rendezvous: Rendezvous,
-    output: tokio::io::Stdout,
+    output: Box<dyn tokio::io::AsyncWrite + Unpin + Send>,
     /// `None` before the first message, and after the instance ended.
     connection: Option<Connection>,
     initialization: Initialization,
@@ -193,8 +193,10 @@ impl Session {
             }
             self.in_flight.retain(|request| request.id != *id);
         }
+        // One write per line: stdout may be a pipe written as it comes.
+        let mut line = line;
+        line.push('\n');
         self.output.write_all(line.as_bytes()).await?;
-        self.output.write_all(b"\n").await?;
         self.output.flush().await
     }
 

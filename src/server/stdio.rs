@@ -10,20 +10,43 @@
 //! params (-32602); the rest goes on to rmcp. rmcp's output and these
 //! answers reach stdout through one writer, a whole line at a time, so the
 //! two never interleave.
+//!
+//! The process's stdin and stdout are read and written by the runtime's
+//! own reactor where they are pipes or sockets (every MCP client's), not
+//! by threads of their own: see [`input`] and [`output`].
+
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::unix::fs::FileTypeExt;
+use std::time::Duration;
 
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream};
 use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
 
 use super::guard::{check, error_line};
 
 /// How much rmcp and the guard may buffer between them.
 const PIPE_BYTES: usize = 1 << 20;
 
+/// The task writing rmcp's lines to stdout: it ends once rmcp has closed
+/// its end and every line is written.
+pub struct Writer(JoinHandle<()>);
+
+impl Writer {
+    /// Waits (at most `limit`) for the lines rmcp wrote before it closed
+    /// to reach stdout, so that an answer given as the process ends is not
+    /// cut off with the runtime.
+    pub async fn finished(self, limit: Duration) {
+        let _ = tokio::time::timeout(limit, self.0).await;
+    }
+}
+
 /// The two ends rmcp reads from and writes to, with the tasks that move
 /// lines between them and the process's stdin and stdout.
-pub fn guarded() -> (DuplexStream, DuplexStream) {
-    guarded_stream(tokio::io::stdin(), StdoutThread::start())
+pub fn guarded() -> ((DuplexStream, DuplexStream), Writer) {
+    let (rmcp, writer) = guard(input(), output());
+    (rmcp, Writer(writer))
 }
 
 /// `guarded` over any pair of byte streams (a relay's socket).
@@ -31,12 +54,87 @@ pub fn guarded_stream(
     input: impl AsyncRead + Unpin + Send + 'static,
     output: impl AsyncWrite + Unpin + Send + 'static,
 ) -> (DuplexStream, DuplexStream) {
+    guard(input, output).0
+}
+
+fn guard(
+    input: impl AsyncRead + Unpin + Send + 'static,
+    output: impl AsyncWrite + Unpin + Send + 'static,
+) -> ((DuplexStream, DuplexStream), JoinHandle<()>) {
     let (to_rmcp, rmcp_reads) = tokio::io::duplex(PIPE_BYTES);
     let (rmcp_writes, from_rmcp) = tokio::io::duplex(PIPE_BYTES);
     let (answers, answered) = mpsc::unbounded_channel::<String>();
     tokio::spawn(read_input(input, to_rmcp, answers));
-    tokio::spawn(write_output(output, from_rmcp, answered));
-    (rmcp_reads, rmcp_writes)
+    let writer = tokio::spawn(write_output(output, from_rmcp, answered));
+    ((rmcp_reads, rmcp_writes), writer)
+}
+
+/// The process's stdin. A pipe or a socket is read by the runtime's
+/// reactor: the worker woken by the client's line reads it itself. tokio's
+/// `Stdin` reads on a thread of the blocking pool, which then has to wake a
+/// worker: one more thread switch before every call (tens of microseconds,
+/// more on a machine whose cores sleep). Anything else (a file, a
+/// terminal) is read as tokio's `Stdin` does.
+pub fn input() -> Box<dyn AsyncRead + Unpin + Send> {
+    let stdin = std::io::stdin();
+    match reactor_stream(stdin.as_fd()) {
+        Some(Reactor::Pipe(fd)) => match tokio::net::unix::pipe::Receiver::from_owned_fd(fd) {
+            Ok(pipe) => return Box::new(pipe),
+            Err(err) => tracing::debug!("stdin is read by the blocking pool: {err}"),
+        },
+        Some(Reactor::Socket(socket)) => return Box::new(socket),
+        None => {}
+    }
+    Box::new(tokio::io::stdin())
+}
+
+/// The process's stdout: a pipe or a socket written by the runtime's
+/// reactor, else by a thread of its own ([`StdoutThread`]).
+pub fn output() -> Box<dyn AsyncWrite + Unpin + Send> {
+    let stdout = std::io::stdout();
+    match reactor_stream(stdout.as_fd()) {
+        Some(Reactor::Pipe(fd)) => match tokio::net::unix::pipe::Sender::from_owned_fd(fd) {
+            Ok(pipe) => return Box::new(pipe),
+            Err(err) => tracing::debug!("stdout is written by a thread: {err}"),
+        },
+        Some(Reactor::Socket(socket)) => return Box::new(socket),
+        None => {}
+    }
+    Box::new(StdoutThread::start())
+}
+
+/// A standard stream the reactor can drive.
+enum Reactor {
+    /// A copy of a pipe's descriptor.
+    Pipe(OwnedFd),
+    /// A stream socket (Node's child processes get socket pairs).
+    Socket(tokio::net::UnixStream),
+}
+
+/// `fd` as the reactor can drive it: a copy of it put in non-blocking
+/// mode, when it is a pipe or a socket. The mode belongs to the open
+/// pipe or socket, which the client gave this process alone (its own end
+/// is another), so no other reader or writer sees it change.
+fn reactor_stream(fd: BorrowedFd<'_>) -> Option<Reactor> {
+    let file = std::fs::File::from(fd.try_clone_to_owned().ok()?);
+    let kind = file.metadata().ok()?.file_type();
+    if kind.is_fifo() {
+        return Some(Reactor::Pipe(OwnedFd::from(file)));
+    }
+    if !kind.is_socket() {
+        return None;
+    }
+    let socket = std::os::unix::net::UnixStream::from(OwnedFd::from(file));
+    let driven = socket
+        .set_nonblocking(true)
+        .and_then(|()| tokio::net::UnixStream::from_std(socket));
+    match driven {
+        Ok(socket) => Some(Reactor::Socket(socket)),
+        Err(err) => {
+            tracing::debug!("a standard stream is not driven by the reactor: {err}");
+            None
+        }
+    }
 }
 
 /// Passes the input's lines on to rmcp, answering the ones it would drop.
