@@ -36,7 +36,7 @@ use lsp_types::{
 };
 use serde_json::json;
 use sextant::context::Context;
-use sextant::index::{Indexed, SymbolIndex};
+use sextant::index::{Indexed, Letters, SymbolIndex};
 use sextant::lsp::symbols::document_symbols;
 use sextant::lsp::{Need, Session};
 
@@ -340,10 +340,10 @@ async fn monorepo(config: &str, figures: &mut Figures) {
 fn index_figures(name: &str, root: &Path, indexed: Indexed) {
     let index = SymbolIndex::new(indexed);
     let t = Instant::now();
-    let answer = index.query(root, |n| n.contains("Stream"));
+    let answer = index.query(root, Letters::of_query("Stream"), |n| n.contains("Stream"));
     let build = t.elapsed();
     let t = Instant::now();
-    let again = index.query(root, |n| n.contains("Stream"));
+    let again = index.query(root, Letters::of_query("Stream"), |n| n.contains("Stream"));
     let query = t.elapsed();
     let (files, symbols) = index.size();
     println!(

@@ -38,6 +38,70 @@ pub struct IndexedSymbol {
     pub container: Option<String>,
 }
 
+/// The characters a search matches names by, as a set: ASCII letters
+/// (either case), digits, `_` and `$`. A query matches a name only if
+/// the name holds every character of the query, case aside (`search`'s
+/// every rank holds the query's characters in order), so one test of the
+/// name's set against the query's passes over most names of the index
+/// without looking at them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Letters(u64);
+
+impl Letters {
+    /// What every name holds: a query with it matches every name.
+    pub const NONE: Letters = Letters(0);
+
+    /// A name's set. A name with a character that is not ASCII holds
+    /// every one (it may lowercase into an ASCII one: the Kelvin sign
+    /// into `k`); other ASCII characters are left out.
+    pub fn of_name(name: &str) -> Letters {
+        let mut set = 0;
+        for byte in name.bytes() {
+            if !byte.is_ascii() {
+                return Letters(u64::MAX);
+            }
+            set |= Self::bit(byte).unwrap_or(0);
+        }
+        Letters(set)
+    }
+
+    /// The set every name a query matches holds: `NONE` for a query
+    /// with a character outside the set.
+    pub fn of_query(query: &str) -> Letters {
+        let mut set = 0;
+        for byte in query.bytes() {
+            match Self::bit(byte) {
+                Some(bit) => set |= bit,
+                None => return Letters::NONE,
+            }
+        }
+        Letters(set)
+    }
+
+    /// Whether every character of `other` is in this set.
+    pub fn holds(self, other: Letters) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    fn bit(byte: u8) -> Option<u64> {
+        let index = match byte.to_ascii_lowercase() {
+            letter @ b'a'..=b'z' => letter - b'a',
+            digit @ b'0'..=b'9' => 26 + digit - b'0',
+            b'_' => 36,
+            b'$' => 37,
+            _ => return None,
+        };
+        Some(1 << index)
+    }
+}
+
+/// A symbol kept in the index, with its name's [`Letters`].
+#[derive(Debug)]
+struct Kept {
+    symbol: IndexedSymbol,
+    letters: Letters,
+}
+
 /// A symbol found by a query, with its file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IndexHit {
@@ -72,7 +136,7 @@ pub struct SymbolIndex {
 
 struct State {
     root: PathBuf,
-    files: HashMap<PathBuf, Vec<IndexedSymbol>>,
+    files: HashMap<PathBuf, Vec<Kept>>,
     /// Paths changed on disk since they were indexed.
     dirty: HashSet<PathBuf>,
     symbols: usize,
@@ -109,10 +173,11 @@ impl SymbolIndex {
         }
     }
 
-    /// The symbols of the workspace under `root` that `keep` accepts (it
-    /// sees each symbol's name), building or refreshing the index first.
-    /// Blocking: call it off the async threads.
-    pub fn query(&self, root: &Path, keep: impl Fn(&str) -> bool) -> IndexAnswer {
+    /// The symbols of the workspace under `root` whose names hold
+    /// `letters` and that `keep` accepts (it sees each such name),
+    /// building or refreshing the index first. Blocking: call it off the
+    /// async threads.
+    pub fn query(&self, root: &Path, letters: Letters, keep: impl Fn(&str) -> bool) -> IndexAnswer {
         let mut guard = lock(&self.state);
         match guard.as_mut() {
             Some(state) if state.root == root => state.refresh(),
@@ -127,10 +192,13 @@ impl SymbolIndex {
         let state = guard.as_ref().expect("built above");
         let mut hits = Vec::new();
         for (path, symbols) in &state.files {
-            for symbol in symbols.iter().filter(|s| keep(&s.name)) {
+            let found = symbols
+                .iter()
+                .filter(|kept| kept.letters.holds(letters) && keep(&kept.symbol.name));
+            for kept in found {
                 hits.push(IndexHit {
                     path: path.clone(),
-                    symbol: symbol.clone(),
+                    symbol: kept.symbol.clone(),
                 });
             }
         }
@@ -208,7 +276,14 @@ impl State {
             return;
         }
         self.symbols += symbols.len();
-        if let Some(old) = self.files.insert(path, symbols) {
+        let kept = symbols
+            .into_iter()
+            .map(|symbol| Kept {
+                letters: Letters::of_name(&symbol.name),
+                symbol,
+            })
+            .collect();
+        if let Some(old) = self.files.insert(path, kept) {
             self.symbols -= old.len();
         }
     }
@@ -387,7 +462,7 @@ mod tests {
         let index = SymbolIndex::new(Indexed::Workspace);
         let names = |index: &SymbolIndex| {
             let mut hits: Vec<String> = index
-                .query(root, |_| true)
+                .query(root, Letters::NONE, |_| true)
                 .hits
                 .into_iter()
                 .map(|h| {
@@ -447,7 +522,7 @@ mod dependency_tests {
         );
         let index = SymbolIndex::new(Indexed::NpmDependencies);
         let mut names: Vec<String> = index
-            .query(root, |_| true)
+            .query(root, Letters::NONE, |_| true)
             .hits
             .into_iter()
             .map(|h| h.symbol.name)

@@ -18,7 +18,7 @@ use std::time::Duration;
 use super::{Found, rank};
 use crate::context::Context;
 use crate::error::ToolResult;
-use crate::index::{IndexAnswer, IndexHit, SymbolIndex};
+use crate::index::{IndexAnswer, IndexHit, Letters, SymbolIndex};
 use crate::lsp::symbols::{SymbolHit, workspace_symbols};
 use crate::lsp::{LspError, Need};
 use crate::model::Position;
@@ -319,7 +319,10 @@ fn query_index(
 ) -> impl Future<Output = ToolResult<IndexAnswer>> + use<> {
     let (index, query) = (Arc::clone(index), query.to_string());
     let root = ctx.workspace.root().to_path_buf();
-    blocking(move || Ok(index.query(&root, |name| rank(name, &query).is_some())))
+    blocking(move || {
+        let letters = Letters::of_query(&query);
+        Ok(index.query(&root, letters, |name| rank(name, &query).is_some()))
+    })
 }
 
 /// An index hit as a match, if its name matches the query.

@@ -313,5 +313,19 @@ mod tests {
             };
             proptest::prop_assert_eq!(rank(&name, &query), expected);
         }
+
+        /// The index passes over a name by its letters only where rank
+        /// finds no match: any text, `K` (the Kelvin sign) and `İ` among
+        /// it, which lowercase into ASCII letters.
+        #[test]
+        fn a_name_passed_over_by_its_letters_has_no_rank(
+            name in "[a-cA-C_$1 <\u{212A}\u{130}é]{0,8}",
+            query in "[a-cA-C_$1 kKiIé]{0,4}",
+        ) {
+            use crate::index::Letters;
+            if !Letters::of_name(&name).holds(Letters::of_query(&query)) {
+                proptest::prop_assert_eq!(rank(&name, &query), None);
+            }
+        }
     }
 }
