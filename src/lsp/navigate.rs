@@ -28,7 +28,7 @@ use super::symbols::symbol_kind;
 use crate::model::{Position, Range, SymbolKind};
 
 /// A range in some file, as a server pointed at it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Spot {
     pub path: PathBuf,
     /// The name's range where the server gives one (a link's selection

@@ -9,6 +9,7 @@
 //! cargo project under its root: each workspace's manifest, and each
 //! package's that no workspace above it holds.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use globset::{GlobBuilder, GlobSetBuilder};
@@ -89,13 +90,28 @@ fn linked_folders(client: &LspClient) -> Vec<PathBuf> {
         .collect()
 }
 
-/// The project a file belongs to: the deepest linked folder holding it.
-fn project_of<'a>(folders: &'a [PathBuf], path: &Path) -> Option<&'a Path> {
-    folders
-        .iter()
-        .filter(|folder| path.starts_with(folder))
-        .max_by_key(|folder| folder.components().count())
-        .map(PathBuf::as_path)
+/// The linked folders, and which holds a file: the deepest holding it
+/// (each folder's depth counted once, not per file).
+struct Projects<'a> {
+    folders: &'a [PathBuf],
+    depths: Vec<usize>,
+}
+
+impl<'a> Projects<'a> {
+    fn new(folders: &'a [PathBuf]) -> Projects<'a> {
+        let depths = folders.iter().map(|f| f.components().count()).collect();
+        Projects { folders, depths }
+    }
+
+    /// The index of the project `path` belongs to.
+    fn of(&self, path: &Path) -> Option<usize> {
+        self.folders
+            .iter()
+            .enumerate()
+            .filter(|(_, folder)| path.starts_with(folder))
+            .max_by_key(|&(at, _)| self.depths[at])
+            .map(|(at, _)| at)
+    }
 }
 
 /// What asking from every linked project found: every place, and one place
@@ -189,23 +205,30 @@ async fn across(
     let (true, Some(name)) = (folders.len() > 1, name) else {
         return Ok(across);
     };
+    let projects = Projects::new(&folders);
     let all = &mut across.spots;
-    let mut covered: Vec<&Path> = project_of(&folders, &document.path).into_iter().collect();
-    // Places already found in other projects.
-    while let Some(spot) = all
-        .iter()
-        .find(|spot| project_of(&folders, &spot.path).is_some_and(|p| !covered.contains(&p)))
-        .cloned()
-    {
-        covered.extend(project_of(&folders, &spot.path));
+    let mut known: HashSet<Spot> = all.iter().cloned().collect();
+    let mut covered: Vec<usize> = projects.of(&document.path).into_iter().collect();
+    // Places already found in other projects. Those before `next` are in
+    // covered projects (or none), and answers only add places after it.
+    let mut next = 0;
+    while let Some(skipped) = all[next..].iter().position(|spot| {
+        projects
+            .of(&spot.path)
+            .is_some_and(|p| !covered.contains(&p))
+    }) {
+        let spot = all[next + skipped].clone();
+        next += skipped + 1;
+        covered.extend(projects.of(&spot.path));
         if let Some(at) = position_in(client, &spot.path, spot.range.start).await {
-            merge(all, references_at(client, at, include_declaration).await?);
+            let more = references_at(client, at, include_declaration).await?;
+            merge(all, &mut known, more);
             across.asked_from.push(spot);
         }
     }
     // Uses of the name in the projects no answer reached.
-    for folder in &folders {
-        if covered.contains(&folder.as_path()) {
+    for (at, folder) in folders.iter().enumerate() {
+        if covered.contains(&at) {
             continue;
         }
         let (folder, others) = (folder.clone(), folders.clone());
@@ -226,8 +249,8 @@ async fn across(
                 continue;
             };
             let more = references_at(client, at, include_declaration).await?;
-            if more.iter().any(|spot| all.contains(spot)) {
-                merge(all, more);
+            if more.iter().any(|spot| known.contains(spot)) {
+                merge(all, &mut known, more);
                 across.asked_from.push(Spot {
                     path,
                     range: crate::model::Range::new(position, position),
@@ -293,9 +316,12 @@ fn merge_operations(merged: &mut Vec<DocumentChangeOperation>, more: Vec<Documen
     }
 }
 
-fn merge(all: &mut Vec<Spot>, more: Vec<Spot>) {
+/// Adds the places of `more` that `all` lacks; `known` holds the places
+/// of `all`, so each is looked up, not searched for.
+fn merge(all: &mut Vec<Spot>, known: &mut HashSet<Spot>, more: Vec<Spot>) {
     for spot in more {
-        if !all.contains(&spot) {
+        if !known.contains(&spot) {
+            known.insert(spot.clone());
             all.push(spot);
         }
     }
