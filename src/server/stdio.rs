@@ -76,62 +76,53 @@ fn guard(
 /// more on a machine whose cores sleep). Anything else (a file, a
 /// terminal) is read as tokio's `Stdin` does.
 pub fn input() -> Box<dyn AsyncRead + Unpin + Send> {
-    let stdin = std::io::stdin();
-    match reactor_stream(stdin.as_fd()) {
-        Some(Reactor::Pipe(fd)) => match tokio::net::unix::pipe::Receiver::from_owned_fd(fd) {
-            Ok(pipe) => return Box::new(pipe),
-            Err(err) => tracing::debug!("stdin is read by the blocking pool: {err}"),
-        },
-        Some(Reactor::Socket(socket)) => return Box::new(socket),
-        None => {}
-    }
-    Box::new(tokio::io::stdin())
+    type Input = Box<dyn AsyncRead + Unpin + Send>;
+    let pipe = |fd| Ok(Box::new(tokio::net::unix::pipe::Receiver::from_owned_fd(fd)?) as Input);
+    reactor_stream(std::io::stdin().as_fd(), pipe, |socket| {
+        Box::new(socket) as Input
+    })
+    .unwrap_or_else(|| Box::new(tokio::io::stdin()))
 }
 
 /// The process's stdout: a pipe or a socket written by the runtime's
 /// reactor, else by a thread of its own ([`StdoutThread`]).
 pub fn output() -> Box<dyn AsyncWrite + Unpin + Send> {
-    let stdout = std::io::stdout();
-    match reactor_stream(stdout.as_fd()) {
-        Some(Reactor::Pipe(fd)) => match tokio::net::unix::pipe::Sender::from_owned_fd(fd) {
-            Ok(pipe) => return Box::new(pipe),
-            Err(err) => tracing::debug!("stdout is written by a thread: {err}"),
-        },
-        Some(Reactor::Socket(socket)) => return Box::new(socket),
-        None => {}
-    }
-    Box::new(StdoutThread::start())
+    type Output = Box<dyn AsyncWrite + Unpin + Send>;
+    let pipe = |fd| Ok(Box::new(tokio::net::unix::pipe::Sender::from_owned_fd(fd)?) as Output);
+    reactor_stream(std::io::stdout().as_fd(), pipe, |socket| {
+        Box::new(socket) as Output
+    })
+    .unwrap_or_else(|| Box::new(StdoutThread::start()))
 }
 
-/// A standard stream the reactor can drive.
-enum Reactor {
-    /// A copy of a pipe's descriptor.
-    Pipe(OwnedFd),
-    /// A stream socket (Node's child processes get socket pairs).
-    Socket(tokio::net::UnixStream),
-}
-
-/// `fd` as the reactor can drive it: a copy of it put in non-blocking
-/// mode, when it is a pipe or a socket. The mode belongs to the open
-/// pipe or socket, which the client gave this process alone (its own end
-/// is another), so no other reader or writer sees it change.
-fn reactor_stream(fd: BorrowedFd<'_>) -> Option<Reactor> {
+/// `fd` driven by the reactor, made by `pipe` from a copy of it when it is
+/// a pipe, by `socket` when it is a stream socket (Node gives its child
+/// processes socket pairs); `None` for anything else, or when it cannot
+/// be. The copy is put in non-blocking mode, which belongs to the open
+/// pipe or socket: the client gave it to this process alone (its own end
+/// is another), so no other reader or writer sees the mode change.
+fn reactor_stream<T>(
+    fd: BorrowedFd<'_>,
+    pipe: impl FnOnce(OwnedFd) -> std::io::Result<T>,
+    socket: impl FnOnce(tokio::net::UnixStream) -> T,
+) -> Option<T> {
     let file = std::fs::File::from(fd.try_clone_to_owned().ok()?);
     let kind = file.metadata().ok()?.file_type();
-    if kind.is_fifo() {
-        return Some(Reactor::Pipe(OwnedFd::from(file)));
-    }
-    if !kind.is_socket() {
+    let driven = if kind.is_fifo() {
+        pipe(OwnedFd::from(file))
+    } else if kind.is_socket() {
+        let stream = std::os::unix::net::UnixStream::from(OwnedFd::from(file));
+        stream
+            .set_nonblocking(true)
+            .and_then(|()| tokio::net::UnixStream::from_std(stream))
+            .map(socket)
+    } else {
         return None;
-    }
-    let socket = std::os::unix::net::UnixStream::from(OwnedFd::from(file));
-    let driven = socket
-        .set_nonblocking(true)
-        .and_then(|()| tokio::net::UnixStream::from_std(socket));
+    };
     match driven {
-        Ok(socket) => Some(Reactor::Socket(socket)),
+        Ok(stream) => Some(stream),
         Err(err) => {
-            tracing::debug!("a standard stream is not driven by the reactor: {err}");
+            tracing::debug!("a standard stream is left to a thread: {err}");
             None
         }
     }
