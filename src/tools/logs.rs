@@ -12,7 +12,7 @@ use serde::Deserialize;
 use super::Tool;
 use crate::context::Context;
 use crate::error::ToolResult;
-use crate::model::{LogLevel, LogLine, LogsReport};
+use crate::model::{LogLevel, LogsReport};
 
 const DEFAULT_TAIL: usize = 10;
 /// Older errors and warnings a `logs` asking nothing in particular keeps.
@@ -63,31 +63,24 @@ reports a server problem.";
             .filter(|l| l.name == wanted.unwrap_or_default())
             .map(|l| l.server_name().to_string())
             .collect();
-        let mut lines = ctx.logs.matching(|line| {
-            line.level <= level
-                && wanted
-                    .is_none_or(|w| line.source == w || language_servers.contains(&line.source))
-                && needle
-                    .as_deref()
-                    .is_none_or(|n| line.message.to_lowercase().contains(n))
-        });
         let tail = params.tail.unwrap_or(DEFAULT_TAIL);
-        let older_lines = lines.len().saturating_sub(tail);
-        let older: Vec<LogLine> = lines.drain(..older_lines).collect();
         // Asked nothing in particular: the last errors and warnings stay in
         // view however many calls came after them.
         let unfiltered = params.level.is_none() && !filtered && params.tail.is_none();
-        let mut kept_older: Vec<LogLine> = match unfiltered {
-            true => older
-                .into_iter()
-                .filter(|line| line.level <= LogLevel::Warn)
-                .collect(),
-            false => Vec::new(),
-        };
-        kept_older.drain(..kept_older.len().saturating_sub(KEPT_PROBLEMS));
-        let older_lines = older_lines - kept_older.len();
-        kept_older.append(&mut lines);
-        let lines = kept_older;
+        let found = ctx.logs.tail(
+            |line| {
+                line.level <= level
+                    && wanted
+                        .is_none_or(|w| line.source == w || language_servers.contains(&line.source))
+                    && needle
+                        .as_deref()
+                        .is_none_or(|n| line.message.to_lowercase().contains(n))
+            },
+            tail,
+            if unfiltered { KEPT_PROBLEMS } else { 0 },
+        );
+        let (older_lines, mut lines) = (found.older, found.problems);
+        lines.extend(found.lines);
         Ok(LogsReport {
             instance: ctx
                 .instance
