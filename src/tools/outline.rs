@@ -259,9 +259,11 @@ async fn parsed(
 
 /// The tree-sitter parse of the file at `path` for code already off the
 /// async threads: as kept while the file keeps its stamp
-/// (`Context::parsed`), else read and parsed now (and kept). `None` for a
-/// file that cannot be read. A search's page parses the files of its
-/// matches: on an unchanged workspace each is one `stat`.
+/// (`Context::parsed`), else read as `outline` reads it and parsed now
+/// (and kept). `None` for a file that cannot be outlined (unreadable,
+/// binary, over [`MAX_OUTLINE_BYTES`]): a parse kept from any other read
+/// would be taken by `outline` too. A search's page parses the files of
+/// its matches: on an unchanged workspace each is one `stat`.
 pub fn parsed_blocking(
     kept: &StampedCache<PathBuf, SourceFile>,
     path: &Path,
@@ -271,8 +273,7 @@ pub fn parsed_blocking(
     if let Some(file) = kept_parse(kept, path, stamp, language) {
         return Some(file);
     }
-    let bytes = std::fs::read(path).ok()?;
-    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let text = read_source(path, &path.display().to_string()).ok()?;
     Some(parse_and_keep(
         kept,
         path.to_path_buf(),
@@ -337,4 +338,23 @@ fn read_source(path: &Path, shown: &str) -> ToolResult<String> {
         Ok(text) => text,
         Err(err) => String::from_utf8_lossy(err.as_bytes()).into_owned(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_outline_refuses_is_not_parsed_off_the_async_threads_either() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("blob.rs");
+        std::fs::write(&path, b"fn main() {}\0\0\0\x01\x02").unwrap();
+        let kept = StampedCache::new(1 << 20);
+        assert!(read_source(&path, "blob.rs").is_err());
+        assert!(parsed_blocking(&kept, &path, Language::from_path(&path).unwrap()).is_none());
+        let text = dir.path().join("main.rs");
+        std::fs::write(&text, "fn main() {}\n").unwrap();
+        let parsed = parsed_blocking(&kept, &text, Language::from_path(&text).unwrap()).unwrap();
+        assert_eq!(parsed.text(), "fn main() {}\n");
+    }
 }

@@ -107,8 +107,11 @@ enum Text {
 impl Source {
     fn read(kept: &StampedCache<PathBuf, syntax::SourceFile>, path: &Path) -> Source {
         let language = Language::from_path(path);
-        let text = match language {
-            Some(language) => parsed_blocking(kept, path, language).map(Text::Parsed),
+        // A file with a grammar that cannot be outlined (binary, too
+        // large) is shown as its lines, as one without.
+        let parsed = language.and_then(|language| parsed_blocking(kept, path, language));
+        let text = match parsed {
+            Some(file) => Some(Text::Parsed(file)),
             None => std::fs::read(path).ok().map(|bytes| {
                 let text = String::from_utf8_lossy(&bytes).into_owned();
                 let lines = LineIndex::new(&text);
