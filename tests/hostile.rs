@@ -398,8 +398,8 @@ fn patches_raced_against_another_writer_apply_whole_or_not_at_all() {
             .map(|name| {
                 let path = root.join(name);
                 FileEdit {
-                    before: Some(std::fs::read_to_string(&path).unwrap()),
-                    after: Some(version(name, "sextant", round)),
+                    before: Some(std::fs::read_to_string(&path).unwrap().into()),
+                    after: Some(version(name, "sextant", round).into()),
                     path,
                     shown: name.to_string(),
                 }

@@ -6,36 +6,44 @@
 //! nothing (what is made from a file's text is kept by its stamp, see
 //! `stamped`). Without a watcher every call walks again.
 
+use std::borrow::Borrow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use crate::sync::lock;
 
-/// The file lists of walks by their root, sorted.
-#[derive(Debug, Default)]
-pub struct KeptLists {
-    inner: Mutex<Lists>,
+/// The file lists of walks by their root, sorted; each file a `T` (a
+/// `PathBuf`, or an `Arc<Path>` for an owner that keys by it).
+#[derive(Debug)]
+pub struct KeptLists<T = PathBuf> {
+    inner: Mutex<Lists<T>>,
 }
 
-#[derive(Debug, Default)]
-struct Lists {
-    by_root: HashMap<PathBuf, Arc<Vec<PathBuf>>>,
+impl<T> Default for KeptLists<T> {
+    fn default() -> Self {
+        KeptLists {
+            inner: Mutex::new(Lists {
+                by_root: HashMap::new(),
+                forgotten: 0,
+            }),
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Lists<T> {
+    by_root: HashMap<PathBuf, Arc<Vec<T>>>,
     /// Counts the changes that forgot a list (or found none to forget): a
     /// walk under way when one came may have missed its file, and is not
     /// kept.
     forgotten: u64,
 }
 
-impl KeptLists {
+impl<T: Borrow<Path> + Ord> KeptLists<T> {
     /// The list kept for `root`, or `walk`'s (sorted), kept when
     /// `watched` and no change came while it ran.
-    pub fn listed(
-        &self,
-        root: &Path,
-        watched: bool,
-        walk: impl FnOnce() -> Vec<PathBuf>,
-    ) -> Arc<Vec<PathBuf>> {
+    pub fn listed(&self, root: &Path, watched: bool, walk: impl FnOnce() -> Vec<T>) -> Arc<Vec<T>> {
         let forgotten = {
             let mut lists = lock(&self.inner);
             if !watched {
@@ -65,7 +73,10 @@ impl KeptLists {
         for path in paths {
             let mut held = false;
             lists.by_root.retain(|root, list| {
-                let lacks = path.starts_with(root) && list.binary_search(path).is_err();
+                let lacks = path.starts_with(root)
+                    && list
+                        .binary_search_by(|held| held.borrow().cmp(path.as_path()))
+                        .is_err();
                 held |= path.starts_with(root) && !lacks;
                 !lacks
             });

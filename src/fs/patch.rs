@@ -9,7 +9,7 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, VecDeque};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use similar::TextDiff;
@@ -36,10 +36,10 @@ pub struct FileEdit {
     /// The path as shown.
     pub shown: String,
     /// The content the change was computed from; `None` for a new file.
-    pub before: Option<String>,
+    pub before: Option<Arc<str>>,
     /// The content to write; `None` to delete the file (the old side of a
     /// file a rename moves).
-    pub after: Option<String>,
+    pub after: Option<Arc<str>>,
 }
 
 impl FileEdit {
@@ -308,7 +308,7 @@ impl Patch {
         self.files
             .iter()
             .map(|f| {
-                f.before.as_ref().map_or(0, String::len) + f.after.as_ref().map_or(0, String::len)
+                f.before.as_deref().map_or(0, str::len) + f.after.as_deref().map_or(0, str::len)
             })
             .sum()
     }
@@ -749,8 +749,8 @@ mod tests {
         FileEdit {
             path: dir.join(name),
             shown: name.to_string(),
-            before: Some(before.to_string()),
-            after: Some(after.to_string()),
+            before: Some(before.into()),
+            after: Some(after.into()),
         }
     }
 

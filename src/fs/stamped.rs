@@ -17,7 +17,7 @@
 
 use std::collections::HashMap;
 use std::fs::Metadata;
-use std::hash::{Hash, Hasher};
+use std::hash::Hash;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
@@ -50,11 +50,11 @@ impl Stamp {
     /// The stamp of a text not on disk: equal stamps are equal texts (but
     /// for a 64-bit hash collision).
     pub fn of_text(text: &str) -> Stamp {
-        let mut hasher = std::hash::DefaultHasher::new();
-        text.hash(&mut hasher);
+        // XXH3 rather than std's SipHash: a rename's texts (megabytes) are
+        // stamped on every preview, and XXH3 reads them ten times faster.
         Stamp::Text {
             len: text.len() as u64,
-            hash: hasher.finish(),
+            hash: xxhash_rust::xxh3::xxh3_64(text.as_bytes()),
         }
     }
 

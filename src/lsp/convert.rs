@@ -7,6 +7,8 @@
 //! as LSP says (tree-sitter's rows end at `\n` only, which is why
 //! `syntax::LineIndex` is a separate type).
 
+use std::sync::Arc;
+
 use lsp_types::PositionEncodingKind;
 
 use crate::model::{Position, Range};
@@ -41,7 +43,9 @@ impl Encoding {
 /// Line starts of one text, for converting positions.
 #[derive(Debug, Clone)]
 pub struct LineIndex {
-    text: String,
+    /// Shared, so a file's text as on disk is handed on (as a rename's
+    /// text before) without a copy.
+    text: Arc<str>,
     /// Byte offset where each line starts.
     starts: Vec<usize>,
 }
@@ -65,13 +69,18 @@ impl LineIndex {
             }
         }
         LineIndex {
-            text: text.to_string(),
+            text: Arc::from(text),
             starts,
         }
     }
 
     pub fn text(&self) -> &str {
         &self.text
+    }
+
+    /// The text, shared.
+    pub fn shared_text(&self) -> Arc<str> {
+        Arc::clone(&self.text)
     }
 
     /// Roughly the bytes it holds, for bounding caches of them.

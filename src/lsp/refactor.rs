@@ -63,11 +63,11 @@ pub async fn prepare_rename(
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rewrite {
     pub path: PathBuf,
-    /// The text on disk when the edit was made; `None` for a file the
-    /// rename creates.
-    pub before: Option<String>,
+    /// The text on disk when the edit was made (shared with the kept
+    /// index of it); `None` for a file the rename creates.
+    pub before: Option<Arc<str>>,
     /// `None` for a file the rename deletes (or moves away).
-    pub after: Option<String>,
+    pub after: Option<Arc<str>>,
     /// Text edits in this file.
     pub edits: usize,
 }
@@ -163,7 +163,7 @@ enum Now {
     /// disk text is neither copied nor indexed again before that.
     Disk,
     /// Changed (`None`: deleted or moved away).
-    Changed(Option<String>),
+    Changed(Option<Arc<str>>),
 }
 
 impl Entry {
@@ -183,14 +183,14 @@ impl Entry {
     }
 
     /// Its text now, taken out (the file left absent).
-    fn take(&mut self) -> Option<String> {
+    fn take(&mut self) -> Option<Arc<str>> {
         match std::mem::replace(&mut self.now, Now::Changed(None)) {
-            Now::Disk => self.disk.as_ref().map(|index| index.text().to_string()),
+            Now::Disk => self.disk.as_ref().map(|index| index.shared_text()),
             Now::Changed(text) => text,
         }
     }
 
-    fn set(&mut self, text: Option<String>) {
+    fn set(&mut self, text: Option<Arc<str>>) {
         self.now = Now::Changed(text);
     }
 }
@@ -222,7 +222,7 @@ impl Files {
                 let Now::Changed(after) = entry.now else {
                     return None;
                 };
-                let before = entry.disk.map(|index| index.text().to_string());
+                let before = entry.disk.map(|index| index.shared_text());
                 (before != after).then_some(Rewrite {
                     path,
                     before,
@@ -271,7 +271,7 @@ fn apply_workspace_edit(
                     let entry = files.entry(path_of(&create.uri)?)?;
                     let overwrite = create.options.and_then(|o| o.overwrite) == Some(true);
                     if !entry.exists() || overwrite {
-                        entry.set(Some(String::new()));
+                        entry.set(Some(Arc::from("")));
                     }
                 }
                 DocumentChangeOperation::Op(ResourceOp::Rename(rename)) => {
@@ -333,7 +333,13 @@ fn edit_text(
     if spans.windows(2).any(|w| w[0].1 > w[1].0) {
         return Err(format!("two edits of {uri} overlap"));
     }
-    let mut out = String::with_capacity(text.len());
+    // Its exact length: a text grown as it is copied is copied again.
+    let length = spans
+        .iter()
+        .fold(text.len(), |length, &(start, end, new_text)| {
+            length - (end - start) + new_text.len()
+        });
+    let mut out = String::with_capacity(length);
     let mut last = 0;
     for &(start, end, new_text) in &spans {
         out.push_str(&text[last..start]);
@@ -342,7 +348,7 @@ fn edit_text(
     }
     out.push_str(&text[last..]);
     entry.edits += spans.len();
-    entry.set(Some(out));
+    entry.set(Some(Arc::from(out)));
     Ok(())
 }
 

@@ -86,8 +86,8 @@ impl Tool for CreateFile {
         let file = Arc::new(FileEdit {
             path,
             shown,
-            before: existing,
-            after: Some(params.content),
+            before: existing.map(Arc::from),
+            after: Some(params.content.into()),
         });
         let writing = Arc::clone(&file);
         let impact = measured_write(&ctx, std::slice::from_ref(&*file), measure, move || {

@@ -85,8 +85,8 @@ fn edit(ctx: &Context, params: Params) -> ToolResult<(Patch, usize)> {
         files: vec![FileEdit {
             path,
             shown,
-            before: Some(before),
-            after: Some(after),
+            before: Some(before.into()),
+            after: Some(after.into()),
         }],
     };
     Ok((patch, replacements))

@@ -271,8 +271,17 @@ const MAX_KEPT_BYTES: usize = 16 * 1024 * 1024;
 /// created, a folder), and where each name was found in each file, while
 /// the file keeps its stamp (see `fs::stamped`).
 pub struct Kept {
-    sources: KeptLists,
-    found: StampedCache<(PathBuf, String, Scan), Found>,
+    /// Shared paths: each is part of a key of `found`, looked up for every
+    /// file on every audit, which would otherwise copy each path.
+    sources: KeptLists<Arc<Path>>,
+    found: StampedCache<(Arc<Path>, Arc<Query>), Found>,
+}
+
+/// What the audit looks for in a file: a name, read as `scan` says.
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct Query {
+    name: String,
+    scan: Scan,
 }
 
 impl Default for Kept {
@@ -296,17 +305,21 @@ impl Kept {
     /// Forgets what files written (`paths`, from the file watcher) may
     /// have changed.
     pub fn note_changed(&self, paths: &[PathBuf]) {
-        let written: HashSet<&PathBuf> = paths.iter().collect();
-        self.found.forget(|(path, _, _)| written.contains(path));
+        let written: HashSet<&Path> = paths.iter().map(PathBuf::as_path).collect();
+        self.found.forget(|(path, _)| written.contains(&**path));
         self.sources.note_changed(paths);
     }
 
     /// The workspace's source files in path order (`walk::sources`): as
     /// kept, or walked now and kept when `watched` (the file watcher
     /// covers the workspace, so a file created later is heard of).
-    fn sources(&self, root: &Path, watched: bool) -> Arc<Vec<PathBuf>> {
+    fn sources(&self, root: &Path, watched: bool) -> Arc<Vec<Arc<Path>>> {
         self.sources.listed(root, watched, || {
-            walk::sources(root).sorted().files().collect()
+            walk::sources(root)
+                .sorted()
+                .files()
+                .map(Arc::from)
+                .collect()
         })
     }
 
@@ -314,9 +327,9 @@ impl Kept {
     /// from the disk as `scan` says, while the file watcher covers the
     /// workspace and has handed out what it saw (it forgets what files
     /// written may have changed): no `stat` of each file.
-    fn found_while_watched(&self, path: &Path, name: &str, scan: &Scan) -> Option<Arc<Found>> {
-        let key = (path.to_path_buf(), name.to_string(), scan.clone());
-        self.found.get_while_watched(&key)
+    fn found_while_watched(&self, path: &Arc<Path>, query: &Arc<Query>) -> Option<Arc<Found>> {
+        self.found
+            .get_while_watched(&(Arc::clone(path), Arc::clone(query)))
     }
 
     /// Where `name` appears in the file at `path` read as `scan` says: as
@@ -324,22 +337,21 @@ impl Kept {
     /// gives. `None` when it gives none.
     fn found(
         &self,
-        path: &Path,
+        path: &Arc<Path>,
         stamp: Option<Stamp>,
-        name: &str,
-        scan: &Scan,
+        query: &Arc<Query>,
         read: impl FnOnce() -> Option<String>,
     ) -> Option<Arc<Found>> {
-        let key = (path.to_path_buf(), name.to_string(), scan.clone());
+        let key = (Arc::clone(path), Arc::clone(query));
         if let Some(stamp) = stamp
             && let Some(found) = self.found.get(&key, stamp)
         {
             return Some(found);
         }
-        let found = Arc::new(scan.run(path, read()?, name));
+        let found = Arc::new(query.scan.run(path, read()?, &query.name));
         if let Some(stamp) = stamp {
             let places = found.code.len() + found.conditional.len() + found.prose.len();
-            let weight = 256 + path.as_os_str().len() + name.len() + places * 8;
+            let weight = 256 + path.as_os_str().len() + query.name.len() + places * 8;
             self.found.put(key, stamp, Arc::clone(&found), weight);
         }
         Some(found)
@@ -409,7 +421,7 @@ impl TextAudit {
         &self,
         ctx: &Context,
         name: &str,
-        texts: HashMap<PathBuf, String>,
+        texts: HashMap<PathBuf, Arc<str>>,
     ) -> ToolResult<Places> {
         // The extensions whose files are this language's (the first
         // language to claim one has it): what the walk needs of the
@@ -429,12 +441,25 @@ impl TextAudit {
         let root = ctx.workspace.root().to_path_buf();
         let kept = Arc::clone(&ctx.audit);
         let watched = ctx.lsp.changes_watched().await;
-        let name = name.to_string();
         let dialect = self.dialect;
         let scope = self.code.as_ref().map(|(scope, _)| *scope);
         let conditional = self.conditional.is_some();
         let embedded = self.embedded.as_ref().map(|(e, _)| e.clone());
         let prose = self.prose.clone();
+        // The three ways a file may be read, each made once: every file's
+        // lookup takes one.
+        let query = |scan| {
+            Arc::new(Query {
+                name: name.to_string(),
+                scan,
+            })
+        };
+        let markdown = query(Scan::Markdown(prose.clone().unwrap_or_default()));
+        let component = dialect.map(|dialect| query(Scan::Component(dialect)));
+        let source = query(Scan::Source {
+            scope: scope.unwrap_or(AuditScope::Code),
+            conditional,
+        });
         blocking(move || {
             let mut places = Places::default();
             let mut read = 0;
@@ -446,29 +471,26 @@ impl TextAudit {
                 let is_markdown = prose.is_some() && MARKDOWN.contains(&extension);
                 let is_source =
                     (scope.is_some() || prose.is_some()) && sources.iter().any(|e| e == extension);
-                let scan = if is_markdown {
-                    Scan::Markdown(prose.clone().unwrap_or_default())
+                let query = if is_markdown {
+                    &markdown
                 } else if is_embedding {
-                    match dialect {
-                        Some(dialect) => Scan::Component(dialect),
+                    match &component {
+                        Some(component) => component,
                         None => continue,
                     }
                 } else if is_source {
-                    Scan::Source {
-                        scope: scope.unwrap_or(AuditScope::Code),
-                        conditional,
-                    }
+                    &source
                 } else {
                     continue;
                 };
                 let kept_while_watched = || {
                     watched
-                        .then(|| kept.found_while_watched(path, &name, &scan))
+                        .then(|| kept.found_while_watched(path, query))
                         .flatten()
                 };
-                let found = if let Some(text) = texts.get(path) {
-                    kept.found(path, Some(Stamp::of_text(text)), &name, &scan, || {
-                        Some(text.clone())
+                let found = if let Some(text) = texts.get(&**path) {
+                    kept.found(path, Some(Stamp::of_text(text)), query, || {
+                        Some(text.to_string())
                     })
                 } else if let Some(found) = kept_while_watched() {
                     Some(found)
@@ -482,9 +504,9 @@ impl TextAudit {
                         {
                             None
                         }
-                        stamp => kept.found(path, stamp, &name, &scan, || {
-                            std::fs::read_to_string(path).ok()
-                        }),
+                        stamp => {
+                            kept.found(path, stamp, query, || std::fs::read_to_string(path).ok())
+                        }
                     }
                 };
                 let Some(found) = found else {
