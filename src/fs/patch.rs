@@ -46,9 +46,8 @@ impl FileEdit {
     /// The change as shown: counts and a unified diff of at most
     /// `max_diff_chars` characters (cut at a line end).
     pub fn describe(&self, max_diff_chars: usize) -> FileChange {
-        let before = self.before.as_deref().unwrap_or("");
-        let after = self.after.as_deref().unwrap_or("");
-        let (old, new) = (unix_newlines(before), unix_newlines(after));
+        let old = self.before.as_deref().unwrap_or("");
+        let new = self.after.as_deref().unwrap_or("");
         let old_header = if self.before.is_some() {
             format!("a/{}", self.shown)
         } else {
@@ -59,7 +58,7 @@ impl FileEdit {
         } else {
             "/dev/null".to_string()
         };
-        let (mut text, removed, added) = unified_diff(&old, &new, (&old_header, &new_header));
+        let (mut text, removed, added) = unified_diff(old, new, (&old_header, &new_header));
         let mut omitted = 0;
         if text.len() > max_diff_chars {
             let mut cut = text[..text.floor_char_boundary(max_diff_chars)]
@@ -87,13 +86,13 @@ impl FileEdit {
 /// Lines of context around a change in a diff.
 const CONTEXT: usize = 3;
 
-/// The unified diff of `old` and `new` (LF line ends), with `headers`, and
-/// the lines it removes and adds. Texts of as many lines (every rename,
-/// most edits) are compared line by line first, and only the stretches
-/// around the lines that differ are diffed: diffing a whole file hashes
-/// every line, most of the cost of a preview of a rename through many
-/// files. The hunks are those a diff of the whole texts gives where the
-/// changes are in place.
+/// The unified diff of `old` and `new`, with `headers`, and the lines it
+/// removes and adds; CRLF line ends are compared and shown as LF. Texts
+/// of as many lines (every rename, most edits) are compared line by line
+/// first, and only the stretches around the lines that differ are
+/// diffed: diffing a whole file hashes every line, most of the cost of a
+/// preview of a rename through many files. The hunks are those a diff of
+/// the whole texts gives where the changes are in place.
 fn unified_diff(old: &str, new: &str, headers: (&str, &str)) -> (String, usize, usize) {
     let (old_lines, new_lines) = (line_count(old), line_count(new));
     let regions = match old_lines == new_lines {
@@ -107,8 +106,12 @@ fn unified_diff(old: &str, new: &str, headers: (&str, &str)) -> (String, usize, 
     };
     let (mut out, mut removed, mut added) = (String::new(), 0, 0);
     for region in regions {
-        let (old_part, new_part) = (&old[region.old_bytes], &new[region.new_bytes]);
-        let diff = TextDiff::from_lines(old_part, new_part);
+        // Line ends made LF only in the stretches diffed: a line counts as
+        // one either way (each ends at its LF), and a region starts and ends
+        // between lines, never inside a CRLF.
+        let old_part = unix_newlines(&old[region.old_bytes]);
+        let new_part = unix_newlines(&new[region.new_bytes]);
+        let diff = TextDiff::from_lines(old_part.as_ref(), new_part.as_ref());
         for change in diff.iter_all_changes() {
             match change.tag() {
                 similar::ChangeTag::Delete => removed += 1,
@@ -737,6 +740,18 @@ mod tests {
                     whole(&old, &new),
                     "{changed:?} {last_newline}"
                 );
+                // CRLF line ends, in both texts or in one: compared and
+                // shown as LF.
+                let crlf = |text: &str| text.replace('\n', "\r\n");
+                for (crlf_old, crlf_new) in [(true, true), (true, false), (false, true)] {
+                    let old = if crlf_old { crlf(&old) } else { old.clone() };
+                    let new = if crlf_new { crlf(&new) } else { new.clone() };
+                    assert_eq!(
+                        unified_diff(&old, &new, ("a/f", "b/f")),
+                        whole(&unix_newlines(&old), &unix_newlines(&new)),
+                        "{changed:?} {last_newline} CRLF {crlf_old} {crlf_new}"
+                    );
+                }
             }
         }
         // Lines added: the whole texts are diffed.
