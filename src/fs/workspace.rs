@@ -104,14 +104,26 @@ impl Workspace {
     /// Resolves a path to read: it must exist and lie inside the root or a
     /// library root, after following symlinks.
     pub fn resolve_read(&self, input: &str) -> ToolResult<PathBuf> {
-        self.resolve(input, Access::Read)
+        self.resolve(input, Access::Read, None)
     }
 
     /// Resolves a path to write: it may not exist yet, but it (and the
     /// nearest folder above it that exists) must lie inside the root after
     /// following symlinks.
     pub fn resolve_write(&self, input: &str) -> ToolResult<PathBuf> {
-        self.resolve(input, Access::Write)
+        self.resolve(input, Access::Write, None)
+    }
+
+    /// As [`Workspace::resolve_write`], for one of many paths resolved
+    /// together (a rename's files): each folder's real path is found once,
+    /// in `folders`, where one `canonicalize` of each file would look up
+    /// every component of its path.
+    pub fn resolve_write_among(
+        &self,
+        input: &str,
+        folders: &mut RealFolders,
+    ) -> ToolResult<PathBuf> {
+        self.resolve(input, Access::Write, Some(folders))
     }
 
     /// How a path is shown: a library file by its short name, else relative
@@ -217,7 +229,12 @@ impl Workspace {
         }
     }
 
-    fn resolve(&self, input: &str, access: Access) -> ToolResult<PathBuf> {
+    fn resolve(
+        &self,
+        input: &str,
+        access: Access,
+        folders: Option<&mut RealFolders>,
+    ) -> ToolResult<PathBuf> {
         let trimmed = input.trim();
         if trimmed.is_empty() {
             return Err(ToolError::new(
@@ -290,12 +307,17 @@ impl Workspace {
                 // The file itself may be a symlink leading out; if it does not
                 // exist, its nearest existing ancestor decides.
                 let mut existing = lexical.as_path();
-                while existing.symlink_metadata().is_err() {
-                    existing = existing.parent().unwrap_or(&self.root);
+                let symlink = loop {
+                    match existing.symlink_metadata() {
+                        Ok(meta) => break meta.file_type().is_symlink(),
+                        Err(_) => existing = existing.parent().unwrap_or(&self.root),
+                    }
+                };
+                let real_existing = match folders {
+                    Some(folders) if !symlink => folders.real_path(existing),
+                    _ => existing.canonicalize(),
                 }
-                let real_existing = existing
-                    .canonicalize()
-                    .map_err(|err| ToolError::io(input, &err))?;
+                .map_err(|err| ToolError::io(input, &err))?;
                 self.check_inside(&real_existing, input, access)
                     .map_err(|e| through_symlink(e, &real_existing))?;
                 // (Joining an empty rest would add a trailing `/`.)
@@ -332,6 +354,28 @@ impl Workspace {
                 ),
             )),
         }
+    }
+}
+
+/// The real paths of folders, found once for paths resolved together
+/// (see [`Workspace::resolve_write_among`]).
+#[derive(Debug, Default)]
+pub struct RealFolders(HashMap<PathBuf, PathBuf>);
+
+impl RealFolders {
+    /// The real path of `path`, which exists and is not a symlink: its
+    /// folder's real path (found once) and its name.
+    fn real_path(&mut self, path: &Path) -> std::io::Result<PathBuf> {
+        let (Some(folder), Some(name)) = (path.parent(), path.file_name()) else {
+            return path.canonicalize();
+        };
+        if let Some(real) = self.0.get(folder) {
+            return Ok(real.join(name));
+        }
+        let real = folder.canonicalize()?;
+        let path = real.join(name);
+        self.0.insert(folder.to_path_buf(), real);
+        Ok(path)
     }
 }
 
@@ -397,5 +441,46 @@ mod tests {
             PathBuf::from("/a/c/d")
         );
         assert_eq!(normalize(Path::new("/a/../../b")), PathBuf::from("/b"));
+    }
+
+    #[test]
+    fn paths_resolved_together_resolve_as_each_alone() {
+        let (dir, outside) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let root = dir.path();
+        for file in ["src/a.rs", "src/b.rs", "src/deep/c.rs", "top.rs"] {
+            crate::fs::write_test_file(root, file, "fn f() {}\n");
+        }
+        crate::fs::write_test_file(outside.path(), "x.rs", "fn x() {}\n");
+        // A folder and a file leading out of the root, and a folder
+        // leading back into it.
+        std::os::unix::fs::symlink(outside.path(), root.join("src/out")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("x.rs"), root.join("src/x.rs")).unwrap();
+        std::os::unix::fs::symlink(root.join("src/deep"), root.join("link")).unwrap();
+        let workspace = Workspace::new(root, &[]).unwrap();
+        let mut folders = RealFolders::default();
+        for input in [
+            "src/a.rs",
+            "src/b.rs",
+            "src/out/x.rs",
+            "src/x.rs",
+            "src/deep/c.rs",
+            "link/c.rs",
+            "link/new.rs",
+            "src/new/d.rs",
+            "top.rs",
+            "src/a.rs",
+        ] {
+            let alone = workspace.resolve_write(input).map_err(|e| e.message);
+            let together = workspace
+                .resolve_write_among(input, &mut folders)
+                .map_err(|e| e.message);
+            assert_eq!(together, alone, "{input}");
+        }
+        assert!(workspace.resolve_write_among("src/out/x.rs", &mut folders).is_err());
+        assert!(workspace.resolve_write_among("src/x.rs", &mut folders).is_err());
+        assert_eq!(
+            workspace.resolve_write_among("link/c.rs", &mut folders).unwrap(),
+            root.canonicalize().unwrap().join("src/deep/c.rs")
+        );
     }
 }

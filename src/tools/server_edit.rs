@@ -7,6 +7,7 @@
 use crate::context::Context;
 use crate::error::{ToolError, ToolResult};
 use crate::fs::patch::{FileEdit, Patch};
+use crate::fs::workspace::RealFolders;
 use crate::lsp::refactor::Rewrite;
 use crate::model::{FileChange, Impact, Place};
 
@@ -24,13 +25,14 @@ pub(super) fn files_of(
 ) -> ToolResult<(Vec<FileEdit>, usize)> {
     let mut files = Vec::with_capacity(rewrites.len());
     let mut edits = 0;
+    let mut folders = RealFolders::default();
     for rewrite in rewrites {
         let shown = ctx.workspace.display(&rewrite.path);
         if place(ctx, &rewrite.path) != Place::Workspace {
             return Err(library(&shown));
         }
         // The write check (inside the root, no symlink out of it).
-        let path = ctx.workspace.resolve_write(&shown)?;
+        let path = ctx.workspace.resolve_write_among(&shown, &mut folders)?;
         edits += rewrite.edits;
         files.push(FileEdit {
             path,
