@@ -476,10 +476,20 @@ mod tests {
                 .map_err(|e| e.message);
             assert_eq!(together, alone, "{input}");
         }
-        assert!(workspace.resolve_write_among("src/out/x.rs", &mut folders).is_err());
-        assert!(workspace.resolve_write_among("src/x.rs", &mut folders).is_err());
+        assert!(
+            workspace
+                .resolve_write_among("src/out/x.rs", &mut folders)
+                .is_err()
+        );
+        assert!(
+            workspace
+                .resolve_write_among("src/x.rs", &mut folders)
+                .is_err()
+        );
         assert_eq!(
-            workspace.resolve_write_among("link/c.rs", &mut folders).unwrap(),
+            workspace
+                .resolve_write_among("link/c.rs", &mut folders)
+                .unwrap(),
             root.canonicalize().unwrap().join("src/deep/c.rs")
         );
     }

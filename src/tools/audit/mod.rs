@@ -323,8 +323,8 @@ impl Kept {
         })
     }
 
-    /// Where `name` appears in the file at `path` as found before, read
-    /// from the disk as `scan` says, while the file watcher covers the
+    /// Where the `query`'s name appears in the file at `path` as found
+    /// before, read from the disk as the query says, while the file watcher covers the
     /// workspace and has handed out what it saw (it forgets what files
     /// written may have changed): no `stat` of each file.
     fn found_while_watched(&self, path: &Arc<Path>, query: &Arc<Query>) -> Option<Arc<Found>> {
@@ -332,9 +332,9 @@ impl Kept {
             .get_while_watched(&(Arc::clone(path), Arc::clone(query)))
     }
 
-    /// Where `name` appears in the file at `path` read as `scan` says: as
-    /// found before while its text keeps `stamp`, else in the text `read`
-    /// gives. `None` when it gives none.
+    /// Where the `query`'s name appears in the file at `path` read as the
+    /// query says: as found before while its text keeps `stamp`, else in
+    /// the text `read` gives. `None` when it gives none.
     fn found(
         &self,
         path: &Arc<Path>,
