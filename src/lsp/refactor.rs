@@ -319,15 +319,21 @@ fn edit_text(
     let mut spans = Vec::with_capacity(edits.len());
     for edit in &edits {
         let offset = |p: lsp_types::Position| {
+            // The line after the last is the text's end: how an edit
+            // reaches the end of a file whose last line has no line end
+            // (a position clamped to the last line's start would not).
+            if p.line as usize >= index.line_count() {
+                return Ok(text.len());
+            }
             index
                 .offset_of(index.to_model(p, encoding))
                 .ok_or_else(|| format!("an edit of {uri} is past its end"))
         };
-        spans.push((
-            offset(edit.range.start)?,
-            offset(edit.range.end)?,
-            edit.new_text.as_str(),
-        ));
+        let (start, end) = (offset(edit.range.start)?, offset(edit.range.end)?);
+        if start > end {
+            return Err(format!("an edit of {uri} ends before it starts"));
+        }
+        spans.push((start, end, edit.new_text.as_str()));
     }
     spans.sort_by_key(|&(start, end, _)| (start, end));
     if spans.windows(2).any(|w| w[0].1 > w[1].0) {
@@ -478,5 +484,46 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.contains("overlap"), "{err}");
+    }
+
+    /// One file's text edits applied to `text`, or why not.
+    fn edited(text: &str, edits: Vec<TextEdit>) -> Result<String, String> {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.ts");
+        std::fs::write(&a, text).unwrap();
+        let mut changes = std::collections::HashMap::new();
+        changes.insert(Url::from_file_path(&a).unwrap(), edits);
+        let edit = WorkspaceEdit {
+            changes: Some(changes),
+            ..Default::default()
+        };
+        let mut files = Files::new(Arc::new(StampedCache::new(1 << 20)));
+        apply_workspace_edit(&mut files, edit, Encoding::Utf16)?;
+        Ok(files.into_rewrites()[0]
+            .after
+            .as_deref()
+            .unwrap()
+            .to_string())
+    }
+
+    #[test]
+    fn an_edit_to_the_line_after_the_last_reaches_the_end_and_a_reversed_one_is_refused() {
+        // The whole text of a file whose last line has no line end.
+        let whole = TextEdit::new(range(0, 0, 1, 0), "let y = 2;\n".into());
+        assert_eq!(
+            edited("let x = 1;", vec![whole]).as_deref(),
+            Ok("let y = 2;\n")
+        );
+        // Lines past the end are the end too.
+        let tail = TextEdit::new(range(0, 8, 7, 3), "2;".into());
+        assert_eq!(
+            edited("let x = 1;\n", vec![tail]).as_deref(),
+            Ok("let x = 2;")
+        );
+        // An end before the start (the line after the last is the end).
+        for reversed in [range(0, 5, 0, 2), range(1, 0, 0, 3)] {
+            let err = edited("let x = 1;", vec![TextEdit::new(reversed, "y".into())]).unwrap_err();
+            assert!(err.contains("ends before it starts"), "{err}");
+        }
     }
 }
