@@ -13,6 +13,7 @@
 //! where the server knows the name as another symbol (a local variable of
 //! the same name: `var send = require('./res').send`) is not left out.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -246,7 +247,7 @@ enum Scan {
 impl Scan {
     /// The places of `name` in `text`; for Markdown, those in its code
     /// blocks are `code`.
-    fn run(&self, path: &Path, text: String, name: &str) -> Found {
+    fn run(&self, path: &Path, text: Cow<'_, str>, name: &str) -> Found {
         match self {
             Scan::Markdown(tags) => Found {
                 code: scan::markdown(&text, name, tags),
@@ -324,9 +325,9 @@ impl Kept {
     }
 
     /// Where the `query`'s name appears in the file at `path` as found
-    /// before, read from the disk as the query says, while the file watcher covers the
-    /// workspace and has handed out what it saw (it forgets what files
-    /// written may have changed): no `stat` of each file.
+    /// before, read from the disk as the query says, while the file
+    /// watcher covers the workspace and has handed out what it saw (it
+    /// forgets what files written may have changed): no `stat` of each.
     fn found_while_watched(&self, path: &Arc<Path>, query: &Arc<Query>) -> Option<Arc<Found>> {
         self.found
             .get_while_watched(&(Arc::clone(path), Arc::clone(query)))
@@ -335,12 +336,12 @@ impl Kept {
     /// Where the `query`'s name appears in the file at `path` read as the
     /// query says: as found before while its text keeps `stamp`, else in
     /// the text `read` gives. `None` when it gives none.
-    fn found(
+    fn found<'a>(
         &self,
         path: &Arc<Path>,
         stamp: Option<Stamp>,
         query: &Arc<Query>,
-        read: impl FnOnce() -> Option<String>,
+        read: impl FnOnce() -> Option<Cow<'a, str>>,
     ) -> Option<Arc<Found>> {
         let key = (Arc::clone(path), Arc::clone(query));
         if let Some(stamp) = stamp
@@ -490,7 +491,7 @@ impl TextAudit {
                 };
                 let found = if let Some(text) = texts.get(&**path) {
                     kept.found(path, Some(Stamp::of_text(text)), query, || {
-                        Some(text.to_string())
+                        Some(Cow::Borrowed(text))
                     })
                 } else if let Some(found) = kept_while_watched() {
                     Some(found)
@@ -504,9 +505,9 @@ impl TextAudit {
                         {
                             None
                         }
-                        stamp => {
-                            kept.found(path, stamp, query, || std::fs::read_to_string(path).ok())
-                        }
+                        stamp => kept.found(path, stamp, query, || {
+                            std::fs::read_to_string(path).ok().map(Cow::Owned)
+                        }),
                     }
                 };
                 let Some(found) = found else {

@@ -6,6 +6,7 @@
 //! braces and attribute values are code, the rest is text); a Markdown
 //! file by its fenced code blocks of the language.
 
+use std::borrow::Cow;
 use std::ops::Range;
 use std::path::Path;
 
@@ -45,7 +46,7 @@ pub fn word_offsets(text: &str, name: &str) -> Vec<usize> {
 /// comment or a string.
 pub fn source(
     path: &Path,
-    text: String,
+    text: Cow<'_, str>,
     name: &str,
     scope: AuditScope,
     conditional: bool,
@@ -54,7 +55,9 @@ pub fn source(
     let Some(language) = Language::from_path(path).filter(|_| !offsets.is_empty()) else {
         return Found::default();
     };
-    let file = syntax::parse(language, text);
+    // Copied only to be parsed: most texts a rename hands in no longer
+    // hold the name.
+    let file = syntax::parse(language, text.into_owned());
     let mut found = Found::default();
     for at in offsets {
         let position = file.lines().position(file.text(), at);
@@ -311,7 +314,7 @@ fn plain(e: &Entry) -> i64 { e.amount() + total!(e.amount()) }
 ";
         let found = source(
             Path::new("a.rs"),
-            rust.to_string(),
+            Cow::Borrowed(rust),
             "amount",
             AuditScope::Macros,
             true,
@@ -322,7 +325,7 @@ fn plain(e: &Entry) -> i64 { e.amount() + total!(e.amount()) }
         let whole = "#![cfg(unix)]\nfn f(e: &Entry) -> i64 { e.amount() }\n";
         let found = source(
             Path::new("b.rs"),
-            whole.to_string(),
+            Cow::Borrowed(whole),
             "amount",
             AuditScope::Macros,
             true,
@@ -330,7 +333,7 @@ fn plain(e: &Entry) -> i64 { e.amount() + total!(e.amount()) }
         assert_eq!(found.conditional, [at(2, 28)]);
         let found = source(
             Path::new("b.rs"),
-            whole.to_string(),
+            Cow::Borrowed(whole),
             "amount",
             AuditScope::Macros,
             false,
