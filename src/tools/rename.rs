@@ -193,15 +193,15 @@ async fn rename(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
         }
         None => Vec::new(),
     };
-    let blocking: Vec<&str> = audit_notes
+    let refusing: Vec<&str> = audit_notes
         .iter()
         .filter(|(kind, _)| kind.blocks())
         .map(|(_, note)| note.as_str())
         .collect();
-    if write && !force && !blocking.is_empty() {
+    if write && !force && !refusing.is_empty() {
         return Err(refuse(format!(
             "nothing was written: {}. Pass force: true to write anyway, or preview the rename (leave apply out) and apply its patch with apply_patch",
-            blocking.join("; ")
+            refusing.join("; ")
         )));
     }
     let patch = Patch { files };
