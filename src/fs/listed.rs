@@ -130,6 +130,29 @@ mod tests {
     }
 
     #[test]
+    fn a_list_of_shared_paths_finds_its_files_in_path_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        // Path order (by component) is not byte order: `a/b.rs` comes
+        // first by component, last by byte.
+        let files = ["a.rs", "a-b.rs", "a/b.rs"];
+        for file in files {
+            write_test_file(root, file, "");
+        }
+        let kept: KeptLists<Arc<Path>> = KeptLists::default();
+        let list = kept.listed(root, true, || {
+            walk(root).into_iter().map(Arc::from).collect()
+        });
+        assert_eq!(list.len(), 3);
+        for file in files {
+            kept.note_changed(&[root.join(file)]);
+            assert!(kept.holds(root), "{file}");
+        }
+        kept.note_changed(&[root.join("a/c.rs")]);
+        assert!(!kept.holds(root));
+    }
+
+    #[test]
     fn lists_of_two_roots_are_forgotten_apart() {
         let dir = tempfile::tempdir().unwrap();
         let (one, two) = (dir.path().join("one"), dir.path().join("two"));

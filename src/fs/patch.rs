@@ -757,6 +757,12 @@ mod tests {
         // Lines added: the whole texts are diffed.
         let (old, new) = (text(&[], true), format!("new\n{}", text(&[7], true)));
         assert_eq!(unified_diff(&old, &new, ("a/f", "b/f")), whole(&old, &new));
+        // So with CRLF line ends: compared and shown as LF.
+        let (crlf_old, crlf_new) = (old.replace('\n', "\r\n"), new.replace('\n', "\r\n"));
+        assert_eq!(
+            unified_diff(&crlf_old, &crlf_new, ("a/f", "b/f")),
+            whole(&old, &new)
+        );
     }
 
     fn edit_of(dir: &Path, name: &str, before: &str, after: &str) -> FileEdit {

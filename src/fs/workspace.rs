@@ -456,6 +456,10 @@ mod tests {
         std::os::unix::fs::symlink(outside.path(), root.join("src/out")).unwrap();
         std::os::unix::fs::symlink(outside.path().join("x.rs"), root.join("src/x.rs")).unwrap();
         std::os::unix::fs::symlink(root.join("src/deep"), root.join("link")).unwrap();
+        // A file that is a dangling symlink, out of the root and in it.
+        std::os::unix::fs::symlink(outside.path().join("gone.rs"), root.join("src/gone.rs"))
+            .unwrap();
+        std::os::unix::fs::symlink(root.join("src/none.rs"), root.join("src/dangling.rs")).unwrap();
         let workspace = Workspace::new(root, &[]).unwrap();
         let mut folders = RealFolders::default();
         for input in [
@@ -467,6 +471,8 @@ mod tests {
             "link/c.rs",
             "link/new.rs",
             "src/new/d.rs",
+            "src/gone.rs",
+            "src/dangling.rs",
             "top.rs",
             "src/a.rs",
         ] {
