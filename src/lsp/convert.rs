@@ -149,6 +149,18 @@ impl LineIndex {
         Some(self.starts[line] + within)
     }
 
+    /// The byte offset of an LSP position, as an edit's range means it: a
+    /// character past the end of its line clamps to the line's end, and
+    /// a line after the last is the text's end (how an edit reaches the
+    /// end of a file whose last line has no line end, where `to_model`
+    /// would clamp to the last line's start).
+    pub fn lsp_offset(&self, pos: lsp_types::Position, encoding: Encoding) -> Option<usize> {
+        if pos.line as usize >= self.line_count() {
+            return Some(self.text.len());
+        }
+        self.offset_of(self.to_model(pos, encoding))
+    }
+
     /// The position of a byte offset of the text (clamped to the text, and
     /// to a character boundary before it).
     pub fn byte_to_model(&self, offset: usize) -> Position {

@@ -319,14 +319,8 @@ fn edit_text(
     let mut spans = Vec::with_capacity(edits.len());
     for edit in &edits {
         let offset = |p: lsp_types::Position| {
-            // The line after the last is the text's end: how an edit
-            // reaches the end of a file whose last line has no line end
-            // (a position clamped to the last line's start would not).
-            if p.line as usize >= index.line_count() {
-                return Ok(text.len());
-            }
             index
-                .offset_of(index.to_model(p, encoding))
+                .lsp_offset(p, encoding)
                 .ok_or_else(|| format!("an edit of {uri} is past its end"))
         };
         let (start, end) = (offset(edit.range.start)?, offset(edit.range.end)?);
