@@ -2,8 +2,10 @@
 //! them), kept while each file keeps its stamp: its length and the time it
 //! was last written. A call that looks at hundreds of files (an answer's
 //! references, a rename's audit) then costs a `stat` per file, not a read
-//! and a scan; an owner that hears of every write from the file watcher
-//! may skip even that (`get_while_watched`).
+//! and a scan. Where the file watcher hears a file's changes (its folder
+//! is watched, see [`Watch`]) and the cache's owner forgets the file's
+//! values on each, a value checked by its stamp since is taken without
+//! even the `stat` (`get_while_watched`).
 //!
 //! A file written twice within the file system's clock tick keeps its
 //! modification time; were it also to keep its length, its stamp would not
@@ -88,6 +90,16 @@ impl Stamp {
     }
 }
 
+/// The file watcher, as kept values see it.
+pub trait Watch: Send + Sync {
+    /// Whether every change to the file at `path` so far has been handed
+    /// out (so the caches that listen have forgotten what it made stale),
+    /// and the next will be: its folder is watched, and nothing heard is
+    /// waiting to go out. (A change reaches the watcher a moment after the
+    /// write, microseconds; the agent's next call is a model turn away.)
+    fn hears(&self, path: &Path) -> bool;
+}
+
 /// Values made from files, by key (a path, or a path and what was looked
 /// for in it), each valid while its file keeps the stamp it was made at.
 /// The values' weights (their bytes, roughly) are bounded: past the bound
@@ -109,6 +121,11 @@ struct Entry<V> {
     value: Arc<V>,
     weight: usize,
     used: u64,
+    /// Checked by its stamp while the file watcher heard the file's
+    /// changes: every later change forgets it, so it holds without a
+    /// `stat` (never set at `put`: a change handed out between the stamp
+    /// and the put would have nothing to forget).
+    heard: bool,
 }
 
 impl<K: Eq + Hash + Clone, V> StampedCache<K, V> {
@@ -126,6 +143,18 @@ impl<K: Eq + Hash + Clone, V> StampedCache<K, V> {
     /// The value kept for `key`, if it was made from the file as `stamp`
     /// says it is now.
     pub fn get(&self, key: &K, stamp: Stamp) -> Option<Arc<V>> {
+        self.get_checked(key, stamp, false)
+    }
+
+    /// [`StampedCache::get`] for a file whose changes the watcher hears
+    /// from now on ([`Watch::hears`]), by an owner that forgets the file's
+    /// values on each: a value found holds from now until then, and
+    /// `get_while_watched` gives it without a stamp.
+    pub fn get_heard(&self, key: &K, stamp: Stamp) -> Option<Arc<V>> {
+        self.get_checked(key, stamp, true)
+    }
+
+    fn get_checked(&self, key: &K, stamp: Stamp, heard: bool) -> Option<Arc<V>> {
         let mut inner = lock(&self.inner);
         inner.clock += 1;
         let clock = inner.clock;
@@ -134,24 +163,44 @@ impl<K: Eq + Hash + Clone, V> StampedCache<K, V> {
             return None;
         }
         entry.used = clock;
+        entry.heard |= heard && matches!(stamp, Stamp::File { .. });
         Some(Arc::clone(&entry.value))
     }
 
-    /// The value kept for `key` if it was made from a file on disk
-    /// (not from a text), whatever the file's stamp now: for an owner
-    /// that forgets a file's values whenever the file watcher reports it
-    /// written, and has had its reports up to now (see
-    /// `Supervisor::changes_watched`), which spares a `stat` per file.
+    /// The value kept for `key` if it was checked by its stamp while the
+    /// file watcher heard its file's changes (`get_heard`), whatever the
+    /// file's stamp now: for an owner that forgets a file's values whenever
+    /// the watcher reports it written, and asks while the watcher still
+    /// hears the file, which spares a `stat` per file.
     pub fn get_while_watched(&self, key: &K) -> Option<Arc<V>> {
         let mut inner = lock(&self.inner);
         inner.clock += 1;
         let clock = inner.clock;
-        let entry = inner.entries.get_mut(key)?;
-        if !matches!(entry.stamp, Stamp::File { .. }) {
-            return None;
-        }
+        let entry = inner.entries.get_mut(key).filter(|entry| entry.heard)?;
         entry.used = clock;
         Some(Arc::clone(&entry.value))
+    }
+
+    /// The value kept for the file at `path` (under `key`), as the disk
+    /// holds the file now: without a `stat` where `watch` hears the
+    /// file's changes and the value was checked since; else by the stamp
+    /// read now (and, where `watch` hears the file, checked as heard).
+    /// `Err` holds that stamp, taken before any read, to keep a value
+    /// made now under.
+    pub fn get_fresh(
+        &self,
+        key: &K,
+        path: &Path,
+        watch: Option<&dyn Watch>,
+    ) -> Result<Arc<V>, Option<Stamp>> {
+        let heard = watch.is_some_and(|watch| watch.hears(path));
+        if heard && let Some(value) = self.get_while_watched(key) {
+            return Ok(value);
+        }
+        let stamp = Stamp::read(path);
+        stamp
+            .and_then(|stamp| self.get_checked(key, stamp, heard))
+            .ok_or(stamp)
     }
 
     /// Keeps `value`, made from the file when it had `stamp`, unless the
@@ -168,6 +217,7 @@ impl<K: Eq + Hash + Clone, V> StampedCache<K, V> {
             value,
             weight,
             used: inner.clock,
+            heard: false,
         };
         if let Some(old) = inner.entries.insert(key, entry) {
             inner.weight -= old.weight;
@@ -278,15 +328,75 @@ mod tests {
     }
 
     #[test]
-    fn while_watched_a_value_made_from_disk_is_taken_without_a_stamp() {
+    fn while_watched_a_value_checked_as_heard_is_taken_without_a_stamp() {
         let cache = StampedCache::new(100);
-        cache.put("a", stamp(10, 60), Arc::new(1), 1);
+        let old = stamp(10, 60);
+        cache.put("a", old, Arc::new(1), 1);
         cache.put("b", Stamp::of_text("fn f() {}"), Arc::new(2), 1);
+        // Kept, but not yet checked while the watcher heard the file: a
+        // change handed out between its stamp and its put forgot nothing.
+        assert_eq!(cache.get_while_watched(&"a"), None);
+        assert_eq!(cache.get(&"a", old).as_deref(), Some(&1));
+        assert_eq!(cache.get_while_watched(&"a"), None);
+        assert_eq!(cache.get_heard(&"a", old).as_deref(), Some(&1));
         assert_eq!(cache.get_while_watched(&"a").as_deref(), Some(&1));
         // A rename's text is not the file on disk.
+        assert!(cache.get_heard(&"b", Stamp::of_text("fn f() {}")).is_some());
         assert_eq!(cache.get_while_watched(&"b"), None);
+        // Forgotten on a change; kept again, it is checked again.
         cache.forget(|key| *key == "a");
         assert_eq!(cache.get_while_watched(&"a"), None);
+        cache.put("a", old, Arc::new(3), 1);
+        assert_eq!(cache.get_while_watched(&"a"), None);
+    }
+
+    /// A watcher that hears the files it lists.
+    struct Hears(Vec<&'static Path>);
+
+    impl Watch for Hears {
+        fn hears(&self, path: &Path) -> bool {
+            self.0.contains(&path)
+        }
+    }
+
+    #[test]
+    fn a_fresh_value_costs_a_stamp_until_checked_where_the_watcher_hears_its_file() {
+        let folder = tempfile::tempdir().unwrap();
+        let (heard, unheard) = (
+            folder.path().join("heard.rs"),
+            folder.path().join("unheard.rs"),
+        );
+        for path in [&heard, &unheard] {
+            std::fs::write(path, "fn f() {}").unwrap();
+            let old = SystemTime::now() - Duration::from_secs(60);
+            std::fs::File::options()
+                .write(true)
+                .open(path)
+                .unwrap()
+                .set_modified(old)
+                .unwrap();
+        }
+        let watch = Hears(vec![Box::leak(heard.clone().into_boxed_path())]);
+        let watch: Option<&dyn Watch> = Some(&watch);
+        let cache = StampedCache::new(100);
+        for path in [&heard, &unheard] {
+            let stamp = cache.get_fresh(path, path, watch).unwrap_err();
+            assert_eq!(stamp, Stamp::read(path));
+            cache.put(path.clone(), stamp.unwrap(), Arc::new(1), 1);
+            assert!(cache.get_fresh(path, path, watch).is_ok());
+        }
+        // Written behind the cache's back (no change handed out): the file
+        // the watcher hears keeps its value; the other is checked.
+        for path in [&heard, &unheard] {
+            std::fs::write(path, "fn longer() {}").unwrap();
+        }
+        assert!(cache.get_fresh(&heard, &heard, watch).is_ok());
+        assert_eq!(
+            cache.get_fresh(&unheard, &unheard, watch).unwrap_err(),
+            Stamp::read(&unheard)
+        );
+        // Without the watcher, every value is checked.
+        assert!(cache.get_fresh(&heard, &heard, None).is_err());
     }
 
     #[test]

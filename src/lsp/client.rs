@@ -7,7 +7,7 @@
 //! `Supervisor::open` and the request modules, never through a client.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use lsp_types::notification::{Exit, Initialized, Notification};
@@ -25,6 +25,7 @@ use super::quirks::check_on_save::Checks;
 use super::quirks::loose_files::LooseProject;
 use super::readiness::Readiness;
 use super::transport::{ExitInfo, Transport};
+use super::watch::Heard;
 use crate::fs::listed::KeptLists;
 use crate::logbook::LogBook;
 use crate::model::LogLevel;
@@ -57,6 +58,10 @@ pub struct LspClient {
     /// projects, see `quirks::cargo_projects`), kept while the file
     /// watcher covers them.
     pub(super) walked: KeptLists,
+    /// The file watcher, once it tells this client of changes (set by the
+    /// supervisor): the line indexes of files it hears are taken without a
+    /// `stat` (see `fs::stamped::Watch`).
+    pub(super) heard: OnceLock<Heard>,
 }
 
 impl std::fmt::Debug for LspClient {
@@ -112,6 +117,7 @@ impl LspClient {
             starting_behind: std::sync::atomic::AtomicBool::new(false),
             commands: tokio::sync::Mutex::new(()),
             walked: KeptLists::default(),
+            heard: OnceLock::new(),
         };
         client.initialize(root_uri, folder).await
     }

@@ -26,7 +26,7 @@ use super::capabilities::Feature;
 use super::client::LspClient;
 use super::convert::LineIndex;
 use super::watch::{ChangeKind, FileChange};
-use crate::fs::stamped::{Stamp, StampedCache};
+use crate::fs::stamped::{Stamp, StampedCache, Watch};
 use crate::sync::lock;
 
 /// Files changed on disk between two requests, past this many the open
@@ -410,24 +410,27 @@ impl LspClient {
     ) -> HashMap<Url, Option<Arc<LineIndex>>> {
         let mut indexes = HashMap::new();
         let mut unread = HashSet::new();
+        let watch = self.heard.get().map(|heard| heard as &dyn Watch);
         {
             let documents = self.documents.open.lock().await;
             for uri in uris {
                 if indexes.contains_key(&uri) || unread.contains(&uri) {
                     continue;
                 }
-                // The open document's, else a kept one (a `stat` each):
-                // only the files to read go to the blocking pool, a thread
-                // switch.
+                // The open document's, else a kept one (a `stat` each, but
+                // where the file watcher hears the file): only the files
+                // to read go to the blocking pool, a thread switch.
                 let ready = uri
                     .to_file_path()
                     .ok()
                     .and_then(|path| match documents.get(&path) {
                         Some(document) => Some(Arc::clone(&document.index)),
-                        None => {
-                            let stamp = Stamp::read(&path)?;
-                            self.documents.disk_indexes.0.get(&path, stamp)
-                        }
+                        None => self
+                            .documents
+                            .disk_indexes
+                            .0
+                            .get_fresh(&path, &path, watch)
+                            .ok(),
                     });
                 match ready {
                     Some(index) => {

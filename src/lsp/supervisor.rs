@@ -22,7 +22,7 @@ use super::install;
 use super::projects::{Known, forget_projects_if_changed};
 use super::quirks::{cargo_projects, compile_database, loose_files};
 use super::uncovered::{self, UncoveredFiles};
-use super::watch::{ChangeKind, Deliver, FileChange, FileWatcher};
+use super::watch::{ChangeKind, Deliver, FileChange, FileWatcher, Heard};
 use crate::logbook::LogBook;
 use crate::model::{LogLevel, WatchStatus};
 use crate::progress;
@@ -198,7 +198,22 @@ impl Supervisor {
             info.restarts += 1;
         }
         info.client = Some(Arc::clone(&client));
+        drop(info);
+        // Only now is it told of every change (`deliver_changes` tells
+        // the clients in the slots).
+        if let Some(heard) = self.heard() {
+            let _ = client.heard.set(heard);
+        }
         Ok(client)
+    }
+
+    /// The file watcher as kept values see it, once it runs (see
+    /// `fs::stamped::Watch`).
+    pub fn heard(&self) -> Option<Heard> {
+        match self.watcher.get() {
+            Some(Ok(watcher)) => Some(watcher.heard()),
+            _ => None,
+        }
     }
 
     fn record_crash(&self, slot: &Slot, old: &LspClient) -> Result<(), LspError> {

@@ -30,6 +30,7 @@ use lsp_types::{FileSystemWatcher, GlobPattern, OneOf, WatchKind};
 use notify::event::{CreateKind, EventKind, ModifyKind, RenameMode};
 use notify::{Config, EventKindMask, RecommendedWatcher, RecursiveMode, Watcher};
 
+use crate::fs::stamped::Watch;
 use crate::logbook::LogBook;
 use crate::model::{LogLevel, WatchStatus};
 use crate::sync::lock;
@@ -211,6 +212,12 @@ impl FileWatcher {
         !(folders.full || folders.system_full || folders.walking)
     }
 
+    /// What kept values ask of the watcher to be taken without a `stat`
+    /// (see `fs::stamped::Watch`); it does not keep the watcher alive.
+    pub fn heard(&self) -> Heard {
+        Heard(Arc::downgrade(&self.inner))
+    }
+
     /// How watching stands, from one look at the folders.
     pub fn status(&self) -> WatchStatus {
         let folders = lock(&self.inner.folders);
@@ -225,6 +232,23 @@ impl FileWatcher {
     pub fn stop(&self) {
         self.task.abort();
         lock(&self.inner.watcher).take();
+    }
+}
+
+/// The file watcher as kept values see it: whether it hears a file's
+/// changes (a stopped or dropped watcher hears none).
+#[derive(Clone)]
+pub struct Heard(Weak<Inner>);
+
+impl Watch for Heard {
+    fn hears(&self, path: &Path) -> bool {
+        self.0.upgrade().is_some_and(|inner| inner.hears(path))
+    }
+}
+
+impl std::fmt::Debug for Heard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Heard")
     }
 }
 
@@ -274,6 +298,19 @@ impl Inner {
         }
         drop(pending);
         self.wake.notify_one();
+    }
+
+    /// Whether every change to the file at `path` so far was handed out,
+    /// and the next will be: its folder is watched (inotify tells of the
+    /// files in a folder by name, whatever the ignore files say), the
+    /// watcher runs, and nothing heard waits to go out.
+    fn hears(&self, path: &Path) -> bool {
+        let Some(folder) = path.parent() else {
+            return false;
+        };
+        lock(&self.folders).watched.contains(folder)
+            && lock(&self.watcher).is_some()
+            && self.nothing_pending()
     }
 
     /// Whether there is nothing to hand out and no hand-out under way (a
@@ -626,6 +663,44 @@ mod tests {
         assert!(!based.covers(&folder));
 
         assert!(WatchedGlob::new(&watcher(GlobPattern::String("a[".into()), None), root).is_err());
+    }
+
+    /// What kept values ask of the watcher: a file is heard in a watched
+    /// folder while nothing heard waits to go out; not in a folder the
+    /// walk leaves out or has not watched, nor once the watcher stops.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_file_is_heard_in_a_watched_folder_while_nothing_waits() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::write(root.join(".gitignore"), "ignored/\n").unwrap();
+        std::fs::create_dir(root.join("ignored")).unwrap();
+        std::fs::write(root.join("a.rs"), "").unwrap();
+        let watcher =
+            FileWatcher::start(&root, Arc::new(LogBook::default()), Box::new(|_| {})).unwrap();
+        for _ in 0..100 {
+            if !walking(&watcher) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        let heard = watcher.heard();
+        let file = root.join("a.rs");
+        assert!(heard.hears(&file));
+        assert!(heard.hears(&root.join("new.rs")), "its folder is watched");
+        assert!(!heard.hears(&root.join("ignored/x.rs")));
+        assert!(!heard.hears(&root.join("src/y.rs")));
+        // The batcher stopped, a change waits until handed out (a write
+        // is several events: all of them are in before the hand-out).
+        watcher.task.abort();
+        std::fs::write(&file, "fn a() {}").unwrap();
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert!(!heard.hears(&file), "a change heard waits to go out");
+        watcher.flush();
+        assert!(heard.hears(&file));
+        watcher.stop();
+        assert!(!heard.hears(&file));
+        drop(watcher);
+        assert!(!heard.hears(&file));
     }
 
     /// Real events on a real folder: a file written, changed, renamed and

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use super::blocking;
 use crate::context::{Context, KeptOutline};
 use crate::error::{ErrorCode, ToolError, ToolResult};
-use crate::fs::stamped::{Stamp, StampedCache};
+use crate::fs::stamped::{Stamp, StampedCache, Watch};
 use crate::fs::text::{looks_binary, regular_file};
 use crate::lsp::symbols::document_symbols;
 use crate::lsp::{Need, Session};
@@ -118,20 +118,38 @@ impl FileOutline {
 
 /// The outline of `path` (`shown` names it in messages).
 pub async fn outline(ctx: &Context, path: &Path, shown: &str) -> ToolResult<FileOutline> {
-    // One `stat` tells a folder and stamps a file (an answer outlines
-    // every file it points into).
-    let meta = std::fs::metadata(path).ok();
+    let language = Language::from_path(path);
+    // An answer outlines every file it points into: a parse kept costs no
+    // `stat` where the file watcher hears the file, else one.
+    let heard = ctx.lsp.heard();
+    let kept = language.and_then(|language| {
+        let watch = heard.as_ref().map(|heard| heard as &dyn Watch);
+        ctx.parsed
+            .get_fresh(&path.to_path_buf(), path, watch)
+            .ok()
+            .filter(|file| file.language() == language)
+    });
+    let meta = match kept {
+        Some(_) => None,
+        // One `stat` tells a folder and stamps a file.
+        None => std::fs::metadata(path).ok(),
+    };
     if meta.as_ref().is_some_and(std::fs::Metadata::is_dir) {
         return Err(ToolError::new(
             ErrorCode::NotAFile,
             format!("{shown} is a folder, not a file; use find to list its files"),
         ));
     }
-    if let Some(language) = Language::from_path(path) {
-        let stamp = meta
-            .filter(std::fs::Metadata::is_file)
-            .and_then(|meta| Stamp::of(&meta));
-        let file = parsed(ctx, path, shown, language, stamp).await?;
+    if let Some(language) = language {
+        let file = match kept {
+            Some(file) => file,
+            None => {
+                let stamp = meta
+                    .filter(std::fs::Metadata::is_file)
+                    .and_then(|meta| Stamp::of(&meta));
+                parsed(ctx, path, shown, language, stamp).await?
+            }
+        };
         // Only a server already up: a read does not wait for one to start.
         if file.has_syntax_errors() && ctx.lsp.ready_for(path) {
             if let Some(outline) = ctx.server_outlines.get(path, file.text()) {
@@ -263,16 +281,19 @@ async fn parsed(
 /// (and kept). `None` for a file that cannot be outlined (unreadable,
 /// binary, over [`MAX_OUTLINE_BYTES`]): a parse kept from any other read
 /// would be taken by `outline` too. A search's page parses the files of
-/// its matches: on an unchanged workspace each is one `stat`.
+/// its matches: on an unchanged workspace each is one `stat`, or none
+/// where `watch` hears the file.
 pub fn parsed_blocking(
     kept: &StampedCache<PathBuf, SourceFile>,
+    watch: Option<&dyn Watch>,
     path: &Path,
     language: Language,
 ) -> Option<Arc<SourceFile>> {
-    let stamp = Stamp::read(path);
-    if let Some(file) = kept_parse(kept, path, stamp, language) {
-        return Some(file);
-    }
+    let stamp = match kept.get_fresh(&path.to_path_buf(), path, watch) {
+        Ok(file) if file.language() == language => return Some(file),
+        Ok(_) => Stamp::read(path),
+        Err(stamp) => stamp,
+    };
     let text = read_source(path, &path.display().to_string()).ok()?;
     Some(parse_and_keep(
         kept,
@@ -351,10 +372,11 @@ mod tests {
         std::fs::write(&path, b"fn main() {}\0\0\0\x01\x02").unwrap();
         let kept = StampedCache::new(1 << 20);
         assert!(read_source(&path, "blob.rs").is_err());
-        assert!(parsed_blocking(&kept, &path, Language::from_path(&path).unwrap()).is_none());
+        assert!(parsed_blocking(&kept, None, &path, Language::from_path(&path).unwrap()).is_none());
         let text = dir.path().join("main.rs");
         std::fs::write(&text, "fn main() {}\n").unwrap();
-        let parsed = parsed_blocking(&kept, &text, Language::from_path(&text).unwrap()).unwrap();
+        let parsed =
+            parsed_blocking(&kept, None, &text, Language::from_path(&text).unwrap()).unwrap();
         assert_eq!(parsed.text(), "fn main() {}\n");
     }
 }

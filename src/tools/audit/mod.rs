@@ -325,9 +325,10 @@ impl Kept {
     }
 
     /// Where the `query`'s name appears in the file at `path` as found
-    /// before, read from the disk as the query says, while the file
-    /// watcher covers the workspace and has handed out what it saw (it
-    /// forgets what files written may have changed): no `stat` of each.
+    /// before, read from the disk as the query says and since checked by
+    /// its stamp while watched (see `found`), while the file watcher
+    /// covers the workspace and has handed out what it saw (it forgets
+    /// what files written may have changed): no `stat` of each.
     fn found_while_watched(&self, path: &Arc<Path>, query: &Arc<Query>) -> Option<Arc<Found>> {
         self.found
             .get_while_watched(&(Arc::clone(path), Arc::clone(query)))
@@ -335,18 +336,24 @@ impl Kept {
 
     /// Where the `query`'s name appears in the file at `path` read as the
     /// query says: as found before while its text keeps `stamp`, else in
-    /// the text `read` gives. `None` when it gives none.
+    /// the text `read` gives. `None` when it gives none. `watched`: the
+    /// file watcher covers the workspace and has handed out what it saw,
+    /// so what is found kept holds, from now, until it reports the file
+    /// written (see `found_while_watched`).
     fn found<'a>(
         &self,
         path: &Arc<Path>,
         stamp: Option<Stamp>,
         query: &Arc<Query>,
+        watched: bool,
         read: impl FnOnce() -> Option<Cow<'a, str>>,
     ) -> Option<Arc<Found>> {
         let key = (Arc::clone(path), Arc::clone(query));
-        if let Some(stamp) = stamp
-            && let Some(found) = self.found.get(&key, stamp)
-        {
+        let kept = |stamp| match watched {
+            true => self.found.get_heard(&key, stamp),
+            false => self.found.get(&key, stamp),
+        };
+        if let Some(found) = stamp.and_then(kept) {
             return Some(found);
         }
         let found = Arc::new(query.scan.run(path, read()?, &query.name));
@@ -490,7 +497,7 @@ impl TextAudit {
                         .flatten()
                 };
                 let found = if let Some(text) = texts.get(&**path) {
-                    kept.found(path, Some(Stamp::of_text(text)), query, || {
+                    kept.found(path, Some(Stamp::of_text(text)), query, false, || {
                         Some(Cow::Borrowed(text))
                     })
                 } else if let Some(found) = kept_while_watched() {
@@ -505,7 +512,7 @@ impl TextAudit {
                         {
                             None
                         }
-                        stamp => kept.found(path, stamp, query, || {
+                        stamp => kept.found(path, stamp, query, watched, || {
                             std::fs::read_to_string(path).ok().map(Cow::Owned)
                         }),
                     }

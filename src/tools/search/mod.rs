@@ -25,6 +25,7 @@ use super::page::Pager;
 use super::{Tool, blocking, parse_kinds};
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
+use crate::fs::stamped::Watch;
 use crate::model::{Position, SearchResult, SymbolKind};
 
 /// Matches shown when no limit is given.
@@ -115,8 +116,12 @@ async fn search(ctx: Arc<Context>, params: Params) -> ToolResult<SearchResult> {
     // Servers name kinds their own way (rust-analyzer: a method is a
     // Function): filtering by kind needs the kinds `read` shows.
     if !kinds.is_empty() {
-        let kept = Arc::clone(&ctx.parsed);
-        found = blocking(move || Ok(page::same_as_outlines(&kept, found))).await?;
+        let (kept, heard) = (Arc::clone(&ctx.parsed), ctx.lsp.heard());
+        found = blocking(move || {
+            let watch = heard.as_ref().map(|heard| heard as &dyn Watch);
+            Ok(page::same_as_outlines(&kept, watch, found))
+        })
+        .await?;
     }
     found.retain(|f| {
         (kinds.is_empty() || kinds.contains(&f.kind))
@@ -130,8 +135,12 @@ async fn search(ctx: Arc<Context>, params: Params) -> ToolResult<SearchResult> {
     if !found.iter().any(|f| f.from_index) {
         sources.retain(|source| source != ask::INDEX);
     }
-    let kept = Arc::clone(&ctx.parsed);
-    let found = blocking(move || Ok(page::declarations_first(&kept, found))).await?;
+    let (kept, heard) = (Arc::clone(&ctx.parsed), ctx.lsp.heard());
+    let found = blocking(move || {
+        let watch = heard.as_ref().map(|heard| heard as &dyn Watch);
+        Ok(page::declarations_first(&kept, watch, found))
+    })
+    .await?;
     let ordered = order(found);
     let total = ordered.iter().map(|(_, matches)| matches.len()).sum();
     let total_files = ordered.len();

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use super::{Found, SearchPreview};
 use crate::context::Context;
-use crate::fs::stamped::StampedCache;
+use crate::fs::stamped::{StampedCache, Watch};
 use crate::model::{OutlineSymbol, Position, Range, SearchFile, SearchSymbol, SymbolKind};
 use crate::syntax::{self, Language, LineIndex};
 use crate::tools::name_path::declared_at;
@@ -43,6 +43,8 @@ pub(super) fn page(
         })
         .collect();
     ranked.sort_unstable();
+    let heard = ctx.lsp.heard();
+    let watch = heard.as_ref().map(|heard| heard as &dyn Watch);
     let mut sources: HashMap<usize, Source> = HashMap::new();
     let mut shown: BTreeMap<usize, SearchFile> = BTreeMap::new();
     let mut order: HashMap<usize, Vec<usize>> = HashMap::new();
@@ -53,7 +55,7 @@ pub(super) fn page(
         let (path, matches) = &ordered[file];
         let source = sources
             .entry(file)
-            .or_insert_with(|| Source::read(&ctx.parsed, path));
+            .or_insert_with(|| Source::read(&ctx.parsed, watch, path));
         let symbol = source.symbol(matches[at].clone(), preview);
         // A file's header, the first time it is on the page: its path and
         // at most `(999 of 999 results)`.
@@ -105,11 +107,15 @@ enum Text {
 }
 
 impl Source {
-    fn read(kept: &StampedCache<PathBuf, syntax::SourceFile>, path: &Path) -> Source {
+    fn read(
+        kept: &StampedCache<PathBuf, syntax::SourceFile>,
+        watch: Option<&dyn Watch>,
+        path: &Path,
+    ) -> Source {
         let language = Language::from_path(path);
         // A file with a grammar that cannot be outlined (binary, too
         // large) is shown as its lines, as one without.
-        let parsed = language.and_then(|language| parsed_blocking(kept, path, language));
+        let parsed = language.and_then(|language| parsed_blocking(kept, watch, path, language));
         let text = match parsed {
             Some(file) => Some(Text::Parsed(file)),
             None => std::fs::read(path).ok().map(|bytes| {
@@ -166,13 +172,14 @@ impl Source {
 /// Only exact-name hits are looked at, to parse few files.
 pub(super) fn declarations_first(
     kept: &StampedCache<PathBuf, syntax::SourceFile>,
+    watch: Option<&dyn Watch>,
     mut found: Vec<Found>,
 ) -> Vec<Found> {
     let mut parsed: HashMap<PathBuf, Option<Arc<syntax::SourceFile>>> = HashMap::new();
     for f in found.iter_mut().filter(|f| f.from_server && f.rank <= 1) {
-        let file = parsed
-            .entry(f.path.clone())
-            .or_insert_with(|| parsed_blocking(kept, &f.path, Language::from_path(&f.path)?));
+        let file = parsed.entry(f.path.clone()).or_insert_with(|| {
+            parsed_blocking(kept, watch, &f.path, Language::from_path(&f.path)?)
+        });
         if let Some(file) = file
             && declared_at(file.outline(), f.position, file.language().name_separator()).is_none()
         {
@@ -192,13 +199,14 @@ const RANK_NOT_DECLARED: u8 = 5;
 /// (Function)`), so every source shows a symbol one way.
 pub(super) fn same_as_outlines(
     kept: &StampedCache<PathBuf, syntax::SourceFile>,
+    watch: Option<&dyn Watch>,
     mut found: Vec<Found>,
 ) -> Vec<Found> {
     let mut parsed: HashMap<PathBuf, Option<Arc<syntax::SourceFile>>> = HashMap::new();
     for f in found.iter_mut().filter(|f| f.from_server) {
-        let file = parsed
-            .entry(f.path.clone())
-            .or_insert_with(|| parsed_blocking(kept, &f.path, Language::from_path(&f.path)?));
+        let file = parsed.entry(f.path.clone()).or_insert_with(|| {
+            parsed_blocking(kept, watch, &f.path, Language::from_path(&f.path)?)
+        });
         if let Some(file) = file {
             like_outline(f, file);
         }
