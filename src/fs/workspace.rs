@@ -129,10 +129,39 @@ impl Workspace {
     /// How a path is shown: a library file by its short name, else relative
     /// to the root with `/` when inside it, absolute otherwise.
     pub fn display(&self, path: &Path) -> String {
+        // Most paths shown are the workspace's own, spelled plainly (as
+        // servers and walks give them): the text after the root is how
+        // they show, with no need to take them apart into components (an
+        // answer shows hundreds).
+        match self.plain_relative(path) {
+            Some(relative) => relative.to_string(),
+            None => self.display_by_components(path),
+        }
+    }
+
+    /// [`Workspace::display`], the path taken apart into components.
+    fn display_by_components(&self, path: &Path) -> String {
         match self.short(path) {
             Some(short) => short,
             None => self.display_plain(path),
         }
+    }
+
+    /// `path` after the root and a `/` where that text is already how it
+    /// is shown: UTF-8, with `/` separators, and no empty, `.` or
+    /// `node_modules` segment (one of those, in the root too, and the
+    /// components decide).
+    fn plain_relative<'a>(&self, path: &'a Path) -> Option<&'a str> {
+        if std::path::MAIN_SEPARATOR != '/' {
+            return None;
+        }
+        let root = self.root.to_str()?;
+        let relative = path.to_str()?.strip_prefix(root)?.strip_prefix('/')?;
+        let plain = |text: &str| {
+            text.split('/')
+                .all(|segment| !matches!(segment, "" | "." | "node_modules"))
+        };
+        (plain(relative) && plain(root.trim_start_matches('/'))).then_some(relative)
     }
 
     /// A path shown as the file system has it (relative to the root with
@@ -441,6 +470,59 @@ mod tests {
             PathBuf::from("/a/c/d")
         );
         assert_eq!(normalize(Path::new("/a/../../b")), PathBuf::from("/b"));
+    }
+
+    #[test]
+    fn a_path_shown_by_its_text_is_shown_as_by_its_components() {
+        let dir = tempfile::tempdir().unwrap();
+        let workspace = Workspace::new(dir.path(), &[]).unwrap();
+        let root = workspace.root().to_str().unwrap().to_string();
+        let plain = [
+            "src/a.ts",
+            "a.ts",
+            "deep/er/b.rs",
+            "..x/y",
+            "a/../b.ts",
+            "é/ü.ts",
+        ];
+        let odd = [
+            "src//a.ts",
+            "./a.ts",
+            "src/./a.ts",
+            "src/",
+            "",
+            "node_modules/zod/index.d.ts",
+            "packages/x/node_modules/y/z.js",
+        ];
+        for (relative, taken) in plain
+            .iter()
+            .map(|r| (r, true))
+            .chain(odd.iter().map(|r| (r, false)))
+        {
+            let path = PathBuf::from(format!("{root}/{relative}"));
+            assert_eq!(
+                workspace.plain_relative(&path).is_some(),
+                taken,
+                "{relative}"
+            );
+            assert_eq!(
+                workspace.display(&path),
+                workspace.display_by_components(&path),
+                "{relative}"
+            );
+        }
+        for other in [
+            root.clone(),
+            format!("{root}x/a.ts"),
+            "/elsewhere/a.ts".into(),
+        ] {
+            let path = PathBuf::from(&other);
+            assert_eq!(workspace.plain_relative(&path), None, "{other}");
+            assert_eq!(
+                workspace.display(&path),
+                workspace.display_by_components(&path)
+            );
+        }
     }
 
     #[test]
