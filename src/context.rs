@@ -61,7 +61,17 @@ pub struct Context {
 /// library outlines the same large files on every call, and rust-analyzer
 /// takes tens of milliseconds for each.
 #[derive(Debug, Default)]
-pub struct ServerOutlines(Mutex<HashMap<PathBuf, Arc<KeptOutline>>>);
+pub struct ServerOutlines(Mutex<HashMap<PathBuf, ServerOutline>>);
+
+/// A kept server outline, with the parse whose text it was last found
+/// equal to: the parse kept for an unchanged file is the same one call
+/// after call, so a text of megabytes is compared once, not per call.
+/// (A `Weak` keeps its allocation, so no other parse can take its place.)
+#[derive(Debug)]
+struct ServerOutline {
+    outline: Arc<KeptOutline>,
+    same_text_as: std::sync::Weak<crate::syntax::SourceFile>,
+}
 
 /// One server's outline of one file's text, with the text's line index:
 /// a kept one is shared by every answer that outlines the file, not copied
@@ -83,12 +93,22 @@ const MAX_PARSED_BYTES: usize = crate::syntax::cache::MAX_SOURCE_BYTES;
 const SERVER_OUTLINES_KEPT: usize = 256;
 
 impl ServerOutlines {
-    /// The outline kept for `path`, if it was made from `text`.
-    pub fn get(&self, path: &Path, text: &str) -> Option<Arc<KeptOutline>> {
-        lock(&self.0)
-            .get(path)
-            .filter(|kept| kept.text == text)
-            .cloned()
+    /// The outline kept for `path`, if it was made from the text of
+    /// `parsed`.
+    pub fn get(
+        &self,
+        path: &Path,
+        parsed: &Arc<crate::syntax::SourceFile>,
+    ) -> Option<Arc<KeptOutline>> {
+        let mut kept = lock(&self.0);
+        let kept = kept.get_mut(path)?;
+        if kept.same_text_as.as_ptr() != Arc::as_ptr(parsed) {
+            if kept.outline.text != parsed.text() {
+                return None;
+            }
+            kept.same_text_as = Arc::downgrade(parsed);
+        }
+        Some(Arc::clone(&kept.outline))
     }
 
     pub fn keep(&self, path: &Path, outline: Arc<KeptOutline>) {
@@ -96,6 +116,10 @@ impl ServerOutlines {
         if kept.len() >= SERVER_OUTLINES_KEPT && !kept.contains_key(path) {
             kept.clear();
         }
+        let outline = ServerOutline {
+            outline,
+            same_text_as: std::sync::Weak::new(),
+        };
         kept.insert(path.to_path_buf(), outline);
     }
 }
@@ -306,17 +330,37 @@ mod tests {
         })
     }
 
+    fn parse(text: &str) -> Arc<crate::syntax::SourceFile> {
+        let rust = crate::syntax::Language::from_path(Path::new("a.rs")).unwrap();
+        crate::syntax::parse(rust, text.to_string())
+    }
+
     #[test]
     fn a_server_outline_is_kept_for_its_text_only() {
         let kept = ServerOutlines::default();
         let path = Path::new("/w/a.rs");
         kept.keep(path, outline("fn a() {}"));
-        assert!(kept.get(path, "fn a() {}").is_some());
-        assert!(kept.get(path, "fn b() {}").is_none(), "the file changed");
-        assert!(kept.get(Path::new("/w/b.rs"), "fn a() {}").is_none());
+        let a = parse("fn a() {}");
+        assert!(kept.get(path, &a).is_some());
+        // Found equal once, the same parse is not compared again; another
+        // parse is.
+        assert!(kept.get(path, &a).is_some());
+        assert!(
+            kept.get(path, &parse("fn b() {}")).is_none(),
+            "the file changed"
+        );
+        assert!(kept.get(path, &parse("fn a() {}")).is_some());
+        assert!(kept.get(Path::new("/w/b.rs"), &a).is_none());
         kept.keep(path, outline("fn b() {}"));
-        assert!(kept.get(path, "fn b() {}").is_some());
-        assert!(kept.get(path, "fn a() {}").is_none());
+        assert!(kept.get(path, &a).is_none(), "kept anew, compared anew");
+        let b = parse("fn b() {}");
+        assert!(kept.get(path, &b).is_some());
+        // The parse it was found equal to gone, a new one of another text
+        // cannot pass for it.
+        drop(b);
+        for _ in 0..8 {
+            assert!(kept.get(path, &parse("fn c() {}")).is_none());
+        }
     }
 
     #[test]
@@ -327,6 +371,6 @@ mod tests {
         }
         assert!(lock(&kept.0).len() <= SERVER_OUTLINES_KEPT);
         let last = PathBuf::from(format!("/w/{SERVER_OUTLINES_KEPT}.rs"));
-        assert!(kept.get(&last, "x").is_some(), "the newest is kept");
+        assert!(kept.get(&last, &parse("x")).is_some(), "the newest is kept");
     }
 }

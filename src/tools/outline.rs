@@ -152,7 +152,7 @@ pub async fn outline(ctx: &Context, path: &Path, shown: &str) -> ToolResult<File
         };
         // Only a server already up: a read does not wait for one to start.
         if file.has_syntax_errors() && ctx.lsp.ready_for(path) {
-            if let Some(outline) = ctx.server_outlines.get(path, file.text()) {
+            if let Some(outline) = ctx.server_outlines.get(path, &file) {
                 return Ok(FileOutline::Server {
                     outline,
                     index_complete: true,
