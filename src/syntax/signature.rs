@@ -25,6 +25,10 @@ pub const MAX_SIGNATURE_CHARS: usize = 100;
 /// How far into a declaration comments are looked for.
 const COMMENT_SEARCH_BYTES: usize = 8 * 1024;
 
+/// How far they are looked for first (four times as far each time after,
+/// until the preview is cut within the stretch).
+const FIRST_COMMENT_BYTES: usize = 256;
+
 /// A declaration, as byte offsets into the text.
 #[derive(Debug, Clone, Copy)]
 struct Declaration {
@@ -207,24 +211,44 @@ impl Declarations {
                     .and_then(|offset| self.by_start.get(&offset))
             })?;
         let Declaration { start, stop } = self.declarations[*id as usize];
-        // The preview is done long before this (unless the header is nearly
-        // all comments or whitespace): a constant's huge initializer is not
-        // searched.
-        let searched = stop.min(start + COMMENT_SEARCH_BYTES);
-        let header = &text.as_bytes()[start..searched];
-        let comments = if header.windows(2).any(|w| w == b"//" || w == b"/*") {
-            comments_between(file, start, searched)
-        } else {
-            Vec::new()
-        };
-        Some(condense_skipping(
-            text,
-            start,
-            stop,
-            &comments,
-            MAX_SIGNATURE_CHARS,
-        ))
+        Some(preview(file, start, stop))
     }
+}
+
+/// The preview of the declaration from byte `start` to `stop`.
+fn preview(file: &SourceFile, start: usize, stop: usize) -> String {
+    let text = file.text();
+    // The preview is done long before this (unless the header is nearly
+    // all comments or whitespace): a constant's huge initializer is not
+    // searched.
+    let searched = stop.min(start + COMMENT_SEARCH_BYTES);
+    let header = &text.as_bytes()[start..searched];
+    let finder = |opener: &[u8]| memchr::memmem::find(header, opener).is_some();
+    if !(finder(b"//") || finder(b"/*")) {
+        return condense_skipping(text, start, stop, &[], MAX_SIGNATURE_CHARS);
+    }
+    // Comments are looked for in a stretch of the header that grows until
+    // the preview is cut within it: a query runs over every node of its
+    // stretch, and a preview is done within a few hundred bytes.
+    let mut window = FIRST_COMMENT_BYTES;
+    loop {
+        let end = ceil_char_boundary(text, start + window).min(searched);
+        let comments = comments_between(file, start, end);
+        if end == searched {
+            return condense_skipping(text, start, stop, &comments, MAX_SIGNATURE_CHARS);
+        }
+        if let Some(preview) = cut_within(text, start, end, &comments, MAX_SIGNATURE_CHARS) {
+            return preview;
+        }
+        window *= 4;
+    }
+}
+
+/// The first byte at or after `at` that starts a character (or the end).
+fn ceil_char_boundary(text: &str, at: usize) -> usize {
+    (at..text.len())
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(text.len())
 }
 
 /// The comments between two byte offsets, from the query's `@comment`
@@ -269,6 +293,30 @@ fn condense_skipping(
     comments: &[(usize, usize)],
     max_chars: usize,
 ) -> String {
+    condense_pieces(pieces_skipping(text, start, stop, comments), max_chars)
+}
+
+/// The preview of the declaration at `start` when it is cut before `end`
+/// (so nothing past `end`, a comment or not, changes it): `comments` need
+/// hold only those that begin before `end`. `None` when it is not.
+fn cut_within(
+    text: &str,
+    start: usize,
+    end: usize,
+    comments: &[(usize, usize)],
+    max_chars: usize,
+) -> Option<String> {
+    let (out, more) = gather(pieces_skipping(text, start, end, comments), max_chars);
+    more.then(|| finish(out, more, max_chars))
+}
+
+/// The text from `start` to `stop` as pieces, each comment a space.
+fn pieces_skipping<'a>(
+    text: &'a str,
+    start: usize,
+    stop: usize,
+    comments: &[(usize, usize)],
+) -> impl Iterator<Item = &'a str> {
     // The first comment that ends after `start`.
     let mut next = comments.partition_point(|c| c.1 <= start);
     let mut pieces = Vec::new();
@@ -290,7 +338,7 @@ fn condense_skipping(
             }
         }
     }
-    condense_pieces(pieces.into_iter(), max_chars)
+    pieces.into_iter()
 }
 
 /// A declaration's text as one line: every run of whitespace becomes one
@@ -312,14 +360,20 @@ pub fn condense(text: &str, max_chars: usize) -> String {
 }
 
 fn condense_pieces<'a>(pieces: impl Iterator<Item = &'a str>, max_chars: usize) -> String {
+    let (out, more) = gather(pieces, max_chars);
+    finish(out, more, max_chars)
+}
+
+/// The condensed text, as far as it is needed to know whether it is cut;
+/// and whether it is (a character is left after enough were taken).
+fn gather<'a>(pieces: impl Iterator<Item = &'a str>, max_chars: usize) -> (String, bool) {
     // Enough characters to know whether the text must be cut, with room for
     // the trailing punctuation that is dropped.
     let enough = max_chars + 8;
     let mut out = String::new();
     let mut chars = 0usize;
     let mut space = false;
-    let mut more = false;
-    'outer: for piece in pieces {
+    for piece in pieces {
         for c in piece.chars() {
             if c.is_whitespace() {
                 space = !out.is_empty();
@@ -336,13 +390,17 @@ fn condense_pieces<'a>(pieces: impl Iterator<Item = &'a str>, max_chars: usize) 
             }
             space = false;
             if chars >= enough {
-                more = true;
-                break 'outer;
+                return (out, true);
             }
             out.push(c);
             chars += 1;
         }
     }
+    (out, false)
+}
+
+/// The gathered text trimmed of trailing punctuation, or cut with `...`.
+fn finish(mut out: String, more: bool, max_chars: usize) -> String {
     if !more {
         let trimmed =
             out.trim_end_matches(|c: char| c.is_whitespace() || matches!(c, '{' | ';' | ','));
@@ -362,6 +420,51 @@ fn condense_pieces<'a>(pieces: impl Iterator<Item = &'a str>, max_chars: usize) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Comments looked for in a growing stretch of a header give every
+    /// preview that comments looked for in the whole of it give: comments
+    /// before, across and after the first stretch's end, a character of
+    /// two bytes on it, a header nearly all comment, and a `#` comment
+    /// found only because `//` is in the header.
+    #[test]
+    fn a_preview_from_comments_found_by_stretches_is_the_whole_headers() {
+        let filler = |n: usize| "x".repeat(n);
+        let ts = format!(
+            "const a = {{ k: 1, /* early */ {} }};\n\
+             const b = {{ {}: 1, /* across */ v: 2, w: 3 }};\n\
+             const c = {{ {}: 1, // late\n z: 2 }};\n\
+             function d(/* one */ p: number, {}: string /* two */) {{}}\n\
+             const e = /* {} */ 1;\n\
+             const f = {{ {}é: 1, /* after */ q: 2 }};\n",
+            filler(40),
+            filler(230),
+            filler(2000),
+            filler(300),
+            filler(900),
+            filler(243),
+        );
+        let py = format!(
+            "def g(a, # note\n      b=1 // 2, {}=3):\n    pass\n",
+            filler(400)
+        );
+        for (name, text) in [("a.ts", ts), ("a.py", py)] {
+            let language = super::super::Language::from_path(std::path::Path::new(name)).unwrap();
+            let file = super::super::parse(language, text.clone());
+            let declarations = &file.declarations().declarations;
+            assert!(!declarations.is_empty(), "{name}");
+            for &Declaration { start, stop } in declarations {
+                let searched = stop.min(start + COMMENT_SEARCH_BYTES);
+                let comments = match text[start..searched].contains("//")
+                    || text[start..searched].contains("/*")
+                {
+                    true => comments_between(&file, start, searched),
+                    false => Vec::new(),
+                };
+                let whole = condense_skipping(&text, start, stop, &comments, MAX_SIGNATURE_CHARS);
+                assert_eq!(preview(&file, start, stop), whole, "{name} at {start}");
+            }
+        }
+    }
 
     #[test]
     fn collapses_whitespace_and_drops_trailing_punctuation() {
