@@ -485,7 +485,7 @@ impl LspClient {
 /// earlier read while the file keeps its stamp, else read now (and kept);
 /// a file that is not UTF-8 is read lossily, and not kept.
 fn disk_index(kept: &StampedCache<PathBuf, LineIndex>, path: PathBuf) -> Option<Arc<LineIndex>> {
-    match strict_disk_index(kept, &path) {
+    match strict_disk_index(kept, None, &path) {
         Ok(index) => index,
         Err(_) => {
             let bytes = std::fs::read(&path).ok()?;
@@ -496,16 +496,17 @@ fn disk_index(kept: &StampedCache<PathBuf, LineIndex>, path: PathBuf) -> Option<
 
 /// [`disk_index`] for a file about to be edited: its text exactly (an
 /// error for one that is not UTF-8), `None` for one that does not exist.
+/// A kept index of a file `watch` hears is taken without a `stat`.
 pub(super) fn strict_disk_index(
     kept: &StampedCache<PathBuf, LineIndex>,
+    watch: Option<&dyn Watch>,
     path: &Path,
 ) -> Result<Option<Arc<LineIndex>>, String> {
-    let (stamp, path) = (Stamp::read(path), path.to_path_buf());
-    if let Some(stamp) = stamp
-        && let Some(index) = kept.get(&path, stamp)
-    {
-        return Ok(Some(index));
-    }
+    let path = path.to_path_buf();
+    let stamp = match kept.get_fresh(&path, &path, watch) {
+        Ok(index) => return Ok(Some(index)),
+        Err(stamp) => stamp,
+    };
     let bytes = match std::fs::read(&path) {
         Ok(bytes) => bytes,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),

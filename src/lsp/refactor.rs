@@ -20,7 +20,8 @@ use super::documents::strict_disk_index;
 use super::navigate::{Spot, at, references_at};
 use super::quirks::cargo_projects;
 use super::session::Session;
-use crate::fs::stamped::StampedCache;
+use super::watch::Heard;
+use crate::fs::stamped::{StampedCache, Watch};
 use crate::model::Position;
 
 /// What the server says of renaming at a position.
@@ -126,8 +127,9 @@ pub(super) async fn rewrites(
     // Reading every file the edit touches is blocking work.
     let encoding = client.encoding;
     let kept = client.disk_indexes();
+    let heard = client.heard.get().cloned();
     let applied = tokio::task::spawn_blocking(move || {
-        let mut files = Files::new(kept);
+        let mut files = Files::new(kept, heard);
         for edit in edits {
             apply_workspace_edit(&mut files, edit, encoding)?;
         }
@@ -147,6 +149,10 @@ struct Files {
     /// `LspClient::disk_indexes`): a file renamed in again and again is
     /// neither read nor indexed again while it keeps its stamp.
     kept: Arc<StampedCache<PathBuf, LineIndex>>,
+    /// The file watcher, where it runs: a kept index of a file it hears is
+    /// taken without a `stat` (the patch's apply checks each file's text
+    /// against the one read here).
+    heard: Option<Heard>,
 }
 
 /// One file a WorkspaceEdit touches.
@@ -196,17 +202,22 @@ impl Entry {
 }
 
 impl Files {
-    fn new(kept: Arc<StampedCache<PathBuf, LineIndex>>) -> Files {
+    fn new(kept: Arc<StampedCache<PathBuf, LineIndex>>, heard: Option<Heard>) -> Files {
         Files {
             files: BTreeMap::new(),
             kept,
+            heard,
         }
     }
 
     fn entry(&mut self, path: PathBuf) -> Result<&mut Entry, String> {
         if !self.files.contains_key(&path) {
             let entry = Entry {
-                disk: strict_disk_index(&self.kept, &path)?,
+                disk: strict_disk_index(
+                    &self.kept,
+                    self.heard.as_ref().map(|heard| heard as &dyn Watch),
+                    &path,
+                )?,
                 now: Now::Disk,
                 edits: 0,
             };
@@ -395,7 +406,7 @@ mod tests {
             ])),
             ..Default::default()
         };
-        let mut files = Files::new(Arc::new(StampedCache::new(1 << 20)));
+        let mut files = Files::new(Arc::new(StampedCache::new(1 << 20)), None);
         apply_workspace_edit(&mut files, workspace_edit, Encoding::Utf16).unwrap();
         let rewrites = files.into_rewrites();
         let find = |p: &PathBuf| rewrites.iter().find(|r| &r.path == p).unwrap().clone();
@@ -441,7 +452,7 @@ mod tests {
             ..Default::default()
         };
         let kept = Arc::new(StampedCache::new(1 << 20));
-        let mut files = Files::new(Arc::clone(&kept));
+        let mut files = Files::new(Arc::clone(&kept), None);
         apply_workspace_edit(&mut files, twice.clone(), Encoding::Utf16).unwrap();
         let rewrites = files.into_rewrites();
         assert_eq!(rewrites[0].before.as_deref(), Some("let x = 1;\n"));
@@ -449,7 +460,7 @@ mod tests {
         assert_eq!(rewrites[0].edits, 2);
         // A file that is not UTF-8 is refused, not edited as a lossy text.
         std::fs::write(&a, b"let x = \xff;\n").unwrap();
-        let mut files = Files::new(kept);
+        let mut files = Files::new(kept, None);
         let err = apply_workspace_edit(&mut files, twice, Encoding::Utf16).unwrap_err();
         assert!(err.contains("is not UTF-8 text"), "{err}");
     }
@@ -472,7 +483,7 @@ mod tests {
             ..Default::default()
         };
         let err = apply_workspace_edit(
-            &mut Files::new(Arc::new(StampedCache::new(1 << 20))),
+            &mut Files::new(Arc::new(StampedCache::new(1 << 20)), None),
             edit,
             Encoding::Utf16,
         )
@@ -491,7 +502,7 @@ mod tests {
             changes: Some(changes),
             ..Default::default()
         };
-        let mut files = Files::new(Arc::new(StampedCache::new(1 << 20)));
+        let mut files = Files::new(Arc::new(StampedCache::new(1 << 20)), None);
         apply_workspace_edit(&mut files, edit, Encoding::Utf16)?;
         Ok(files.into_rewrites()[0]
             .after
