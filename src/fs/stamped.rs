@@ -95,9 +95,17 @@ pub trait Watch: Send + Sync {
     /// Whether every change to the file at `path` so far has been handed
     /// out (so the caches that listen have forgotten what it made stale),
     /// and the next will be: its folder is watched, and nothing heard is
-    /// waiting to go out. (A change reaches the watcher a moment after the
-    /// write, microseconds; the agent's next call is a model turn away.)
-    fn hears(&self, path: &Path) -> bool;
+    /// waiting to go out. Then the number of the folder's watch, which a
+    /// folder replaced since (watched anew) does not have. (A change
+    /// reaches the watcher a moment after the write, microseconds; the
+    /// agent's next call is a model turn away.)
+    fn hears(&self, path: &Path) -> Option<u64>;
+}
+
+/// Whether `path` is a symlink (a write to its target is not heard in
+/// its own folder).
+pub fn is_symlink(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|meta| meta.file_type().is_symlink())
 }
 
 /// Values made from files, by key (a path, or a path and what was looked
@@ -121,11 +129,16 @@ struct Entry<V> {
     value: Arc<V>,
     weight: usize,
     used: u64,
-    /// Checked by its stamp while the file watcher heard the file's
-    /// changes: every later change forgets it, so it holds without a
-    /// `stat` (never set at `put`: a change handed out between the stamp
-    /// and the put would have nothing to forget).
-    heard: bool,
+    /// When it was kept (by `Inner::clock`).
+    made: u64,
+    /// The watch on its file's folder when it was checked by its stamp
+    /// while the file watcher heard the file's changes: every later change
+    /// forgets it, so it holds without a `stat` while that watch lasts.
+    /// Never set at `put` (a change handed out between the stamp and the
+    /// put would have had nothing to forget), nor by a check whose stamp
+    /// was read before the value was kept, nor for a symlink (a write to
+    /// its target is not heard in its folder).
+    heard: Option<u64>,
 }
 
 impl<K: Eq + Hash + Clone, V> StampedCache<K, V> {
@@ -143,18 +156,26 @@ impl<K: Eq + Hash + Clone, V> StampedCache<K, V> {
     /// The value kept for `key`, if it was made from the file as `stamp`
     /// says it is now.
     pub fn get(&self, key: &K, stamp: Stamp) -> Option<Arc<V>> {
-        self.get_checked(key, stamp, false)
+        self.get_checked(key, stamp, None)
+    }
+
+    /// The cache's clock now: read before a stamp that `get_marking_heard`
+    /// then checks.
+    pub fn now(&self) -> u64 {
+        lock(&self.inner).clock
     }
 
     /// [`StampedCache::get`] for a file whose changes the watcher hears
-    /// from now on ([`Watch::hears`]), by an owner that forgets the file's
-    /// values on each: a value found holds from now until then, and
-    /// `get_while_watched` gives it without a stamp.
-    pub fn get_heard(&self, key: &K, stamp: Stamp) -> Option<Arc<V>> {
-        self.get_checked(key, stamp, true)
+    /// from now on under watch `heard.1` ([`Watch::hears`], a symlink
+    /// left out), by an owner that forgets the file's values on each: a
+    /// value found that was kept before `heard.0` (the clock read before
+    /// `stamp`) holds from now until then, and `get_while_watched` gives
+    /// it without a stamp.
+    pub fn get_marking_heard(&self, key: &K, stamp: Stamp, heard: (u64, u64)) -> Option<Arc<V>> {
+        self.get_checked(key, stamp, Some(heard))
     }
 
-    fn get_checked(&self, key: &K, stamp: Stamp, heard: bool) -> Option<Arc<V>> {
+    fn get_checked(&self, key: &K, stamp: Stamp, heard: Option<(u64, u64)>) -> Option<Arc<V>> {
         let mut inner = lock(&self.inner);
         inner.clock += 1;
         let clock = inner.clock;
@@ -163,20 +184,29 @@ impl<K: Eq + Hash + Clone, V> StampedCache<K, V> {
             return None;
         }
         entry.used = clock;
-        entry.heard |= heard && matches!(stamp, Stamp::File { .. });
+        if let Some((since, watch)) = heard
+            && entry.made <= since
+            && matches!(stamp, Stamp::File { .. })
+        {
+            entry.heard = Some(watch);
+        }
         Some(Arc::clone(&entry.value))
     }
 
     /// The value kept for `key` if it was checked by its stamp while the
-    /// file watcher heard its file's changes (`get_heard`), whatever the
-    /// file's stamp now: for an owner that forgets a file's values whenever
-    /// the watcher reports it written, and asks while the watcher still
-    /// hears the file, which spares a `stat` per file.
-    pub fn get_while_watched(&self, key: &K) -> Option<Arc<V>> {
+    /// file watcher heard its file's changes under `watch`
+    /// (`get_marking_heard`), whatever the file's stamp now: for an owner
+    /// that forgets a file's values whenever the watcher reports it
+    /// written, and asks while the watcher still hears the file under that
+    /// watch, which spares a `stat` per file.
+    pub fn get_while_watched(&self, key: &K, watch: u64) -> Option<Arc<V>> {
         let mut inner = lock(&self.inner);
         inner.clock += 1;
         let clock = inner.clock;
-        let entry = inner.entries.get_mut(key).filter(|entry| entry.heard)?;
+        let entry = inner
+            .entries
+            .get_mut(key)
+            .filter(|entry| entry.heard == Some(watch))?;
         entry.used = clock;
         Some(Arc::clone(&entry.value))
     }
@@ -193,11 +223,17 @@ impl<K: Eq + Hash + Clone, V> StampedCache<K, V> {
         path: &Path,
         watch: Option<&dyn Watch>,
     ) -> Result<Arc<V>, Option<Stamp>> {
-        let heard = watch.is_some_and(|watch| watch.hears(path));
-        if heard && let Some(value) = self.get_while_watched(key) {
+        let heard = watch.and_then(|watch| watch.hears(path));
+        if let Some(heard) = heard
+            && let Some(value) = self.get_while_watched(key, heard)
+        {
             return Ok(value);
         }
+        let since = self.now();
         let stamp = Stamp::read(path);
+        let heard = heard
+            .filter(|_| !is_symlink(path))
+            .map(|watch| (since, watch));
         stamp
             .and_then(|stamp| self.get_checked(key, stamp, heard))
             .ok_or(stamp)
@@ -217,7 +253,8 @@ impl<K: Eq + Hash + Clone, V> StampedCache<K, V> {
             value,
             weight,
             used: inner.clock,
-            heard: false,
+            made: inner.clock,
+            heard: None,
         };
         if let Some(old) = inner.entries.insert(key, entry) {
             inner.weight -= old.weight;
@@ -288,6 +325,7 @@ impl<K: Eq + Hash + Clone, V> Inner<K, V> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
 
     fn stamp(len: u64, seconds_ago: u64) -> Stamp {
         Stamp::File {
@@ -331,70 +369,83 @@ mod tests {
     fn while_watched_a_value_checked_as_heard_is_taken_without_a_stamp() {
         let cache = StampedCache::new(100);
         let old = stamp(10, 60);
+        let since = cache.now();
         cache.put("a", old, Arc::new(1), 1);
         cache.put("b", Stamp::of_text("fn f() {}"), Arc::new(2), 1);
         // Kept, but not yet checked while the watcher heard the file: a
         // change handed out between its stamp and its put forgot nothing.
-        assert_eq!(cache.get_while_watched(&"a"), None);
+        assert_eq!(cache.get_while_watched(&"a", 7), None);
         assert_eq!(cache.get(&"a", old).as_deref(), Some(&1));
-        assert_eq!(cache.get_while_watched(&"a"), None);
-        assert_eq!(cache.get_heard(&"a", old).as_deref(), Some(&1));
-        assert_eq!(cache.get_while_watched(&"a").as_deref(), Some(&1));
+        assert_eq!(cache.get_while_watched(&"a", 7), None);
+        // Nor by a check whose stamp was read before it was kept.
+        assert!(cache.get_marking_heard(&"a", old, (since, 7)).is_some());
+        assert_eq!(cache.get_while_watched(&"a", 7), None);
+        let since = cache.now();
+        assert!(cache.get_marking_heard(&"a", old, (since, 7)).is_some());
+        assert_eq!(cache.get_while_watched(&"a", 7).as_deref(), Some(&1));
+        // Under another watch of its folder (replaced since), it is not.
+        assert_eq!(cache.get_while_watched(&"a", 8), None);
         // A rename's text is not the file on disk.
-        assert!(cache.get_heard(&"b", Stamp::of_text("fn f() {}")).is_some());
-        assert_eq!(cache.get_while_watched(&"b"), None);
+        let since = cache.now();
+        let text = Stamp::of_text("fn f() {}");
+        assert!(cache.get_marking_heard(&"b", text, (since, 7)).is_some());
+        assert_eq!(cache.get_while_watched(&"b", 7), None);
         // Forgotten on a change; kept again, it is checked again.
         cache.forget(|key| *key == "a");
-        assert_eq!(cache.get_while_watched(&"a"), None);
+        assert_eq!(cache.get_while_watched(&"a", 7), None);
         cache.put("a", old, Arc::new(3), 1);
-        assert_eq!(cache.get_while_watched(&"a"), None);
+        assert_eq!(cache.get_while_watched(&"a", 7), None);
     }
 
-    /// A watcher that hears the files it lists.
-    struct Hears(Vec<&'static Path>);
+    /// A watcher that hears the files it lists, under watch 1.
+    struct Hears(Vec<PathBuf>);
 
     impl Watch for Hears {
-        fn hears(&self, path: &Path) -> bool {
-            self.0.contains(&path)
+        fn hears(&self, path: &Path) -> Option<u64> {
+            self.0.iter().any(|heard| heard == path).then_some(1)
         }
+    }
+
+    fn old_file(path: &Path, text: &str) {
+        std::fs::write(path, text).unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(path)
+            .unwrap()
+            .set_modified(SystemTime::now() - Duration::from_secs(60))
+            .unwrap();
     }
 
     #[test]
     fn a_fresh_value_costs_a_stamp_until_checked_where_the_watcher_hears_its_file() {
         let folder = tempfile::tempdir().unwrap();
-        let (heard, unheard) = (
-            folder.path().join("heard.rs"),
-            folder.path().join("unheard.rs"),
-        );
-        for path in [&heard, &unheard] {
-            std::fs::write(path, "fn f() {}").unwrap();
-            let old = SystemTime::now() - Duration::from_secs(60);
-            std::fs::File::options()
-                .write(true)
-                .open(path)
-                .unwrap()
-                .set_modified(old)
-                .unwrap();
-        }
-        let watch = Hears(vec![Box::leak(heard.clone().into_boxed_path())]);
+        let path = |name: &str| folder.path().join(name);
+        let (heard, unheard, link) = (path("heard.rs"), path("unheard.rs"), path("link.rs"));
+        old_file(&heard, "fn f() {}");
+        old_file(&unheard, "fn f() {}");
+        std::os::unix::fs::symlink(&unheard, &link).unwrap();
+        let watch = Hears(vec![heard.clone(), link.clone()]);
         let watch: Option<&dyn Watch> = Some(&watch);
         let cache = StampedCache::new(100);
-        for path in [&heard, &unheard] {
+        for path in [&heard, &unheard, &link] {
             let stamp = cache.get_fresh(path, path, watch).unwrap_err();
             assert_eq!(stamp, Stamp::read(path));
             cache.put(path.clone(), stamp.unwrap(), Arc::new(1), 1);
             assert!(cache.get_fresh(path, path, watch).is_ok());
         }
         // Written behind the cache's back (no change handed out): the file
-        // the watcher hears keeps its value; the other is checked.
-        for path in [&heard, &unheard] {
-            std::fs::write(path, "fn longer() {}").unwrap();
-        }
+        // the watcher hears keeps its value; the others are checked (a
+        // symlink's target is written where its folder's watch does not
+        // hear it).
+        std::fs::write(&heard, "fn longer() {}").unwrap();
+        std::fs::write(&unheard, "fn longer() {}").unwrap();
         assert!(cache.get_fresh(&heard, &heard, watch).is_ok());
-        assert_eq!(
-            cache.get_fresh(&unheard, &unheard, watch).unwrap_err(),
-            Stamp::read(&unheard)
-        );
+        for path in [&unheard, &link] {
+            assert_eq!(
+                cache.get_fresh(path, path, watch).unwrap_err(),
+                Stamp::read(path)
+            );
+        }
         // Without the watcher, every value is checked.
         assert!(cache.get_fresh(&heard, &heard, None).is_err());
     }

@@ -211,7 +211,7 @@ impl Supervisor {
     /// `fs::stamped::Watch`).
     pub fn heard(&self) -> Option<Heard> {
         match self.watcher.get() {
-            Some(Ok(watcher)) => Some(watcher.heard()),
+            Some(Ok(watcher)) => watcher.heard(),
             _ => None,
         }
     }

@@ -95,7 +95,13 @@ struct Inner {
 
 #[derive(Default)]
 struct Folders {
-    watched: HashSet<PathBuf>,
+    /// Each with the number of its watch: a folder replaced (deleted and
+    /// made again, or another moved in its place) is watched anew under
+    /// another, so what was kept of its old files is no longer taken as
+    /// heard (see `fs::stamped::Watch`).
+    watched: HashMap<PathBuf, u64>,
+    /// The number the next watch takes.
+    next_watch: u64,
     /// No more folders are added: the limit was reached (until folders go).
     full: bool,
     /// The system's watch limit was reached: no more folders, for good.
@@ -214,8 +220,10 @@ impl FileWatcher {
 
     /// What kept values ask of the watcher to be taken without a `stat`
     /// (see `fs::stamped::Watch`); it does not keep the watcher alive.
-    pub fn heard(&self) -> Heard {
-        Heard(Arc::downgrade(&self.inner))
+    /// `None` where the system may not report a write to the watcher at
+    /// once (see [`writes_reported_at_once`]).
+    pub fn heard(&self) -> Option<Heard> {
+        writes_reported_at_once(&self.inner.root).then(|| Heard(Arc::downgrade(&self.inner)))
     }
 
     /// How watching stands, from one look at the folders.
@@ -235,14 +243,56 @@ impl FileWatcher {
     }
 }
 
+/// Whether the system reports every write under `root` to the watcher at
+/// once: inotify (Linux) on a file system of this machine. Not on a
+/// network or FUSE file system (NFS, SMB, sshfs, a virtual machine's
+/// shared folders), where writes from elsewhere go unreported, nor where
+/// the watcher's events come late (macOS's FSEvents gathers them).
+fn writes_reported_at_once(root: &Path) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        /// `statfs`'s `f_type` of the file systems left out: NFS, SMB,
+        /// SMB2, CIFS, FUSE, 9P, Coda, AFS, Ceph, Lustre, GPFS.
+        const REMOTE: [i64; 11] = [
+            0x6969,
+            0x517B,
+            0xFE53_4D42,
+            0xFF53_4D42,
+            0x6573_5546,
+            0x0102_1997,
+            0x7375_7245,
+            0x5346_414F,
+            0x00C3_6400,
+            0x0BD0_0BD0,
+            0x4750_4653,
+        ];
+        let Ok(path) = std::ffi::CString::new(root.as_os_str().as_bytes()) else {
+            return false;
+        };
+        // SAFETY: `path` is a NUL-terminated string that outlives the
+        // call, and `found` is a plain struct statfs fills in.
+        let mut found: libc::statfs = unsafe { std::mem::zeroed() };
+        if unsafe { libc::statfs(path.as_ptr(), &mut found) } != 0 {
+            return false;
+        }
+        !REMOTE.contains(&(found.f_type as i64))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = root;
+        false
+    }
+}
+
 /// The file watcher as kept values see it: whether it hears a file's
 /// changes (a stopped or dropped watcher hears none).
 #[derive(Clone)]
 pub struct Heard(Weak<Inner>);
 
 impl Watch for Heard {
-    fn hears(&self, path: &Path) -> bool {
-        self.0.upgrade().is_some_and(|inner| inner.hears(path))
+    fn hears(&self, path: &Path) -> Option<u64> {
+        self.0.upgrade()?.hears(path)
     }
 }
 
@@ -300,17 +350,14 @@ impl Inner {
         self.wake.notify_one();
     }
 
-    /// Whether every change to the file at `path` so far was handed out,
-    /// and the next will be: its folder is watched (inotify tells of the
-    /// files in a folder by name, whatever the ignore files say), the
-    /// watcher runs, and nothing heard waits to go out.
-    fn hears(&self, path: &Path) -> bool {
-        let Some(folder) = path.parent() else {
-            return false;
-        };
-        lock(&self.folders).watched.contains(folder)
-            && lock(&self.watcher).is_some()
-            && self.nothing_pending()
+    /// The number of the watch on the folder of the file at `path` when
+    /// every change to the file so far was handed out and the next will
+    /// be: its folder is watched (inotify tells of the files in a folder
+    /// by name, whatever the ignore files say), the watcher runs, and
+    /// nothing heard waits to go out.
+    fn hears(&self, path: &Path) -> Option<u64> {
+        let watch = *lock(&self.folders).watched.get(path.parent()?)?;
+        (lock(&self.watcher).is_some() && self.nothing_pending()).then_some(watch)
     }
 
     /// Whether there is nothing to hand out and no hand-out under way (a
@@ -345,18 +392,26 @@ impl Inner {
                 "file events were lost (the system's queue overflowed); every file is reported as changed"
                     .into(),
             );
+            // Folders replaced meanwhile went unheard too: all are watched
+            // anew.
+            lock(&self.folders).watched.clear();
             new_folders = vec![self.root.clone()];
         }
         // A watched folder that is gone (deleted, or moved away) goes out as
-        // a folder: its files had no events of their own.
+        // a folder: its files had no events of their own. One that is
+        // there again was replaced within the batch: its watch (and those
+        // under it) watched the old folder, so it is watched anew.
         {
             let mut folders = lock(&self.folders);
             for path in &order {
-                if folders.watched.contains(path) && !path.is_dir() {
-                    folders.watched.retain(|f| !f.starts_with(path));
-                    if let Some(seen) = seen.get_mut(path) {
-                        seen.folder = true;
-                    }
+                if !folders.watched.contains_key(path) {
+                    continue;
+                }
+                folders.watched.retain(|f, _| !f.starts_with(path));
+                if path.is_dir() {
+                    new_folders.push(path.clone());
+                } else if let Some(seen) = seen.get_mut(path) {
+                    seen.folder = true;
                 }
             }
             // Room again below the limit.
@@ -434,7 +489,7 @@ impl Inner {
     /// Watches one folder; false once no more folders can be watched.
     fn watch_folder(&self, path: &Path) -> bool {
         let mut folders = lock(&self.folders);
-        if folders.watched.contains(path) {
+        if folders.watched.contains_key(path) {
             return true;
         }
         if folders.full || folders.system_full {
@@ -454,7 +509,9 @@ impl Inner {
         };
         match watcher.watch(path, RecursiveMode::NonRecursive) {
             Ok(()) => {
-                folders.watched.insert(path.to_path_buf());
+                folders.next_watch += 1;
+                let watch = folders.next_watch;
+                folders.watched.insert(path.to_path_buf(), watch);
             }
             Err(err) if matches!(err.kind, notify::ErrorKind::MaxFilesWatch) => {
                 folders.system_full = true;
@@ -667,40 +724,77 @@ mod tests {
 
     /// What kept values ask of the watcher: a file is heard in a watched
     /// folder while nothing heard waits to go out; not in a folder the
-    /// walk leaves out or has not watched, nor once the watcher stops.
+    /// walk leaves out or has not watched, nor once the watcher stops. A
+    /// folder replaced within a batch is watched anew, under another
+    /// number, and changes in the new one are heard.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_file_is_heard_in_a_watched_folder_while_nothing_waits() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
         std::fs::write(root.join(".gitignore"), "ignored/\n").unwrap();
         std::fs::create_dir(root.join("ignored")).unwrap();
+        std::fs::create_dir(root.join("src")).unwrap();
         std::fs::write(root.join("a.rs"), "").unwrap();
-        let watcher =
-            FileWatcher::start(&root, Arc::new(LogBook::default()), Box::new(|_| {})).unwrap();
+        std::fs::write(root.join("src/b.rs"), "").unwrap();
+        let (send, mut received) = tokio::sync::mpsc::unbounded_channel::<Vec<FileChange>>();
+        let watcher = FileWatcher::start(
+            &root,
+            Arc::new(LogBook::default()),
+            Box::new(move |changes| {
+                let _ = send.send(changes.to_vec());
+            }),
+        )
+        .unwrap();
         for _ in 0..100 {
             if !walking(&watcher) {
                 break;
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
-        let heard = watcher.heard();
-        let file = root.join("a.rs");
-        assert!(heard.hears(&file));
-        assert!(heard.hears(&root.join("new.rs")), "its folder is watched");
-        assert!(!heard.hears(&root.join("ignored/x.rs")));
-        assert!(!heard.hears(&root.join("src/y.rs")));
+        let heard = watcher
+            .heard()
+            .expect("a temporary folder is on a local file system");
+        let (file, nested) = (root.join("a.rs"), root.join("src/b.rs"));
+        assert!(heard.hears(&file).is_some());
+        assert!(
+            heard.hears(&root.join("new.rs")).is_some(),
+            "its folder is watched"
+        );
+        assert!(heard.hears(&root.join("ignored/x.rs")).is_none());
+        assert!(heard.hears(&root.join("other/y.rs")).is_none());
         // The batcher stopped, a change waits until handed out (a write
         // is several events: all of them are in before the hand-out).
         watcher.task.abort();
+        let settle = || tokio::time::sleep(Duration::from_millis(200));
         std::fs::write(&file, "fn a() {}").unwrap();
-        tokio::time::sleep(Duration::from_millis(200)).await;
-        assert!(!heard.hears(&file), "a change heard waits to go out");
+        settle().await;
+        assert!(
+            heard.hears(&file).is_none(),
+            "a change heard waits to go out"
+        );
         watcher.flush();
-        assert!(heard.hears(&file));
+        assert!(heard.hears(&file).is_some());
+        // A folder replaced within a batch: watched anew, its files
+        // reported, and a change in it heard.
+        let before = heard.hears(&nested).unwrap();
+        std::fs::remove_dir_all(root.join("src")).unwrap();
+        std::fs::create_dir(root.join("src")).unwrap();
+        std::fs::write(&nested, "fn b() {}").unwrap();
+        settle().await;
+        watcher.flush();
+        let after = heard.hears(&nested).expect("watched anew");
+        assert_ne!(before, after);
+        while received.try_recv().is_ok() {}
+        std::fs::write(&nested, "fn b() { 1; }").unwrap();
+        settle().await;
+        assert!(heard.hears(&nested).is_none(), "heard in the new folder");
+        watcher.flush();
+        let changes = received.try_recv().unwrap_or_default();
+        assert!(changes.iter().any(|c| c.path == nested), "{changes:?}");
         watcher.stop();
-        assert!(!heard.hears(&file));
+        assert!(heard.hears(&file).is_none());
         drop(watcher);
-        assert!(!heard.hears(&file));
+        assert!(heard.hears(&file).is_none());
     }
 
     /// Real events on a real folder: a file written, changed, renamed and
@@ -908,7 +1002,7 @@ mod tests {
         // A watched folder that goes makes room again.
         let gone = lock(&watcher.inner.folders)
             .watched
-            .iter()
+            .keys()
             .find(|f| **f != root)
             .cloned()
             .unwrap();

@@ -147,7 +147,7 @@ pub async fn outline(ctx: &Context, path: &Path, shown: &str) -> ToolResult<File
                 let stamp = meta
                     .filter(std::fs::Metadata::is_file)
                     .and_then(|meta| Stamp::of(&meta));
-                parsed(ctx, path, shown, language, stamp).await?
+                read_and_parse(ctx, path, shown, language, stamp).await?
             }
         };
         // Only a server already up: a read does not wait for one to start.
@@ -252,20 +252,16 @@ fn server_outline(
     }
 }
 
-/// The tree-sitter parse of the file at `path`, whose `stamp` the caller
-/// took (a `stat`): as kept while the file keeps it (`Context::parsed`),
-/// else read and parsed now (off the async threads). On a hit that `stat`
-/// is all it costs, far less than the thread hand-off a read needs.
-async fn parsed(
+/// The tree-sitter parse of the file at `path`, read and parsed now (off
+/// the async threads: `outline` found none kept), and kept under `stamp`,
+/// the caller's `stat` taken before the read.
+async fn read_and_parse(
     ctx: &Context,
     path: &Path,
     shown: &str,
     language: Language,
     stamp: Option<Stamp>,
 ) -> ToolResult<Arc<SourceFile>> {
-    if let Some(file) = kept_parse(&ctx.parsed, path, stamp, language) {
-        return Ok(file);
-    }
     let (path, shown) = (path.to_path_buf(), shown.to_string());
     let kept = Arc::clone(&ctx.parsed);
     blocking(move || {
@@ -302,17 +298,6 @@ pub fn parsed_blocking(
         language,
         text,
     ))
-}
-
-/// The parse of `path` kept while the file keeps `stamp`.
-fn kept_parse(
-    kept: &StampedCache<PathBuf, SourceFile>,
-    path: &Path,
-    stamp: Option<Stamp>,
-    language: Language,
-) -> Option<Arc<SourceFile>> {
-    kept.get(&path.to_path_buf(), stamp?)
-        .filter(|file| file.language() == language)
 }
 
 /// `text`, read from `path`, parsed and kept under `stamp`: the stamp taken

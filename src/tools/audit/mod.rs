@@ -26,7 +26,7 @@ use super::blocking;
 use crate::context::Context;
 use crate::error::ToolResult;
 use crate::fs::listed::KeptLists;
-use crate::fs::stamped::{Stamp, StampedCache};
+use crate::fs::stamped::{Stamp, StampedCache, Watch, is_symlink};
 use crate::fs::walk;
 use crate::lsp::Need;
 use crate::lsp::config::AuditScope;
@@ -326,32 +326,37 @@ impl Kept {
 
     /// Where the `query`'s name appears in the file at `path` as found
     /// before, read from the disk as the query says and since checked by
-    /// its stamp while watched (see `found`), while the file watcher
-    /// covers the workspace and has handed out what it saw (it forgets
-    /// what files written may have changed): no `stat` of each.
-    fn found_while_watched(&self, path: &Arc<Path>, query: &Arc<Query>) -> Option<Arc<Found>> {
+    /// its stamp while the file watcher heard the file under `watch` (see
+    /// `found`; it forgets what files written may have changed): no
+    /// `stat`.
+    fn found_while_watched(
+        &self,
+        path: &Arc<Path>,
+        query: &Arc<Query>,
+        watch: u64,
+    ) -> Option<Arc<Found>> {
         self.found
-            .get_while_watched(&(Arc::clone(path), Arc::clone(query)))
+            .get_while_watched(&(Arc::clone(path), Arc::clone(query)), watch)
     }
 
     /// Where the `query`'s name appears in the file at `path` read as the
     /// query says: as found before while its text keeps `stamp`, else in
-    /// the text `read` gives. `None` when it gives none. `watched`: the
-    /// file watcher covers the workspace and has handed out what it saw,
-    /// so what is found kept holds, from now, until it reports the file
-    /// written (see `found_while_watched`).
+    /// the text `read` gives. `None` when it gives none. `heard`: the
+    /// cache's clock before `stamp` was read and the watch under which
+    /// the file watcher hears the file (see
+    /// `StampedCache::get_marking_heard`).
     fn found<'a>(
         &self,
         path: &Arc<Path>,
         stamp: Option<Stamp>,
         query: &Arc<Query>,
-        watched: bool,
+        heard: Option<(u64, u64)>,
         read: impl FnOnce() -> Option<Cow<'a, str>>,
     ) -> Option<Arc<Found>> {
         let key = (Arc::clone(path), Arc::clone(query));
-        let kept = |stamp| match watched {
-            true => self.found.get_heard(&key, stamp),
-            false => self.found.get(&key, stamp),
+        let kept = |stamp| match heard {
+            Some(heard) => self.found.get_marking_heard(&key, stamp, heard),
+            None => self.found.get(&key, stamp),
         };
         if let Some(found) = stamp.and_then(kept) {
             return Some(found);
@@ -449,6 +454,7 @@ impl TextAudit {
         let root = ctx.workspace.root().to_path_buf();
         let kept = Arc::clone(&ctx.audit);
         let watched = ctx.lsp.changes_watched().await;
+        let heard = ctx.lsp.heard();
         let dialect = self.dialect;
         let scope = self.code.as_ref().map(|(scope, _)| *scope);
         let conditional = self.conditional.is_some();
@@ -491,18 +497,21 @@ impl TextAudit {
                 } else {
                     continue;
                 };
-                let kept_while_watched = || {
-                    watched
-                        .then(|| kept.found_while_watched(path, query))
-                        .flatten()
-                };
+                // The watch under which the file watcher hears the file.
+                let watch = heard.as_ref().and_then(|heard| heard.hears(path));
                 let found = if let Some(text) = texts.get(&**path) {
-                    kept.found(path, Some(Stamp::of_text(text)), query, false, || {
+                    kept.found(path, Some(Stamp::of_text(text)), query, None, || {
                         Some(Cow::Borrowed(text))
                     })
-                } else if let Some(found) = kept_while_watched() {
+                } else if let Some(watch) = watch
+                    && let Some(found) = kept.found_while_watched(path, query, watch)
+                {
                     Some(found)
                 } else {
+                    let since = kept.found.now();
+                    let heard = watch
+                        .filter(|_| !is_symlink(path))
+                        .map(|watch| (since, watch));
                     match Stamp::read(path) {
                         // Gone since the list was made: nothing to find.
                         None if !path.exists() => continue,
@@ -512,7 +521,7 @@ impl TextAudit {
                         {
                             None
                         }
-                        stamp => kept.found(path, stamp, query, watched, || {
+                        stamp => kept.found(path, stamp, query, heard, || {
                             std::fs::read_to_string(path).ok().map(Cow::Owned)
                         }),
                     }
