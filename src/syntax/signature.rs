@@ -424,8 +424,9 @@ mod tests {
     /// Comments looked for in a growing stretch of a header give every
     /// preview that comments looked for in the whole of it give: comments
     /// before, across and after the first stretch's end, a character of
-    /// two bytes on it, a header nearly all comment, and a `#` comment
-    /// found only because `//` is in the header.
+    /// two bytes on it, a header nearly all comment, one cut only in a
+    /// stretch grown once, and a `#` comment found only because `//` is in
+    /// the header.
     #[test]
     fn a_preview_from_comments_found_by_stretches_is_the_whole_headers() {
         let filler = |n: usize| "x".repeat(n);
@@ -435,13 +436,16 @@ mod tests {
              const c = {{ {}: 1, // late\n z: 2 }};\n\
              function d(/* one */ p: number, {}: string /* two */) {{}}\n\
              const e = /* {} */ 1;\n\
-             const f = {{ {}é: 1, /* after */ q: 2 }};\n",
+             const f = {{ {}é: 1, /* after */ q: 2 }};\n\
+             const g = /* {} */ {{ {}: 1, /* then */ r: 2 }};\n",
             filler(40),
             filler(230),
             filler(2000),
             filler(300),
             filler(900),
             filler(243),
+            filler(300),
+            filler(150),
         );
         let py = format!(
             "def g(a, # note\n      b=1 // 2, {}=3):\n    pass\n",
