@@ -651,6 +651,24 @@ mod tests {
         }
     }
 
+    /// A watcher of `root` (at most `max_folders` folders) whose changes
+    /// arrive on the receiver.
+    fn sending(
+        root: &Path,
+        logs: Arc<LogBook>,
+        max_folders: usize,
+    ) -> (
+        FileWatcher,
+        tokio::sync::mpsc::UnboundedReceiver<Vec<FileChange>>,
+    ) {
+        let (send, received) = tokio::sync::mpsc::unbounded_channel();
+        let deliver: Deliver = Box::new(move |changes| {
+            let _ = send.send(changes.to_vec());
+        });
+        let watcher = FileWatcher::start_with_limit(root, logs, deliver, max_folders).unwrap();
+        (watcher, received)
+    }
+
     fn watched(watcher: &FileWatcher) -> usize {
         lock(&watcher.inner.folders).watched.len()
     }
@@ -736,15 +754,8 @@ mod tests {
         std::fs::create_dir(root.join("src")).unwrap();
         std::fs::write(root.join("a.rs"), "").unwrap();
         std::fs::write(root.join("src/b.rs"), "").unwrap();
-        let (send, mut received) = tokio::sync::mpsc::unbounded_channel::<Vec<FileChange>>();
-        let watcher = FileWatcher::start(
-            &root,
-            Arc::new(LogBook::default()),
-            Box::new(move |changes| {
-                let _ = send.send(changes.to_vec());
-            }),
-        )
-        .unwrap();
+        let (watcher, mut received) =
+            sending(&root, Arc::new(LogBook::default()), MAX_WATCHED_FOLDERS);
         for _ in 0..100 {
             if !walking(&watcher) {
                 break;
@@ -807,15 +818,8 @@ mod tests {
         std::fs::write(root.join(".gitignore"), "ignored/\n").unwrap();
         std::fs::create_dir(root.join("ignored")).unwrap();
         std::fs::write(root.join("old.txt"), "old").unwrap();
-        let (send, mut received) = tokio::sync::mpsc::unbounded_channel::<Vec<FileChange>>();
-        let watcher = FileWatcher::start(
-            &root,
-            Arc::new(LogBook::default()),
-            Box::new(move |changes| {
-                let _ = send.send(changes.to_vec());
-            }),
-        )
-        .unwrap();
+        let (watcher, mut received) =
+            sending(&root, Arc::new(LogBook::default()), MAX_WATCHED_FOLDERS);
         // The first walk runs in the background: wait for its watches.
         for _ in 0..100 {
             if watched(&watcher) == 1 {
@@ -934,16 +938,7 @@ mod tests {
             std::fs::create_dir_all(root.join(format!("d{i}/inner"))).unwrap();
         }
         let logs = Arc::new(LogBook::default());
-        let (send, mut received) = tokio::sync::mpsc::unbounded_channel::<Vec<FileChange>>();
-        let watcher = FileWatcher::start_with_limit(
-            &root,
-            Arc::clone(&logs),
-            Box::new(move |changes| {
-                let _ = send.send(changes.to_vec());
-            }),
-            4,
-        )
-        .unwrap();
+        let (watcher, mut received) = sending(&root, Arc::clone(&logs), 4);
         for _ in 0..100 {
             if !walking(&watcher) {
                 break;
