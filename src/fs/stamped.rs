@@ -104,7 +104,7 @@ pub trait Watch: Send + Sync {
 
 /// Whether `path` is a symlink (a write to its target is not heard in
 /// its own folder).
-pub fn is_symlink(path: &Path) -> bool {
+fn is_symlink(path: &Path) -> bool {
     std::fs::symlink_metadata(path).is_ok_and(|meta| meta.file_type().is_symlink())
 }
 
@@ -159,22 +159,17 @@ impl<K: Eq + Hash + Clone, V> StampedCache<K, V> {
         self.get_checked(key, stamp, None)
     }
 
-    /// The cache's clock now: read before a stamp that `get_marking_heard`
+    /// The cache's clock now: read before a stamp that `get_checked`
     /// then checks.
-    pub fn now(&self) -> u64 {
+    fn now(&self) -> u64 {
         lock(&self.inner).clock
     }
 
-    /// [`StampedCache::get`] for a file whose changes the watcher hears
-    /// from now on under watch `heard.1` ([`Watch::hears`], a symlink
-    /// left out), by an owner that forgets the file's values on each: a
-    /// value found that was kept before `heard.0` (the clock read before
-    /// `stamp`) holds from now until then, and `get_while_watched` gives
-    /// it without a stamp.
-    pub fn get_marking_heard(&self, key: &K, stamp: Stamp, heard: (u64, u64)) -> Option<Arc<V>> {
-        self.get_checked(key, stamp, Some(heard))
-    }
-
+    /// [`StampedCache::get`]; `heard`: the clock read before `stamp` and
+    /// the watch under which the file watcher hears the file from now on,
+    /// for an owner that forgets the file's values on each change: a value
+    /// found that was kept before that clock holds from now until then,
+    /// and `get_while_watched` gives it without a stamp.
     fn get_checked(&self, key: &K, stamp: Stamp, heard: Option<(u64, u64)>) -> Option<Arc<V>> {
         let mut inner = lock(&self.inner);
         inner.clock += 1;
@@ -195,7 +190,7 @@ impl<K: Eq + Hash + Clone, V> StampedCache<K, V> {
 
     /// The value kept for `key` if it was checked by its stamp while the
     /// file watcher heard its file's changes under `watch`
-    /// (`get_marking_heard`), whatever the file's stamp now: for an owner
+    /// (`get_checked`), whatever the file's stamp now: for an owner
     /// that forgets a file's values whenever the watcher reports it
     /// written, and asks while the watcher still hears the file under that
     /// watch, which spares a `stat` per file.
@@ -378,17 +373,17 @@ mod tests {
         assert_eq!(cache.get(&"a", old).as_deref(), Some(&1));
         assert_eq!(cache.get_while_watched(&"a", 7), None);
         // Nor by a check whose stamp was read before it was kept.
-        assert!(cache.get_marking_heard(&"a", old, (since, 7)).is_some());
+        assert!(cache.get_checked(&"a", old, Some((since, 7))).is_some());
         assert_eq!(cache.get_while_watched(&"a", 7), None);
         let since = cache.now();
-        assert!(cache.get_marking_heard(&"a", old, (since, 7)).is_some());
+        assert!(cache.get_checked(&"a", old, Some((since, 7))).is_some());
         assert_eq!(cache.get_while_watched(&"a", 7).as_deref(), Some(&1));
         // Under another watch of its folder (replaced since), it is not.
         assert_eq!(cache.get_while_watched(&"a", 8), None);
         // A rename's text is not the file on disk.
         let since = cache.now();
         let text = Stamp::of_text("fn f() {}");
-        assert!(cache.get_marking_heard(&"b", text, (since, 7)).is_some());
+        assert!(cache.get_checked(&"b", text, Some((since, 7))).is_some());
         assert_eq!(cache.get_while_watched(&"b", 7), None);
         // Forgotten on a change; kept again, it is checked again.
         cache.forget(|key| *key == "a");

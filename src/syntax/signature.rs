@@ -232,7 +232,7 @@ fn preview(file: &SourceFile, start: usize, stop: usize) -> String {
     // stretch, and a preview is done within a few hundred bytes.
     let mut window = FIRST_COMMENT_BYTES;
     loop {
-        let end = ceil_char_boundary(text, start + window).min(searched);
+        let end = text.ceil_char_boundary(start + window).min(searched);
         let comments = comments_between(file, start, end);
         if end == searched {
             return condense_skipping(text, start, stop, &comments, MAX_SIGNATURE_CHARS);
@@ -242,13 +242,6 @@ fn preview(file: &SourceFile, start: usize, stop: usize) -> String {
         }
         window *= 4;
     }
-}
-
-/// The first byte at or after `at` that starts a character (or the end).
-fn ceil_char_boundary(text: &str, at: usize) -> usize {
-    (at..text.len())
-        .find(|&i| text.is_char_boundary(i))
-        .unwrap_or(text.len())
 }
 
 /// The comments between two byte offsets, from the query's `@comment`

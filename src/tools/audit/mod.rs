@@ -26,7 +26,7 @@ use super::blocking;
 use crate::context::Context;
 use crate::error::ToolResult;
 use crate::fs::listed::KeptLists;
-use crate::fs::stamped::{Stamp, StampedCache, Watch, is_symlink};
+use crate::fs::stamped::{Stamp, StampedCache, Watch};
 use crate::fs::walk;
 use crate::lsp::Need;
 use crate::lsp::config::AuditScope;
@@ -325,46 +325,33 @@ impl Kept {
     }
 
     /// Where the `query`'s name appears in the file at `path` as found
-    /// before, read from the disk as the query says and since checked by
-    /// its stamp while the file watcher heard the file under `watch` (see
-    /// `found`; it forgets what files written may have changed): no
-    /// `stat`.
-    fn found_while_watched(
+    /// before, as the disk holds the file now (`StampedCache::get_fresh`:
+    /// no `stat` where `watch` hears the file); else the stamp to keep
+    /// what is found now under.
+    fn kept_found(
         &self,
         path: &Arc<Path>,
         query: &Arc<Query>,
-        watch: u64,
-    ) -> Option<Arc<Found>> {
-        self.found
-            .get_while_watched(&(Arc::clone(path), Arc::clone(query)), watch)
+        watch: Option<&dyn Watch>,
+    ) -> Result<Arc<Found>, Option<Stamp>> {
+        let key = (Arc::clone(path), Arc::clone(query));
+        self.found.get_fresh(&key, path, watch)
     }
 
-    /// Where the `query`'s name appears in the file at `path` read as the
-    /// query says: as found before while its text keeps `stamp`, else in
-    /// the text `read` gives. `None` when it gives none. `heard`: the
-    /// cache's clock before `stamp` was read and the watch under which
-    /// the file watcher hears the file (see
-    /// `StampedCache::get_marking_heard`).
-    fn found<'a>(
+    /// Where the `query`'s name appears in the text `read` gives of the
+    /// file at `path`, kept under `stamp`. `None` when it gives none.
+    fn find<'a>(
         &self,
         path: &Arc<Path>,
         stamp: Option<Stamp>,
         query: &Arc<Query>,
-        heard: Option<(u64, u64)>,
         read: impl FnOnce() -> Option<Cow<'a, str>>,
     ) -> Option<Arc<Found>> {
-        let key = (Arc::clone(path), Arc::clone(query));
-        let kept = |stamp| match heard {
-            Some(heard) => self.found.get_marking_heard(&key, stamp, heard),
-            None => self.found.get(&key, stamp),
-        };
-        if let Some(found) = stamp.and_then(kept) {
-            return Some(found);
-        }
         let found = Arc::new(query.scan.run(path, read()?, &query.name));
         if let Some(stamp) = stamp {
             let places = found.code.len() + found.conditional.len() + found.prose.len();
             let weight = 256 + path.as_os_str().len() + query.name.len() + places * 8;
+            let key = (Arc::clone(path), Arc::clone(query));
             self.found.put(key, stamp, Arc::clone(&found), weight);
         }
         Some(found)
@@ -497,31 +484,25 @@ impl TextAudit {
                 } else {
                     continue;
                 };
-                // The watch under which the file watcher hears the file.
-                let watch = heard.as_ref().and_then(|heard| heard.hears(path));
                 let found = if let Some(text) = texts.get(&**path) {
-                    kept.found(path, Some(Stamp::of_text(text)), query, None, || {
-                        Some(Cow::Borrowed(text))
+                    let stamp = Stamp::of_text(text);
+                    let key = (Arc::clone(path), Arc::clone(query));
+                    kept.found.get(&key, stamp).or_else(|| {
+                        kept.find(path, Some(stamp), query, || Some(Cow::Borrowed(text)))
                     })
-                } else if let Some(watch) = watch
-                    && let Some(found) = kept.found_while_watched(path, query, watch)
-                {
-                    Some(found)
                 } else {
-                    let since = kept.found.now();
-                    let heard = watch
-                        .filter(|_| !is_symlink(path))
-                        .map(|watch| (since, watch));
-                    match Stamp::read(path) {
+                    let watch = heard.as_ref().map(|heard| heard as &dyn Watch);
+                    match kept.kept_found(path, query, watch) {
+                        Ok(found) => Some(found),
                         // Gone since the list was made: nothing to find.
-                        None if !path.exists() => continue,
-                        stamp
+                        Err(None) if !path.exists() => continue,
+                        Err(stamp)
                             if read == MAX_FILES
                                 || stamp.is_none_or(|s| s.bytes() > MAX_FILE_BYTES) =>
                         {
                             None
                         }
-                        stamp => kept.found(path, stamp, query, heard, || {
+                        Err(stamp) => kept.find(path, stamp, query, || {
                             std::fs::read_to_string(path).ok().map(Cow::Owned)
                         }),
                     }
