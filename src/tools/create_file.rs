@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::impact::measured_write;
-use super::{Tool, blocking};
+use super::{Tool, in_place};
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::fs::patch::{FileEdit, write_atomic};
@@ -77,11 +77,8 @@ impl Tool for CreateFile {
 
     async fn run(ctx: Arc<Context>, params: Params) -> ToolResult<CreatedFile> {
         let measure = params.impact.unwrap_or(true);
-        let checking = Arc::clone(&ctx);
-        let path = params.path.clone();
         let overwrite = params.overwrite.unwrap_or(false);
-        let (path, shown, existing) =
-            blocking(move || target(&checking, &path, overwrite, measure)).await?;
+        let (path, shown, existing) = in_place(|| target(&ctx, &params.path, overwrite, measure))?;
         let existed = existing.is_some();
         let file = Arc::new(FileEdit {
             path,

@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::blocking;
+use super::in_place;
 use crate::context::{Context, KeptOutline};
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::fs::stamped::{Stamp, StampedCache, Watch};
@@ -147,7 +147,7 @@ pub async fn outline(ctx: &Context, path: &Path, shown: &str) -> ToolResult<File
                 let stamp = meta
                     .filter(std::fs::Metadata::is_file)
                     .and_then(|meta| Stamp::of(&meta));
-                read_and_parse(ctx, path, shown, language, stamp).await?
+                read_and_parse(ctx, path, shown, language, stamp)?
             }
         };
         // Only a server already up: a read does not wait for one to start.
@@ -252,23 +252,26 @@ fn server_outline(
     }
 }
 
-/// The tree-sitter parse of the file at `path`, read and parsed now (off
-/// the async threads: `outline` found none kept), and kept under `stamp`,
-/// the caller's `stat` taken before the read.
-async fn read_and_parse(
+/// The tree-sitter parse of the file at `path`, read and parsed now
+/// (`in_place`: `outline` found none kept), and kept under `stamp`, the
+/// caller's `stat` taken before the read.
+fn read_and_parse(
     ctx: &Context,
     path: &Path,
     shown: &str,
     language: Language,
     stamp: Option<Stamp>,
 ) -> ToolResult<Arc<SourceFile>> {
-    let (path, shown) = (path.to_path_buf(), shown.to_string());
-    let kept = Arc::clone(&ctx.parsed);
-    blocking(move || {
-        let text = read_source(&path, &shown)?;
-        Ok(parse_and_keep(&kept, path, stamp, language, text))
+    in_place(|| {
+        let text = read_source(path, shown)?;
+        Ok(parse_and_keep(
+            &ctx.parsed,
+            path.to_path_buf(),
+            stamp,
+            language,
+            text,
+        ))
     })
-    .await
 }
 
 /// The tree-sitter parse of the file at `path` for code already off the

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{BUDGET_CHARS, Tool, blocking};
+use super::{BUDGET_CHARS, Tool, in_place};
 use crate::context::Context;
 use crate::error::ToolResult;
 use crate::fs::text::{LineWindow, read_lines};
@@ -35,7 +35,7 @@ impl Tool for ReadFile {
     type Output = FileLines;
 
     async fn run(ctx: Arc<Context>, params: Params) -> ToolResult<FileLines> {
-        blocking(move || {
+        in_place(|| {
             let path = ctx.workspace.resolve_read(&params.path)?;
             let shown = ctx.workspace.display(&path);
             let window = LineWindow {
@@ -46,7 +46,6 @@ impl Tool for ReadFile {
             };
             read_lines(&path, &shown, window)
         })
-        .await
     }
 
     fn render(output: &FileLines) -> Vec<String> {
