@@ -111,6 +111,13 @@ impl LineIndex {
     pub fn to_model(&self, pos: lsp_types::Position, encoding: Encoding) -> Position {
         let line = (pos.line as usize).min(self.line_count() - 1);
         let text = self.line(line).unwrap_or("");
+        // Before an ASCII prefix a unit is a character in every encoding:
+        // most positions, and a walk per character for each of a long
+        // answer's positions otherwise.
+        let ascii = (pos.character as usize).min(text.len());
+        if text.as_bytes()[..ascii].is_ascii() {
+            return Position::new(line as u32 + 1, ascii as u32 + 1);
+        }
         let mut units = 0;
         let mut chars = 0;
         for c in text.chars() {
@@ -128,6 +135,10 @@ impl LineIndex {
     pub fn to_lsp(&self, pos: Position, encoding: Encoding) -> Option<lsp_types::Position> {
         let line = (pos.line as usize).checked_sub(1)?;
         let text = self.line(line)?;
+        let ascii = (pos.character.saturating_sub(1) as usize).min(text.len());
+        if text.as_bytes()[..ascii].is_ascii() {
+            return Some(lsp_types::Position::new(line as u32, ascii as u32));
+        }
         let units = text
             .chars()
             .take(pos.character.saturating_sub(1) as usize)
@@ -369,6 +380,50 @@ mod tests {
                             "{text:?} {encoding:?}"
                         );
                     }
+                }
+            }
+        }
+    }
+
+    /// Positions on random lines of ASCII and not, within, at and past
+    /// their ends, as a walk over every character converts them: the
+    /// ASCII prefixes' shortcut gives the same.
+    #[test]
+    fn conversions_agree_with_a_walk_over_the_characters() {
+        fn walked_to_model(line: &str, character: u32, encoding: Encoding) -> u32 {
+            let (mut units, mut chars) = (0, 0);
+            for c in line.chars() {
+                if units >= character {
+                    break;
+                }
+                units += encoding.units(c);
+                chars += 1;
+            }
+            chars + 1
+        }
+        fn walked_to_lsp(line: &str, character: u32, encoding: Encoding) -> u32 {
+            let before = line.chars().take(character.saturating_sub(1) as usize);
+            before.map(|c| encoding.units(c)).sum()
+        }
+        const ALPHABET: &[&str] = &["a", " ", "\t", "日", "🎉", "e\u{301}", "ß", "x"];
+        let mut rng = Lcg(7);
+        for _ in 0..300 {
+            let line: String = (0..rng.next(12))
+                .map(|_| ALPHABET[rng.next(ALPHABET.len())])
+                .collect();
+            let index = LineIndex::new(&line);
+            for character in 0..line.len() as u32 + 3 {
+                for encoding in [Encoding::Utf8, Encoding::Utf16, Encoding::Utf32] {
+                    assert_eq!(
+                        index.to_model(lsp(0, character), encoding),
+                        Position::new(1, walked_to_model(&line, character, encoding)),
+                        "{line:?} {character} {encoding:?}"
+                    );
+                    assert_eq!(
+                        index.to_lsp(Position::new(1, character), encoding),
+                        Some(lsp(0, walked_to_lsp(&line, character, encoding))),
+                        "{line:?} {character} {encoding:?}"
+                    );
                 }
             }
         }
