@@ -362,8 +362,13 @@ fn line_text(file: &FileOutline, position: Position) -> String {
 /// A line trimmed, and when longer than [`MAX_LINE_CHARS`], cut to a window
 /// around `character` (1-based; 0 for the start) with `…` where it was cut.
 pub fn clip(line: &str, character: u32) -> String {
+    let trimmed = line.trim();
+    // No more bytes than the most characters shown: no more characters.
+    if trimmed.len() <= MAX_LINE_CHARS {
+        return trimmed.to_string();
+    }
     let leading = line.chars().take_while(|c| c.is_whitespace()).count();
-    let chars: Vec<char> = line.trim().chars().collect();
+    let chars: Vec<char> = trimmed.chars().collect();
     if chars.len() <= MAX_LINE_CHARS {
         return chars.into_iter().collect();
     }
@@ -442,5 +447,15 @@ mod tests {
         assert!(cut.starts_with('…') && cut.ends_with('…'));
         assert!(cut.contains("needle"));
         assert_eq!(cut.chars().count(), MAX_LINE_CHARS + 2);
+        // Characters, not bytes, count: a line of as many two-byte
+        // characters as are shown is whole; one more, and it is cut.
+        let whole = "é".repeat(MAX_LINE_CHARS);
+        assert_eq!(clip(&format!("  {whole} "), 3), whole);
+        let cut = clip(&format!("{whole}é"), 1);
+        assert_eq!(cut, format!("{}…", "é".repeat(MAX_LINE_CHARS)));
+        assert_eq!(
+            clip(&"x".repeat(MAX_LINE_CHARS), 1),
+            "x".repeat(MAX_LINE_CHARS)
+        );
     }
 }
