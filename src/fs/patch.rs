@@ -94,16 +94,14 @@ const CONTEXT: usize = 3;
 /// preview of a rename through many files. The hunks are those a diff of
 /// the whole texts gives where the changes are in place.
 fn unified_diff(old: &str, new: &str, headers: (&str, &str)) -> (String, usize, usize) {
-    let (old_lines, new_lines) = (line_count(old), line_count(new));
-    let regions = match old_lines == new_lines {
-        true => changed_regions(old, new, old_lines),
-        false => vec![Region {
-            old_lines: 0..old_lines,
-            new_lines: 0..new_lines,
+    let regions = changed_regions(old, new).unwrap_or_else(|| {
+        vec![Region {
+            old_lines: 0..line_count(old),
+            new_lines: 0..line_count(new),
             old_bytes: 0..old.len(),
             new_bytes: 0..new.len(),
-        }],
-    };
+        }]
+    });
     let (mut out, mut removed, mut added) = (String::new(), 0, 0);
     for region in regions {
         // Line ends made LF only in the stretches diffed: a line counts as
@@ -180,15 +178,15 @@ fn lines_back(text: &[u8], mut at: usize, lines: usize) -> usize {
 }
 
 /// The start of the line `lines` lines after the one starting at `at`
-/// (the text's end at most).
-fn lines_on(text: &[u8], mut at: usize, lines: usize) -> usize {
-    for _ in 0..lines {
+/// (the text's end at most), and how many lines it passed.
+fn lines_on(text: &[u8], mut at: usize, lines: usize) -> (usize, usize) {
+    for passed in 0..lines {
         if at >= text.len() {
-            break;
+            return (at, passed);
         }
         at = memchr::memchr(b'\n', &text[at..]).map_or(text.len(), |end| at + end + 1);
     }
-    at
+    (at, lines)
 }
 
 /// A stretch of the two texts a diff shows: its lines and bytes in each.
@@ -200,16 +198,20 @@ struct Region {
     new_bytes: std::ops::Range<usize>,
 }
 
-/// The stretches of lines (of two texts of `lines` lines each) that a
-/// diff shows: each run of lines that differ with its context, runs no
-/// more than twice the context apart in one. The texts are read side by
-/// side, the alike stretches between differing lines compared whole
-/// (a `memcmp`), never split into lines.
-fn changed_regions(old: &str, new: &str, lines: usize) -> Vec<Region> {
+/// The stretches of lines that a diff of two texts of as many lines
+/// shows: each run of lines that differ with its context, runs no more
+/// than twice the context apart in one; `None` when the texts have not
+/// as many lines. The texts are read side by side, the alike stretches
+/// between differing lines compared whole (a `memcmp`), never split into
+/// lines, and only the lines that differ counted in each.
+fn changed_regions(old: &str, new: &str) -> Option<Vec<Region>> {
     let (a, b) = (old.as_bytes(), new.as_bytes());
     let mut regions: Vec<Region> = Vec::new();
     // At the start of line `line` in both texts.
     let (mut i, mut j, mut line) = (0, 0, 0);
+    // Line ends in the differing lines of each: the alike stretches hold
+    // as many in both.
+    let (mut old_ends, mut new_ends) = (0, 0);
     loop {
         let alike = common_prefix(&a[i..], &b[j..]);
         if i + alike == a.len() && j + alike == b.len() {
@@ -221,29 +223,38 @@ fn changed_regions(old: &str, new: &str, lines: usize) -> Vec<Region> {
         let into_line = memchr::memrchr(b'\n', passed).map_or(0, |end| end + 1);
         line += newlines(&passed[..into_line]);
         let (old_start, new_start) = (i + into_line, j + into_line);
-        let (old_end, new_end) = (lines_on(a, i + alike, 1), lines_on(b, j + alike, 1));
+        let ((old_end, old_ended), (new_end, new_ended)) =
+            (lines_on(a, i + alike, 1), lines_on(b, j + alike, 1));
+        let ended = |text: &[u8], end: usize, passed| passed == 1 && text[end - 1] == b'\n';
+        old_ends += usize::from(ended(a, old_end, old_ended));
+        new_ends += usize::from(ended(b, new_end, new_ended));
+        // The context after: as many lines in both where they have as
+        // many (else the regions are not used).
+        let ((old_after, after), (new_after, _)) =
+            (lines_on(a, old_end, CONTEXT), lines_on(b, new_end, CONTEXT));
         let first = line.saturating_sub(CONTEXT);
-        let end = (line + 1 + CONTEXT).min(lines);
-        let after = end - (line + 1);
+        let end = line + 1 + after;
         match regions.last_mut() {
             // Equal lines between: at most twice the context.
             Some(last) if first <= last.old_lines.end => {
                 last.old_lines.end = end;
                 last.new_lines.end = end;
-                last.old_bytes.end = lines_on(a, old_end, after);
-                last.new_bytes.end = lines_on(b, new_end, after);
+                last.old_bytes.end = old_after;
+                last.new_bytes.end = new_after;
             }
             _ => regions.push(Region {
                 old_lines: first..end,
                 new_lines: first..end,
-                old_bytes: lines_back(a, old_start, line - first)..lines_on(a, old_end, after),
-                new_bytes: lines_back(b, new_start, line - first)..lines_on(b, new_end, after),
+                old_bytes: lines_back(a, old_start, line - first)..old_after,
+                new_bytes: lines_back(b, new_start, line - first)..new_after,
             }),
         }
         line += 1;
         (i, j) = (old_end, new_end);
     }
-    regions
+    // As many lines: line ends, and a last line without one.
+    let unended = |text: &str| usize::from(!text.is_empty() && !text.ends_with('\n'));
+    (old_ends + unended(old) == new_ends + unended(new)).then_some(regions)
 }
 
 /// `op` with its indexes moved on by `old` and `new` lines.
@@ -660,13 +671,14 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// Texts of as many lines, some changed (longer, shorter, emptied;
-        /// the last with its line end or without, in either), read side by
-        /// side: the same regions as line by line.
+        /// Texts with some lines changed (longer, shorter, emptied, split
+        /// in two; the last with its line end or without, in either), read
+        /// side by side: the same regions as line by line where they have
+        /// as many lines, and none where they have not.
         #[test]
         fn regions_read_side_by_side_are_those_line_by_line(
             lines in proptest::collection::vec("[ab]{0,3}", 0..40),
-            changes in proptest::collection::vec((0usize..40, "[abc]{0,4}"), 0..8),
+            changes in proptest::collection::vec((0usize..40, "[abc\n]{0,4}"), 0..8),
             last_newlines in (proptest::bool::ANY, proptest::bool::ANY),
         ) {
             let join = |lines: &[String], last_newline: bool| {
@@ -683,11 +695,11 @@ mod tests {
                 }
             }
             let (old, new) = (join(&lines, last_newlines.0), join(&changed, last_newlines.1));
-            proptest::prop_assume!(line_count(&old) == line_count(&new));
-            proptest::prop_assert_eq!(
-                changed_regions(&old, &new, line_count(&old)),
-                regions_by_lines(&old, &new)
-            );
+            let regions = changed_regions(&old, &new);
+            match line_count(&old) == line_count(&new) {
+                true => proptest::prop_assert_eq!(regions, Some(regions_by_lines(&old, &new))),
+                false => proptest::prop_assert_eq!(regions, None),
+            }
         }
     }
 
