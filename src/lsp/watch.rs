@@ -76,6 +76,9 @@ pub type Deliver = Box<dyn Fn(&[FileChange]) + Send + Sync>;
 pub struct FileWatcher {
     inner: Arc<Inner>,
     task: tokio::task::JoinHandle<()>,
+    /// [`writes_reported_at_once`] under the root, asked once, not with a
+    /// `statfs` for every file of an answer (a call tree asks per node).
+    reported_at_once: bool,
 }
 
 struct Inner {
@@ -188,7 +191,11 @@ impl FileWatcher {
                 Arc::clone(&batcher).flush_off_thread().await;
             }
         });
-        Ok(FileWatcher { inner, task })
+        Ok(FileWatcher {
+            reported_at_once: writes_reported_at_once(root),
+            inner,
+            task,
+        })
     }
 
     /// Hands out every change seen so far, now (after a hand-out already
@@ -223,7 +230,8 @@ impl FileWatcher {
     /// `None` where the system may not report a write to the watcher at
     /// once (see [`writes_reported_at_once`]).
     pub fn heard(&self) -> Option<Heard> {
-        writes_reported_at_once(&self.inner.root).then(|| Heard(Arc::downgrade(&self.inner)))
+        self.reported_at_once
+            .then(|| Heard(Arc::downgrade(&self.inner)))
     }
 
     /// How watching stands, from one look at the folders.
