@@ -17,7 +17,6 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
-use tokio::runtime::RuntimeFlavor;
 
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
@@ -307,24 +306,18 @@ pub(crate) fn blocking<T: Send + 'static>(
     }
 }
 
-/// Runs blocking file work whose size is the answer's (one file, a page of
-/// matches) on the thread the call runs on, the runtime told so
-/// (`block_in_place`: the thread's other tasks move to another). A trip
-/// to the blocking pool and back costs two thread switches, more than the
-/// work takes when what it reads is kept: a tenth of a millisecond on
-/// every `read_file`, half a millisecond on a search's two. Work that
-/// walks the workspace, or that should run beside the servers' answers,
-/// goes to [`blocking`]. A panic becomes an error. (A runtime of one
-/// thread, the tests', runs the work as it is.)
+/// Runs blocking file work of a bounded size (one file, the files of one
+/// page of matches) where the call runs, on its worker: a trip to the
+/// blocking pool and back is two thread switches, which a 3-line
+/// `read_file` measured at a tenth of a millisecond. Work that may run
+/// long (a walk of the workspace, a parse of every match, a file parsed
+/// on a miss), or that should run beside the servers' answers, goes to
+/// [`blocking`]. Not `block_in_place`: that may move this worker's place
+/// to another thread and this thread to the blocking pool, whose idle
+/// threads exit, and a language server spawned from it is killed with it
+/// (`PR_SET_PDEATHSIG`, see `lsp::transport`). A panic becomes an error.
 pub(crate) fn in_place<T>(work: impl FnOnce() -> ToolResult<T>) -> ToolResult<T> {
-    let multi_thread = tokio::runtime::Handle::try_current()
-        .is_ok_and(|runtime| runtime.runtime_flavor() == RuntimeFlavor::MultiThread);
-    let work = AssertUnwindSafe(work);
-    let result = match multi_thread {
-        true => catch_unwind(|| tokio::task::block_in_place(work)),
-        false => catch_unwind(work),
-    };
-    result.unwrap_or_else(|panic| {
+    catch_unwind(AssertUnwindSafe(work)).unwrap_or_else(|panic| {
         let why = (panic.downcast_ref::<&str>().copied())
             .or(panic.downcast_ref::<String>().map(String::as_str))
             .unwrap_or("a panic");
@@ -365,18 +358,18 @@ mod tests {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn work_in_place_that_panics_is_an_error_and_the_runtime_goes_on() {
-        let err = in_place(panicking).unwrap_err();
-        assert_eq!(err.message, "the tool failed internally: a bug in a tool");
-        // The worker is still there for the next call.
-        assert_eq!(in_place(|| Ok(7)).unwrap(), 7);
-        assert_eq!(tokio::spawn(async { 8 }).await.unwrap(), 8);
-    }
-
-    #[tokio::test]
-    async fn work_in_place_on_a_runtime_of_one_thread_runs_as_it_is() {
-        let err = in_place(panicking).unwrap_err();
-        assert_eq!(err.message, "the tool failed internally: a bug in a tool");
-        assert_eq!(in_place(|| Ok(7)).unwrap(), 7);
+    async fn work_in_place_that_panics_is_an_error_and_the_worker_goes_on() {
+        // On a worker, as a tool call runs (a test's body does not).
+        let (failed, next) = tokio::spawn(async {
+            let failed = in_place(panicking).unwrap_err();
+            (failed, in_place(|| Ok(7)).unwrap())
+        })
+        .await
+        .unwrap();
+        assert_eq!(
+            failed.message,
+            "the tool failed internally: a bug in a tool"
+        );
+        assert_eq!(next, 7);
     }
 }

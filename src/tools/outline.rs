@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::in_place;
+use super::blocking;
 use crate::context::{Context, KeptOutline};
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::fs::stamped::{Stamp, StampedCache, Watch};
@@ -147,7 +147,7 @@ pub async fn outline(ctx: &Context, path: &Path, shown: &str) -> ToolResult<File
                 let stamp = meta
                     .filter(std::fs::Metadata::is_file)
                     .and_then(|meta| Stamp::of(&meta));
-                read_and_parse(ctx, path, shown, language, stamp)?
+                read_and_parse(ctx, path, shown, language, stamp).await?
             }
         };
         // Only a server already up: a read does not wait for one to start.
@@ -252,32 +252,29 @@ fn server_outline(
     }
 }
 
-/// The tree-sitter parse of the file at `path`, read and parsed now
-/// (`in_place`: `outline` found none kept), and kept under `stamp`, the
-/// caller's `stat` taken before the read.
-fn read_and_parse(
+/// The tree-sitter parse of the file at `path`, read and parsed now (off
+/// the async threads: `outline` found none kept), and kept under `stamp`,
+/// the caller's `stat` taken before the read.
+async fn read_and_parse(
     ctx: &Context,
     path: &Path,
     shown: &str,
     language: Language,
     stamp: Option<Stamp>,
 ) -> ToolResult<Arc<SourceFile>> {
-    in_place(|| {
-        let text = read_source(path, shown)?;
-        Ok(parse_and_keep(
-            &ctx.parsed,
-            path.to_path_buf(),
-            stamp,
-            language,
-            text,
-        ))
+    let (path, shown) = (path.to_path_buf(), shown.to_string());
+    let kept = Arc::clone(&ctx.parsed);
+    blocking(move || {
+        let text = read_source(&path, &shown)?;
+        Ok(parse_and_keep(&kept, path, stamp, language, text))
     })
+    .await
 }
 
-/// The tree-sitter parse of the file at `path` for code already off the
-/// async threads: as kept while the file keeps its stamp
-/// (`Context::parsed`), else read as `outline` reads it and parsed now
-/// (and kept). `None` for a file that cannot be outlined (unreadable,
+/// The tree-sitter parse of the file at `path` for blocking file work
+/// (`tools::blocking`, `tools::in_place`): as kept while the file keeps
+/// its stamp (`Context::parsed`), else read as `outline` reads it and
+/// parsed now (and kept). `None` for a file that cannot be outlined (unreadable,
 /// binary, over [`MAX_OUTLINE_BYTES`]): a parse kept from any other read
 /// would be taken by `outline` too. A search's page parses the files of
 /// its matches: on an unchanged workspace each is one `stat`, or none

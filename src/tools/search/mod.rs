@@ -22,7 +22,7 @@ use serde::Deserialize;
 
 use self::ask::Gathered;
 use super::page::Pager;
-use super::{Tool, in_place, parse_kinds};
+use super::{Tool, blocking, in_place, parse_kinds};
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::fs::stamped::Watch;
@@ -116,9 +116,12 @@ async fn search(ctx: Arc<Context>, params: Params) -> ToolResult<SearchResult> {
     // Servers name kinds their own way (rust-analyzer: a method is a
     // Function): filtering by kind needs the kinds `read` shows.
     if !kinds.is_empty() {
-        let heard = ctx.lsp.heard();
-        let watch = heard.as_ref().map(|heard| heard as &dyn Watch);
-        found = in_place(|| Ok(page::same_as_outlines(&ctx.parsed, watch, found)))?;
+        let (kept, heard) = (Arc::clone(&ctx.parsed), ctx.lsp.heard());
+        found = blocking(move || {
+            let watch = heard.as_ref().map(|heard| heard as &dyn Watch);
+            Ok(page::same_as_outlines(&kept, watch, found))
+        })
+        .await?;
     }
     found.retain(|f| {
         (kinds.is_empty() || kinds.contains(&f.kind))
@@ -132,9 +135,12 @@ async fn search(ctx: Arc<Context>, params: Params) -> ToolResult<SearchResult> {
     if !found.iter().any(|f| f.from_index) {
         sources.retain(|source| source != ask::INDEX);
     }
-    let heard = ctx.lsp.heard();
-    let watch = heard.as_ref().map(|heard| heard as &dyn Watch);
-    let found = in_place(|| Ok(page::declarations_first(&ctx.parsed, watch, found)))?;
+    let (kept, heard) = (Arc::clone(&ctx.parsed), ctx.lsp.heard());
+    let found = blocking(move || {
+        let watch = heard.as_ref().map(|heard| heard as &dyn Watch);
+        Ok(page::declarations_first(&kept, watch, found))
+    })
+    .await?;
     let ordered = order(found);
     let total = ordered.iter().map(|(_, matches)| matches.len()).sum();
     let total_files = ordered.len();
