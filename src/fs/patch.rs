@@ -88,9 +88,9 @@ const CONTEXT: usize = 3;
 
 /// The unified diff of `old` and `new`, with `headers`, and the lines it
 /// removes and adds; CRLF line ends are compared and shown as LF. Texts
-/// of as many lines (every rename, most edits) are compared line by line
-/// first, and only the stretches around the lines that differ are
-/// diffed: diffing a whole file hashes every line, most of the cost of a
+/// are read side by side first (`changed_regions`); where they have as
+/// many lines (every rename, most edits) only the stretches around the
+/// lines that differ are diffed: diffing a whole file hashes every line, most of the cost of a
 /// preview of a rename through many files. The hunks are those a diff of
 /// the whole texts gives where the changes are in place.
 fn unified_diff(old: &str, new: &str, headers: (&str, &str)) -> (String, usize, usize) {
@@ -198,6 +198,11 @@ struct Region {
     new_bytes: std::ops::Range<usize>,
 }
 
+/// Lines found differing after which `changed_regions` counts the texts'
+/// lines, once: after a line added or removed every line differs, and
+/// such texts are diffed whole.
+const COUNT_AFTER: usize = 64;
+
 /// The stretches of lines that a diff of two texts of as many lines
 /// shows: each run of lines that differ with its context, runs no more
 /// than twice the context apart in one; `None` when the texts have not
@@ -212,10 +217,13 @@ fn changed_regions(old: &str, new: &str) -> Option<Vec<Region>> {
     // Line ends in the differing lines of each: the alike stretches hold
     // as many in both.
     let (mut old_ends, mut new_ends) = (0, 0);
-    loop {
+    for differing in 0.. {
         let alike = common_prefix(&a[i..], &b[j..]);
         if i + alike == a.len() && j + alike == b.len() {
             break;
+        }
+        if differing == COUNT_AFTER && line_count(old) != line_count(new) {
+            return None;
         }
         // The first line that differs: the alike lines before it are
         // passed over, and it ends at its own line end in each text.
@@ -701,6 +709,23 @@ mod tests {
                 false => proptest::prop_assert_eq!(regions, None),
             }
         }
+    }
+
+    #[test]
+    fn more_lines_differing_than_are_read_before_counting_give_the_same_regions() {
+        let lines: Vec<String> = (0..3 * COUNT_AFTER)
+            .map(|i| format!("line {i}\n"))
+            .collect();
+        let old: String = lines.concat();
+        // Every line changed in place: regions all the same.
+        let new = old.replace("line", "LINE");
+        assert_eq!(
+            changed_regions(&old, &new),
+            Some(regions_by_lines(&old, &new))
+        );
+        // A line added at the start, or one taken away: none.
+        assert_eq!(changed_regions(&old, &format!("first\n{old}")), None);
+        assert_eq!(changed_regions(&old, &lines[1..].concat()), None);
     }
 
     #[test]
