@@ -340,6 +340,14 @@ mod tests {
                 .wrapping_add(1442695040888963407);
             ((self.0 >> 33) as usize) % bound
         }
+
+        /// Fewer than `most` pieces of `alphabet`, one after another.
+        fn text(&mut self, alphabet: &[&str], most: usize) -> String {
+            let pieces = self.next(most);
+            (0..pieces)
+                .map(|_| alphabet[self.next(alphabet.len())])
+                .collect()
+        }
     }
 
     /// Round trips through every encoding for random lines of ASCII, tabs,
@@ -364,9 +372,7 @@ mod tests {
         ];
         let mut rng = Lcg(42);
         for _ in 0..300 {
-            let text: String = (0..rng.next(40))
-                .map(|_| ALPHABET[rng.next(ALPHABET.len())])
-                .collect();
+            let text = rng.text(ALPHABET, 40);
             let index = LineIndex::new(&text);
             for line in 0..index.line_count() {
                 let chars = index.line(line).unwrap().chars().count() as u32;
@@ -408,9 +414,7 @@ mod tests {
         const ALPHABET: &[&str] = &["a", " ", "\t", "日", "🎉", "e\u{301}", "ß", "x"];
         let mut rng = Lcg(7);
         for _ in 0..300 {
-            let line: String = (0..rng.next(12))
-                .map(|_| ALPHABET[rng.next(ALPHABET.len())])
-                .collect();
+            let line = rng.text(ALPHABET, 12);
             let index = LineIndex::new(&line);
             for character in 0..line.len() as u32 + 3 {
                 for encoding in [Encoding::Utf8, Encoding::Utf16, Encoding::Utf32] {
