@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::impact::measured_write;
-use super::{Tool, in_place};
+use super::{Tool, blocking};
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::fs::patch::{FileEdit, write_atomic};
@@ -53,7 +53,8 @@ fn target(
         // What it held, for the impact's lines (lossy, and none of a
         // large one: a file replaced whole needs no exact old text).
         Ok(meta) => {
-            let old = match measure && meta.len() <= MAX_OLD_TEXT {
+            // A regular file only: a FIFO's read waits for a writer.
+            let old = match measure && meta.is_file() && meta.len() <= MAX_OLD_TEXT {
                 true => std::fs::read(&path).unwrap_or_default(),
                 false => Vec::new(),
             };
@@ -77,8 +78,11 @@ impl Tool for CreateFile {
 
     async fn run(ctx: Arc<Context>, params: Params) -> ToolResult<CreatedFile> {
         let measure = params.impact.unwrap_or(true);
+        let checking = Arc::clone(&ctx);
+        let path = params.path.clone();
         let overwrite = params.overwrite.unwrap_or(false);
-        let (path, shown, existing) = in_place(|| target(&ctx, &params.path, overwrite, measure))?;
+        let (path, shown, existing) =
+            blocking(move || target(&checking, &path, overwrite, measure)).await?;
         let existed = existing.is_some();
         let file = Arc::new(FileEdit {
             path,

@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::impact::write_patch;
-use super::{BUDGET_CHARS, Tool, in_place};
+use super::{BUDGET_CHARS, Tool, blocking};
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::fs::patch::{FileEdit, Patch};
@@ -39,7 +39,8 @@ for apply_patch, or apply: true. No line-number prefixes.";
     async fn run(ctx: Arc<Context>, params: Params) -> ToolResult<PatchReport> {
         let write = params.apply.unwrap_or(false);
         let measure = params.impact.unwrap_or(true);
-        let (patch, replacements) = in_place(|| edit(&ctx, params))?;
+        let prepared = Arc::clone(&ctx);
+        let (patch, replacements) = blocking(move || edit(&prepared, params)).await?;
         let changes = patch
             .files
             .iter()

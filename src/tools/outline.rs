@@ -271,10 +271,10 @@ async fn read_and_parse(
     .await
 }
 
-/// The tree-sitter parse of the file at `path` for blocking file work
-/// (`tools::blocking`, `tools::in_place`): as kept while the file keeps
-/// its stamp (`Context::parsed`), else read as `outline` reads it and
-/// parsed now (and kept). `None` for a file that cannot be outlined (unreadable,
+/// The tree-sitter parse of the file at `path` for code already off the
+/// async threads: as kept while the file keeps its stamp
+/// (`Context::parsed`), else read as `outline` reads it and parsed now
+/// (and kept). `None` for a file that cannot be outlined (unreadable,
 /// binary, over [`MAX_OUTLINE_BYTES`]): a parse kept from any other read
 /// would be taken by `outline` too. A search's page parses the files of
 /// its matches: on an unchanged workspace each is one `stat`, or none
