@@ -306,17 +306,17 @@ pub(crate) fn blocking<T: Send + 'static>(
     }
 }
 
-/// Runs blocking file work of a bounded size (one file, the files of one
-/// page of matches) where the call runs, on its worker: a trip to the
+/// Runs blocking file work of a bounded size (a small file, see
+/// [`on_file`]) where the call runs, on its worker: a trip to the
 /// blocking pool and back is two thread switches, which a 3-line
 /// `read_file` measured at a tenth of a millisecond. Work that may run
-/// long (a walk of the workspace, a parse of every match, a file parsed
-/// on a miss), or that should run beside the servers' answers, goes to
+/// long (a walk of the workspace, files parsed on a miss, a large file),
+/// or that should run beside the servers' answers, goes to
 /// [`blocking`]. Not `block_in_place`: that may move this worker's place
 /// to another thread and this thread to the blocking pool, whose idle
 /// threads exit, and a language server spawned from it is killed with it
 /// (`PR_SET_PDEATHSIG`, see `lsp::transport`). A panic becomes an error.
-pub(crate) fn in_place<T>(work: impl FnOnce() -> ToolResult<T>) -> ToolResult<T> {
+fn in_place<T>(work: impl FnOnce() -> ToolResult<T>) -> ToolResult<T> {
     catch_unwind(AssertUnwindSafe(work)).unwrap_or_else(|panic| {
         let why = (panic.downcast_ref::<&str>().copied())
             .or(panic.downcast_ref::<String>().map(String::as_str))
@@ -326,6 +326,22 @@ pub(crate) fn in_place<T>(work: impl FnOnce() -> ToolResult<T>) -> ToolResult<T>
             format!("the tool failed internally: {why}"),
         ))
     })
+}
+
+/// Files at most this large are read in place ([`in_place`]); larger ones
+/// on the blocking pool: reading a file's lines reads it whole.
+const IN_PLACE_BYTES: u64 = 1 << 20;
+
+/// Blocking work on a file of `bytes` bytes: in place when the file is
+/// small, else on the blocking pool.
+pub(crate) async fn on_file<T: Send + 'static>(
+    bytes: u64,
+    work: impl FnOnce() -> ToolResult<T> + Send + 'static,
+) -> ToolResult<T> {
+    match bytes <= IN_PLACE_BYTES {
+        true => in_place(work),
+        false => blocking(work).await,
+    }
 }
 
 /// A short, single-line view of the arguments for the log.
@@ -357,19 +373,13 @@ mod tests {
         panic!("a bug in a tool")
     }
 
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn work_in_place_that_panics_is_an_error_and_the_worker_goes_on() {
-        // On a worker, as a tool call runs (a test's body does not).
-        let (failed, next) = tokio::spawn(async {
-            let failed = in_place(panicking).unwrap_err();
-            (failed, in_place(|| Ok(7)).unwrap())
-        })
-        .await
-        .unwrap();
+    #[test]
+    fn work_in_place_that_panics_is_an_error_and_the_next_goes_on() {
+        let failed = in_place(panicking).unwrap_err();
         assert_eq!(
             failed.message,
             "the tool failed internally: a bug in a tool"
         );
-        assert_eq!(next, 7);
+        assert_eq!(in_place(|| Ok(7)).unwrap(), 7);
     }
 }

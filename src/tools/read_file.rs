@@ -5,7 +5,7 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{BUDGET_CHARS, Tool, in_place};
+use super::{BUDGET_CHARS, Tool, on_file};
 use crate::context::Context;
 use crate::error::ToolResult;
 use crate::fs::text::{LineWindow, read_lines};
@@ -35,17 +35,16 @@ impl Tool for ReadFile {
     type Output = FileLines;
 
     async fn run(ctx: Arc<Context>, params: Params) -> ToolResult<FileLines> {
-        in_place(|| {
-            let path = ctx.workspace.resolve_read(&params.path)?;
-            let shown = ctx.workspace.display(&path);
-            let window = LineWindow {
-                offset: params.offset.unwrap_or(1).max(1),
-                limit: params.limit.unwrap_or(DEFAULT_LIMIT).max(1),
-                max_line_chars: MAX_LINE_CHARS,
-                budget_chars: BUDGET_CHARS,
-            };
-            read_lines(&path, &shown, window)
-        })
+        let path = ctx.workspace.resolve_read(&params.path)?;
+        let shown = ctx.workspace.display(&path);
+        let window = LineWindow {
+            offset: params.offset.unwrap_or(1).max(1),
+            limit: params.limit.unwrap_or(DEFAULT_LIMIT).max(1),
+            max_line_chars: MAX_LINE_CHARS,
+            budget_chars: BUDGET_CHARS,
+        };
+        let bytes = std::fs::metadata(&path).map_or(u64::MAX, |meta| meta.len());
+        on_file(bytes, move || read_lines(&path, &shown, window)).await
     }
 
     fn render(output: &FileLines) -> Vec<String> {

@@ -22,7 +22,7 @@ use serde::Deserialize;
 
 use self::ask::Gathered;
 use super::page::Pager;
-use super::{Tool, blocking, in_place, parse_kinds};
+use super::{Tool, blocking, parse_kinds};
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::fs::stamped::Watch;
@@ -150,8 +150,18 @@ async fn search(ctx: Arc<Context>, params: Params) -> ToolResult<SearchResult> {
             format!("{total} matches for query \"{query}\"; offset {offset} is past the end"),
         ));
     }
-    let pager = Pager::new(offset, Some(limit));
-    let (files, next_offset) = in_place(|| Ok(page::page(&ctx, &ordered, pager, preview)))?;
+    let (files, next_offset) = blocking({
+        let ctx = Arc::clone(&ctx);
+        move || {
+            Ok(page::page(
+                &ctx,
+                &ordered,
+                Pager::new(offset, Some(limit)),
+                preview,
+            ))
+        }
+    })
+    .await?;
     Ok(SearchResult {
         query,
         total,
