@@ -90,9 +90,10 @@ const CONTEXT: usize = 3;
 /// removes and adds; CRLF line ends are compared and shown as LF. Texts
 /// are read side by side first (`changed_regions`); where they have as
 /// many lines (every rename, most edits) only the stretches around the
-/// lines that differ are diffed: diffing a whole file hashes every line, most of the cost of a
-/// preview of a rename through many files. The hunks are those a diff of
-/// the whole texts gives where the changes are in place.
+/// lines that differ are diffed: diffing a whole file hashes every line,
+/// most of the cost of a preview of a rename through many files. The
+/// hunks are those a diff of the whole texts gives where the changes are
+/// in place.
 fn unified_diff(old: &str, new: &str, headers: (&str, &str)) -> (String, usize, usize) {
     let regions = changed_regions(old, new).unwrap_or_else(|| {
         vec![Region {
@@ -208,7 +209,8 @@ const COUNT_AFTER: usize = 64;
 /// than twice the context apart in one; `None` when the texts have not
 /// as many lines. The texts are read side by side, the alike stretches
 /// between differing lines compared whole (a `memcmp`), never split into
-/// lines, and only the lines that differ counted in each.
+/// lines; only the lines that differ are counted in each (and, after
+/// [`COUNT_AFTER`] of them, both texts' lines once).
 fn changed_regions(old: &str, new: &str) -> Option<Vec<Region>> {
     let (a, b) = (old.as_bytes(), new.as_bytes());
     let mut regions: Vec<Region> = Vec::new();
