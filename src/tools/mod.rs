@@ -9,6 +9,7 @@
 use std::collections::HashMap;
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::PathBuf;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
@@ -20,7 +21,8 @@ use serde_json::{Map, Value};
 
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
-use crate::model::{ALL_KINDS, LogLevel, SymbolKind};
+use crate::fs::text::{LineWindow, read_lines};
+use crate::model::{ALL_KINDS, FileLines, LogLevel, SymbolKind};
 use crate::sync::lock;
 use crate::waits::{self, Waits};
 
@@ -307,7 +309,7 @@ pub(crate) fn blocking<T: Send + 'static>(
 }
 
 /// Runs blocking file work of a bounded size (a small file, see
-/// [`on_file`]) where the call runs, on its worker: a trip to the
+/// [`lines_of`]) where the call runs, on its worker: a trip to the
 /// blocking pool and back is two thread switches, which a 3-line
 /// `read_file` measured at a tenth of a millisecond. Work that may run
 /// long (a walk of the workspace, files parsed on a miss, a large file),
@@ -328,19 +330,23 @@ fn in_place<T>(work: impl FnOnce() -> ToolResult<T>) -> ToolResult<T> {
     })
 }
 
-/// Files at most this large are read in place ([`in_place`]); larger ones
-/// on the blocking pool: reading a file's lines reads it whole.
+/// Files at most this large have their lines read in place
+/// ([`in_place`]); larger ones on the blocking pool: reading a file's
+/// lines reads it whole.
 const IN_PLACE_BYTES: u64 = 1 << 20;
 
-/// Blocking work on a file of `bytes` bytes: in place when the file is
-/// small, else on the blocking pool.
-pub(crate) async fn on_file<T: Send + 'static>(
-    bytes: u64,
-    work: impl FnOnce() -> ToolResult<T> + Send + 'static,
-) -> ToolResult<T> {
+/// The lines of `window` of the file at `path` (`read_lines`): a small
+/// file's read in place, a larger one's on the blocking pool.
+pub(crate) async fn lines_of(
+    path: PathBuf,
+    shown: String,
+    window: LineWindow,
+) -> ToolResult<FileLines> {
+    let bytes = std::fs::metadata(&path).map_or(u64::MAX, |meta| meta.len());
+    let read = move || read_lines(&path, &shown, window);
     match bytes <= IN_PLACE_BYTES {
-        true => in_place(work),
-        false => blocking(work).await,
+        true => in_place(read),
+        false => blocking(read).await,
     }
 }
 

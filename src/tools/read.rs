@@ -15,10 +15,10 @@ use serde::Deserialize;
 use super::name_path::resolve_name_path;
 use super::outline::{FileOutline, outline};
 use super::page::Pager;
-use super::{BUDGET_CHARS, Tool, on_file, parse_kinds};
+use super::{BUDGET_CHARS, Tool, lines_of, parse_kinds};
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
-use crate::fs::text::{LineWindow, cut_line, read_lines};
+use crate::fs::text::{LineWindow, cut_line};
 use crate::model::{
     KindCount, OutlineEntry, OutlineSymbol, Preview, ReadOutline, ReadResult, SymbolKind,
 };
@@ -87,11 +87,7 @@ async fn read(ctx: &Context, params: Params) -> ToolResult<ReadResult> {
             max_line_chars: RAW_MAX_LINE_CHARS,
             budget_chars: BUDGET_CHARS,
         };
-        let bytes = std::fs::metadata(&path).map_or(u64::MAX, |meta| meta.len());
-        return on_file(bytes, move || {
-            read_lines(&path, &shown, window).map(ReadResult::Raw)
-        })
-        .await;
+        return lines_of(path, shown, window).await.map(ReadResult::Raw);
     }
     let kinds = parse_kinds(params.kinds.as_deref())?;
     if params.max_depth == Some(0) {

@@ -5,10 +5,10 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{BUDGET_CHARS, Tool, on_file};
+use super::{BUDGET_CHARS, Tool, lines_of};
 use crate::context::Context;
 use crate::error::ToolResult;
-use crate::fs::text::{LineWindow, read_lines};
+use crate::fs::text::LineWindow;
 use crate::model::FileLines;
 
 /// Lines shown when no limit is given.
@@ -43,8 +43,7 @@ impl Tool for ReadFile {
             max_line_chars: MAX_LINE_CHARS,
             budget_chars: BUDGET_CHARS,
         };
-        let bytes = std::fs::metadata(&path).map_or(u64::MAX, |meta| meta.len());
-        on_file(bytes, move || read_lines(&path, &shown, window)).await
+        lines_of(path, shown, window).await
     }
 
     fn render(output: &FileLines) -> Vec<String> {
