@@ -341,10 +341,17 @@ mod tests {
         let path = Path::new("/w/a.rs");
         kept.keep(path, outline("fn a() {}"));
         let a = parse("fn a() {}");
+        // Found equal once, the same parse is remembered (and not compared
+        // again); another parse is compared.
         assert!(kept.get(path, &a).is_some());
-        // Found equal once, the same parse is not compared again; another
-        // parse is.
+        let remembered = |parsed: &Arc<crate::syntax::SourceFile>| {
+            lock(&kept.0)[path].same_text_as.as_ptr() == Arc::as_ptr(parsed)
+        };
+        assert!(remembered(&a));
         assert!(kept.get(path, &a).is_some());
+        let same_text = parse("fn a() {}");
+        assert!(kept.get(path, &same_text).is_some());
+        assert!(remembered(&same_text));
         assert!(
             kept.get(path, &parse("fn b() {}")).is_none(),
             "the file changed"
