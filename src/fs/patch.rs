@@ -97,8 +97,8 @@ const CONTEXT: usize = 3;
 fn unified_diff(old: &str, new: &str, headers: (&str, &str)) -> (String, usize, usize) {
     let regions = changed_regions(old, new).unwrap_or_else(|| {
         vec![Region {
-            old_lines: 0..line_count(old),
-            new_lines: 0..line_count(new),
+            // Its hunks count from the first line; its end is not used.
+            lines: 0..0,
             old_bytes: 0..old.len(),
             new_bytes: 0..new.len(),
         }]
@@ -126,7 +126,7 @@ fn unified_diff(old: &str, new: &str, headers: (&str, &str)) -> (String, usize, 
             let ops: Vec<similar::DiffOp> = hunk
                 .ops()
                 .iter()
-                .map(|op| shifted(*op, region.old_lines.start, region.new_lines.start))
+                .map(|op| shifted(*op, region.lines.start))
                 .collect();
             out.push_str(&format!(
                 "{}\n",
@@ -190,11 +190,11 @@ fn lines_on(text: &[u8], mut at: usize, lines: usize) -> (usize, usize) {
     (at, lines)
 }
 
-/// A stretch of the two texts a diff shows: its lines and bytes in each.
+/// A stretch of the two texts a diff shows: its lines (alike in both, the
+/// texts having as many lines) and its bytes in each.
 #[derive(Debug, PartialEq, Eq)]
 struct Region {
-    old_lines: std::ops::Range<usize>,
-    new_lines: std::ops::Range<usize>,
+    lines: std::ops::Range<usize>,
     old_bytes: std::ops::Range<usize>,
     new_bytes: std::ops::Range<usize>,
 }
@@ -246,15 +246,13 @@ fn changed_regions(old: &str, new: &str) -> Option<Vec<Region>> {
         let end = line + 1 + after;
         match regions.last_mut() {
             // Equal lines between: at most twice the context.
-            Some(last) if first <= last.old_lines.end => {
-                last.old_lines.end = end;
-                last.new_lines.end = end;
+            Some(last) if first <= last.lines.end => {
+                last.lines.end = end;
                 last.old_bytes.end = old_after;
                 last.new_bytes.end = new_after;
             }
             _ => regions.push(Region {
-                old_lines: first..end,
-                new_lines: first..end,
+                lines: first..end,
                 old_bytes: lines_back(a, old_start, line - first)..old_after,
                 new_bytes: lines_back(b, new_start, line - first)..new_after,
             }),
@@ -267,8 +265,8 @@ fn changed_regions(old: &str, new: &str) -> Option<Vec<Region>> {
     (old_ends + unended(old) == new_ends + unended(new)).then_some(regions)
 }
 
-/// `op` with its indexes moved on by `old` and `new` lines.
-fn shifted(op: similar::DiffOp, old: usize, new: usize) -> similar::DiffOp {
+/// `op` with its indexes in both texts moved on by `lines` lines.
+fn shifted(op: similar::DiffOp, lines: usize) -> similar::DiffOp {
     use similar::DiffOp::*;
     match op {
         Equal {
@@ -276,8 +274,8 @@ fn shifted(op: similar::DiffOp, old: usize, new: usize) -> similar::DiffOp {
             new_index,
             len,
         } => Equal {
-            old_index: old_index + old,
-            new_index: new_index + new,
+            old_index: old_index + lines,
+            new_index: new_index + lines,
             len,
         },
         Delete {
@@ -285,17 +283,17 @@ fn shifted(op: similar::DiffOp, old: usize, new: usize) -> similar::DiffOp {
             old_len,
             new_index,
         } => Delete {
-            old_index: old_index + old,
+            old_index: old_index + lines,
             old_len,
-            new_index: new_index + new,
+            new_index: new_index + lines,
         },
         Insert {
             old_index,
             new_index,
             new_len,
         } => Insert {
-            old_index: old_index + old,
-            new_index: new_index + new,
+            old_index: old_index + lines,
+            new_index: new_index + lines,
             new_len,
         },
         Replace {
@@ -304,9 +302,9 @@ fn shifted(op: similar::DiffOp, old: usize, new: usize) -> similar::DiffOp {
             new_index,
             new_len,
         } => Replace {
-            old_index: old_index + old,
+            old_index: old_index + lines,
             old_len,
-            new_index: new_index + new,
+            new_index: new_index + lines,
             new_len,
         },
     }
@@ -674,8 +672,7 @@ mod tests {
             .map(|lines| Region {
                 old_bytes: start(&a, lines.start)..start(&a, lines.end),
                 new_bytes: start(&b, lines.start)..start(&b, lines.end),
-                old_lines: lines.clone(),
-                new_lines: lines,
+                lines,
             })
             .collect()
     }
