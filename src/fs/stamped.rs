@@ -194,7 +194,7 @@ impl<K: Eq + Hash + Clone, V> StampedCache<K, V> {
     /// that forgets a file's values whenever the watcher reports it
     /// written, and asks while the watcher still hears the file under that
     /// watch, which spares a `stat` per file.
-    pub fn get_while_watched(&self, key: &K, watch: u64) -> Option<Arc<V>> {
+    fn get_while_watched(&self, key: &K, watch: u64) -> Option<Arc<V>> {
         let mut inner = lock(&self.inner);
         inner.clock += 1;
         let clock = inner.clock;

@@ -131,7 +131,8 @@ pub async fn outline(ctx: &Context, path: &Path, shown: &str) -> ToolResult<File
     });
     let meta = match kept {
         Some(_) => None,
-        // One `stat` tells a folder and stamps a file.
+        // A `stat` tells a folder (the cache's, on a miss, does not) and
+        // stamps a file.
         None => std::fs::metadata(path).ok(),
     };
     if meta.as_ref().is_some_and(std::fs::Metadata::is_dir) {
