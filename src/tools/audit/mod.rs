@@ -462,6 +462,7 @@ impl TextAudit {
             conditional,
         });
         blocking(move || {
+            let watch = heard.as_ref().map(|heard| heard as &dyn Watch);
             let mut places = Places::default();
             let mut read = 0;
             for path in kept.sources(&root, watched).iter() {
@@ -491,7 +492,6 @@ impl TextAudit {
                         kept.find(path, Some(stamp), query, || Some(Cow::Borrowed(text)))
                     })
                 } else {
-                    let watch = heard.as_ref().map(|heard| heard as &dyn Watch);
                     match kept.kept_found(path, query, watch) {
                         Ok(found) => Some(found),
                         // Gone since the list was made: nothing to find.
