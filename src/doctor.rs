@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use crate::context::Context;
-use crate::lsp::choose::{as_run, choose};
+use crate::lsp::choose::{Walks, as_run, choose};
 use crate::lsp::config::LanguageConfig;
 use crate::lsp::{install, shown};
 use crate::model::{DoctorReport, InstanceCheck, LanguageCheck, ServerCheck};
@@ -20,10 +20,10 @@ pub async fn check(ctx: &Context, instance: InstanceCheck) -> DoctorReport {
     let root = ctx.workspace.root();
     let mut languages = Vec::new();
     for language in &config.languages {
-        let choice = choose(language, root, root, &config.tools_dir);
+        let choice = choose(language, root, root, &config.tools_dir, Walks::FRESH);
         let mut servers = Vec::new();
         for server in language.servers() {
-            let server = as_run(server, root, root, &config.tools_dir);
+            let server = as_run(server, root, root, &config.tools_dir, Walks::FRESH);
             servers.push(check_server(&server, root, &config.tools_dir).await);
         }
         languages.push(LanguageCheck {

@@ -474,3 +474,53 @@ async fn a_large_answer_comes_whole() {
         .await;
     assert!(answer.contains("400 matches"), "{answer}");
 }
+
+/// `logs` shows which server each language not started would run, and
+/// why. What that choice found by walking the workspace is kept between
+/// calls while the file watcher runs: a config created, and a script
+/// added to package.json, each change the next answer's choice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn logs_choose_again_after_the_workspace_changes() {
+    let f = fixture("commonjs");
+    f.watch_files().await;
+    let why = |logs: &str| {
+        let typescript = logs
+            .split("\n  ")
+            .skip_while(|block| !block.contains("(typescript): not started"))
+            .nth(2)
+            .unwrap_or_else(|| panic!("{logs}"))
+            .to_string();
+        typescript
+            .strip_prefix("  why: ")
+            .unwrap_or(&typescript)
+            .to_string()
+    };
+    let logs = f.run("logs", json!({"tail": 0})).await;
+    assert!(
+        why(&logs).starts_with("no tsconfig.json or jsconfig.json"),
+        "{logs}"
+    );
+    // Asked again with nothing changed: the same choice.
+    assert_eq!(why(&f.run("logs", json!({"tail": 0})).await), why(&logs));
+
+    std::fs::write(f.path("jsconfig.json"), "{\"include\": [\"**/*.js\"]}\n").unwrap();
+    agent_turn().await;
+    let logs = f.run("logs", json!({"tail": 0})).await;
+    assert!(
+        why(&logs).starts_with("no TypeScript in the project"),
+        "{logs}"
+    );
+
+    let manifest = f.read("package.json").replace(
+        "\"test\": \"node test/app.test.js\"",
+        "\"test\": \"node test/app.test.js\",\n    \"check\": \"tsgo -p jsconfig.json\"",
+    );
+    std::fs::write(f.path("package.json"), manifest).unwrap();
+    agent_turn().await;
+    let logs = f.run("logs", json!({"tail": 0})).await;
+    assert_eq!(
+        why(&logs),
+        "the `check` script of package.json runs tsgo",
+        "{logs}"
+    );
+}

@@ -3,7 +3,8 @@
 //! `server = "auto"`, the one the project's own tooling calls for. The
 //! tooling is read by the quirk of the language that has one
 //! (`quirks::typescript_server`); any other language gets its first server
-//! installed.
+//! installed. What the tooling's walks of a project find is kept while the
+//! file watcher hears every change ([`Walks`]).
 
 use std::path::Path;
 
@@ -11,6 +12,7 @@ pub use super::config::Choice;
 use super::config::LanguageConfig;
 use super::install;
 use super::quirks::typescript_server;
+pub use super::quirks::typescript_server::{Walked, Walks};
 
 /// The server for `language` in the project at `project_root`.
 pub fn choose(
@@ -18,6 +20,7 @@ pub fn choose(
     project_root: &Path,
     workspace_root: &Path,
     tools_dir: &Path,
+    walks: Walks<'_>,
 ) -> Choice {
     let Some(choice) = &language.choice else {
         return Choice {
@@ -25,7 +28,8 @@ pub fn choose(
             reason: None,
         };
     };
-    if let Some(chosen) = typescript_server::choose(choice, project_root, workspace_root, tools_dir)
+    if let Some(chosen) =
+        typescript_server::choose(choice, project_root, workspace_root, tools_dir, walks)
     {
         return chosen;
     }
@@ -64,7 +68,8 @@ pub fn as_run(
     project_root: &Path,
     workspace_root: &Path,
     tools_dir: &Path,
+    walks: Walks<'_>,
 ) -> LanguageConfig {
-    typescript_server::as_run(server, project_root, workspace_root, tools_dir)
+    typescript_server::as_run(server, project_root, workspace_root, tools_dir, walks)
         .unwrap_or_else(|| server.clone())
 }

@@ -28,6 +28,7 @@ impl Supervisor {
                     &self.workspace_root,
                     &self.workspace_root,
                     &self.config.tools_dir,
+                    self.walks(),
                 );
                 let language = &choice.language;
                 let state = match self.locate(language) {

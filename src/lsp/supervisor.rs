@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use super::LspError;
-use super::choose::choose;
+use super::choose::{Walked, Walks, choose};
 use super::client::LspClient;
 use super::config::{Config, LanguageConfig};
 use super::install;
@@ -53,6 +53,9 @@ pub struct Supervisor {
     /// The files no server or grammar covers, counted on first use (see
     /// `uncovered`).
     pub(super) uncovered: Arc<UncoveredFiles>,
+    /// What choosing a language's server found by walking the projects,
+    /// forgotten at every change the watcher hands out (see `walks`).
+    walked: Arc<Mutex<Walked>>,
 }
 
 /// Which server serves a file: two files served by one server have the
@@ -103,6 +106,15 @@ impl Supervisor {
     pub fn new(config: Config, workspace_root: &Path, logs: Arc<LogBook>) -> Supervisor {
         let uncovered = Arc::new(UncoveredFiles::default());
         let forget_uncovered = uncovered::listener(&uncovered, config.clone());
+        let walked = Arc::new(Mutex::new(Walked::default()));
+        let forget_walked = {
+            let walked = Arc::downgrade(&walked);
+            Box::new(move |_: &[PathBuf]| {
+                if let Some(walked) = walked.upgrade() {
+                    *lock(&walked) = Walked::default();
+                }
+            }) as ChangeListener
+        };
         Supervisor {
             config,
             workspace_root: workspace_root.to_path_buf(),
@@ -110,9 +122,10 @@ impl Supervisor {
             slots: Arc::new(Mutex::new(Vec::new())),
             watcher: OnceLock::new(),
             file_watching: AtomicBool::new(true),
-            listeners: Arc::new(Mutex::new(vec![forget_uncovered])),
+            listeners: Arc::new(Mutex::new(vec![forget_uncovered, forget_walked])),
             projects: Arc::new(Mutex::new(Known::default())),
             uncovered,
+            walked,
         }
     }
 
@@ -213,6 +226,16 @@ impl Supervisor {
         match self.watcher.get() {
             Some(Ok(watcher)) => watcher.heard(),
             _ => None,
+        }
+    }
+
+    /// Where choosing a server keeps what it walks for: kept while the
+    /// file watcher hears every change in the workspace (the next one
+    /// handed out forgets it), walked afresh otherwise.
+    pub(super) fn walks(&self) -> Walks<'_> {
+        match self.watcher.get() {
+            Some(Ok(watcher)) if watcher.hears_everything() => Walks::kept_in(&self.walked),
+            _ => Walks::FRESH,
         }
     }
 
@@ -419,7 +442,13 @@ impl Supervisor {
             return slot;
         }
         // Choosing reads a few package.json files: not under the lock.
-        let choice = choose(language, root, &self.workspace_root, &self.config.tools_dir);
+        let choice = choose(
+            language,
+            root,
+            &self.workspace_root,
+            &self.config.tools_dir,
+            self.walks(),
+        );
         let mut slots = lock(&self.slots);
         if let Some(slot) = find(&slots) {
             return slot;

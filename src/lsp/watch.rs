@@ -225,6 +225,17 @@ impl FileWatcher {
         !(folders.full || folders.system_full || folders.walking)
     }
 
+    /// Whether every change under the root so far has been handed out and
+    /// the next will be: the watcher runs, covers the workspace, hears
+    /// writes at once, and nothing heard waits to go out. What a walk of
+    /// the workspace finds may then be kept until the next hand-out.
+    pub fn hears_everything(&self) -> bool {
+        self.reported_at_once
+            && self.covers_workspace()
+            && lock(&self.inner.watcher).is_some()
+            && self.inner.nothing_pending()
+    }
+
     /// What kept values ask of the watcher to be taken without a `stat`
     /// (see `fs::stamped::Watch`); it does not keep the watcher alive.
     /// `None` where the system may not report a write to the watcher at
