@@ -48,6 +48,11 @@ pub struct LineIndex {
     text: Arc<str>,
     /// Byte offset where each line starts.
     starts: Vec<usize>,
+    /// The text is ASCII (most source files): a character within a line
+    /// is one unit in every encoding, so a position far enough from its
+    /// line's end converts without a look at the text (an answer's
+    /// positions are spread over many files: each look is a cache miss).
+    ascii: bool,
 }
 
 impl LineIndex {
@@ -71,6 +76,7 @@ impl LineIndex {
         LineIndex {
             text: Arc::from(text),
             starts,
+            ascii: text.is_ascii(),
         }
     }
 
@@ -110,6 +116,14 @@ impl LineIndex {
     /// past the end clamps to the last line.
     pub fn to_model(&self, pos: lsp_types::Position, encoding: Encoding) -> Position {
         let line = (pos.line as usize).min(self.line_count() - 1);
+        if self.ascii {
+            // A line ends in at most two bytes: a character that far
+            // before the next line's start is within its line.
+            let next = self.starts.get(line + 1).map_or(self.text.len(), |&n| n);
+            if pos.character as usize + 2 <= next - self.starts[line] {
+                return Position::new(line as u32 + 1, pos.character + 1);
+            }
+        }
         let text = self.line(line).unwrap_or("");
         // Before an ASCII prefix a unit is a character in every encoding:
         // most positions, and a walk per character for each of a long
@@ -393,7 +407,7 @@ mod tests {
 
     /// Positions on random lines of ASCII and not, within, at and past
     /// their ends, as a walk over every character converts them: the
-    /// ASCII prefixes' shortcut gives the same.
+    /// shortcuts for ASCII prefixes and ASCII texts give the same.
     #[test]
     fn conversions_agree_with_a_walk_over_the_characters() {
         fn walked_to_model(line: &str, character: u32, encoding: Encoding) -> u32 {
@@ -411,23 +425,34 @@ mod tests {
             let before = line.chars().take(character.saturating_sub(1) as usize);
             before.map(|c| encoding.units(c)).sum()
         }
-        const ALPHABET: &[&str] = &["a", " ", "\t", "日", "🎉", "e\u{301}", "ß", "x"];
+        const ANY: &[&str] = &[
+            "a", " ", "\t", "日", "🎉", "e\u{301}", "ß", "x", "\n", "\r\n", "\r",
+        ];
+        const ASCII: &[&str] = &["a", " ", "\t", "x", "\n", "\r\n", "\r"];
         let mut rng = Lcg(7);
-        for _ in 0..300 {
-            let line = rng.text(ALPHABET, 12);
-            let index = LineIndex::new(&line);
-            for character in 0..line.len() as u32 + 3 {
-                for encoding in [Encoding::Utf8, Encoding::Utf16, Encoding::Utf32] {
-                    assert_eq!(
-                        index.to_model(lsp(0, character), encoding),
-                        Position::new(1, walked_to_model(&line, character, encoding)),
-                        "{line:?} {character} {encoding:?}"
-                    );
-                    assert_eq!(
-                        index.to_lsp(Position::new(1, character), encoding),
-                        Some(lsp(0, walked_to_lsp(&line, character, encoding))),
-                        "{line:?} {character} {encoding:?}"
-                    );
+        for alphabet in [ANY, ASCII] {
+            for _ in 0..300 {
+                let text = rng.text(alphabet, 24);
+                let index = LineIndex::new(&text);
+                for number in 0..index.line_count() {
+                    let line = index.line(number).unwrap();
+                    for character in 0..line.len() as u32 + 4 {
+                        for encoding in [Encoding::Utf8, Encoding::Utf16, Encoding::Utf32] {
+                            assert_eq!(
+                                index.to_model(lsp(number as u32, character), encoding),
+                                Position::new(
+                                    number as u32 + 1,
+                                    walked_to_model(line, character, encoding)
+                                ),
+                                "{text:?} {number} {character} {encoding:?}"
+                            );
+                            assert_eq!(
+                                index.to_lsp(Position::new(number as u32 + 1, character), encoding),
+                                Some(lsp(number as u32, walked_to_lsp(line, character, encoding))),
+                                "{text:?} {number} {character} {encoding:?}"
+                            );
+                        }
+                    }
                 }
             }
         }
