@@ -116,13 +116,8 @@ impl LineIndex {
     /// past the end clamps to the last line.
     pub fn to_model(&self, pos: lsp_types::Position, encoding: Encoding) -> Position {
         let line = (pos.line as usize).min(self.line_count() - 1);
-        if self.ascii {
-            // A line ends in at most two bytes: a character that far
-            // before the next line's start is within its line.
-            let next = self.starts.get(line + 1).map_or(self.text.len(), |&n| n);
-            if pos.character as usize + 2 <= next - self.starts[line] {
-                return Position::new(line as u32 + 1, pos.character + 1);
-            }
+        if let Some(within) = self.ascii_within(line, pos.character) {
+            return Position::new(line as u32 + 1, within as u32 + 1);
         }
         let text = self.line(line).unwrap_or("");
         // Before an ASCII prefix a unit is a character in every encoding:
@@ -142,6 +137,20 @@ impl LineIndex {
             chars += 1;
         }
         Position::new(line as u32 + 1, chars + 1)
+    }
+
+    /// In an ASCII text, the byte offset within `line` (0-based, in the
+    /// text) of the 0-based `character` of any encoding, when it is
+    /// surely within the line: a line ends in at most two bytes, so a
+    /// character that far before the next line's start is. `None` where
+    /// the text or the line end must be looked at.
+    fn ascii_within(&self, line: usize, character: u32) -> Option<usize> {
+        if !self.ascii {
+            return None;
+        }
+        let next = self.starts.get(line + 1).map_or(self.text.len(), |&n| n);
+        let character = character as usize;
+        (character + 2 <= next - self.starts[line]).then_some(character)
     }
 
     /// sextant's position as an LSP one. `None` when the line does not
@@ -180,8 +189,12 @@ impl LineIndex {
     /// end of a file whose last line has no line end, where `to_model`
     /// would clamp to the last line's start).
     pub fn lsp_offset(&self, pos: lsp_types::Position, encoding: Encoding) -> Option<usize> {
-        if pos.line as usize >= self.line_count() {
+        let line = pos.line as usize;
+        if line >= self.line_count() {
             return Some(self.text.len());
+        }
+        if let Some(within) = self.ascii_within(line, pos.character) {
+            return Some(self.starts[line] + within);
         }
         self.offset_of(self.to_model(pos, encoding))
     }
@@ -444,6 +457,16 @@ mod tests {
                                     number as u32 + 1,
                                     walked_to_model(line, character, encoding)
                                 ),
+                                "{text:?} {number} {character} {encoding:?}"
+                            );
+                            let walked = line
+                                .chars()
+                                .take(walked_to_model(line, character, encoding) as usize - 1)
+                                .map(char::len_utf8)
+                                .sum::<usize>();
+                            assert_eq!(
+                                index.lsp_offset(lsp(number as u32, character), encoding),
+                                Some(index.starts[number] + walked),
                                 "{text:?} {number} {character} {encoding:?}"
                             );
                             assert_eq!(
