@@ -48,11 +48,12 @@ pub struct LineIndex {
     text: Arc<str>,
     /// Byte offset where each line starts.
     starts: Vec<usize>,
-    /// The text is ASCII (most source files): a character within a line
-    /// is one unit in every encoding, so a position far enough from its
+    /// The lines (0-based) holding a character that is not ASCII, in
+    /// order: few, in most texts none. On any other line a character is
+    /// one unit in every encoding, so a position far enough from its
     /// line's end converts without a look at the text (an answer's
     /// positions are spread over many files: each look is a cache miss).
-    ascii: bool,
+    not_ascii: Vec<u32>,
 }
 
 impl LineIndex {
@@ -73,10 +74,20 @@ impl LineIndex {
                 }
             }
         }
+        let not_ascii = match text.is_ascii() {
+            true => Vec::new(),
+            false => (0..starts.len())
+                .filter(|&line| {
+                    let end = starts.get(line + 1).map_or(bytes.len(), |&n| n);
+                    !bytes[starts[line]..end].is_ascii()
+                })
+                .map(|line| line as u32)
+                .collect(),
+        };
         LineIndex {
             text: Arc::from(text),
             starts,
-            ascii: text.is_ascii(),
+            not_ascii,
         }
     }
 
@@ -91,7 +102,9 @@ impl LineIndex {
 
     /// Roughly the bytes it holds, for bounding caches of them.
     pub fn weight(&self) -> usize {
-        self.text.len() + self.starts.len() * std::mem::size_of::<usize>()
+        self.text.len()
+            + self.starts.len() * std::mem::size_of::<usize>()
+            + self.not_ascii.len() * std::mem::size_of::<u32>()
     }
 
     pub fn line_count(&self) -> usize {
@@ -139,13 +152,13 @@ impl LineIndex {
         Position::new(line as u32 + 1, chars + 1)
     }
 
-    /// In an ASCII text, the byte offset within `line` (0-based, in the
+    /// On an ASCII line, the byte offset within `line` (0-based, in the
     /// text) of the 0-based `character` of any encoding, when it is
     /// surely within the line: a line ends in at most two bytes, so a
     /// character that far before the next line's start is. `None` where
     /// the text or the line end must be looked at.
     fn ascii_within(&self, line: usize, character: u32) -> Option<usize> {
-        if !self.ascii {
+        if self.not_ascii.binary_search(&(line as u32)).is_ok() {
             return None;
         }
         let next = self.starts.get(line + 1).map_or(self.text.len(), |&n| n);
@@ -441,9 +454,11 @@ mod tests {
         const ANY: &[&str] = &[
             "a", " ", "\t", "日", "🎉", "e\u{301}", "ß", "x", "\n", "\r\n", "\r",
         ];
-        const ASCII: &[&str] = &["a", " ", "\t", "x", "\n", "\r\n", "\r"];
+        // Mostly ASCII, a line of another character now and then.
+        const MOSTLY_ASCII: &[&str] =
+            &["a", " ", "\t", "x", "\n", "\r\n", "\r", "a", "x", "\n", "ß"];
         let mut rng = Lcg(7);
-        for alphabet in [ANY, ASCII] {
+        for alphabet in [ANY, MOSTLY_ASCII] {
             for _ in 0..300 {
                 let text = rng.text(alphabet, 24);
                 let index = LineIndex::new(&text);
