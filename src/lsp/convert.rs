@@ -5,11 +5,13 @@
 //! 1-based characters counted as Unicode scalar values. A [`LineIndex`] over
 //! a document's text converts both ways. Lines end at `\n`, `\r\n` or `\r`,
 //! as LSP says (tree-sitter's rows end at `\n` only, which is why
-//! `syntax::LineIndex` is a separate type).
+//! `syntax::LineIndex` is a separate type). A `file:` URI becomes a path
+//! here too ([`file_path`]).
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
-use lsp_types::PositionEncodingKind;
+use lsp_types::{PositionEncodingKind, Url};
 
 use crate::model::{Position, Range};
 
@@ -278,6 +280,28 @@ impl TsserverLines {
     }
 }
 
+/// The path of a `file:` URI as a server wrote it; `None` for any other.
+/// Most are spelled so that the path is the text after `file://` (on
+/// Unix): taken as it is, without parsing a `Url` and taking it apart
+/// again (an answer's locations name hundreds). Any other spelling
+/// (escapes, `.` or empty segments, a host, a query) goes through `Url`.
+pub fn file_path(uri: &str) -> Option<PathBuf> {
+    #[cfg(unix)]
+    if let Some(path) = uri.strip_prefix("file://")
+        && path.starts_with('/')
+        && path
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/-_.~+,;=@!$&'()*".contains(&b))
+        && !path.contains("//")
+        && !path
+            .split('/')
+            .any(|segment| segment == "." || segment == "..")
+    {
+        return Some(PathBuf::from(path));
+    }
+    Url::parse(uri).ok()?.to_file_path().ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -512,5 +536,40 @@ mod tests {
         let index = LineIndex::new(text);
         let ts = TsserverLines::new(text);
         assert_eq!(ts.to_model(&index, 2, 3), Position::new(2, 2));
+    }
+
+    /// Random URIs of plain and special characters, escapes, dot
+    /// segments, hosts, queries: the path taken as written is the one
+    /// `Url` parses, or none is.
+    #[test]
+    fn file_paths_as_written_are_the_ones_url_parses() {
+        const PIECES: &[&str] = &[
+            "a", "Z", "0", "/", "//", ".", "..", "-", "_", "~", "+", ",", ";", "=", "@", "!", "$",
+            "&", "'", "(", ")", "*", ":", "%20", "%2F", "%2e", "%", " ", "?", "#", "\\", "|", "é",
+            "C:", "[", "]", "^", "`", "{", "\"",
+        ];
+        const STARTS: &[&str] = &[
+            "file:///",
+            "file:///",
+            "file:///",
+            "file://",
+            "file://localhost/",
+            "file://host/",
+            "file:/",
+            "FILE:///",
+            "http:///",
+        ];
+        let mut rng = Lcg(11);
+        for _ in 0..20_000 {
+            let uri = format!("{}{}", STARTS[rng.next(STARTS.len())], rng.text(PIECES, 10));
+            let parsed = Url::parse(&uri)
+                .ok()
+                .and_then(|url| url.to_file_path().ok());
+            assert_eq!(
+                file_path(&uri).map(PathBuf::into_os_string),
+                parsed.map(PathBuf::into_os_string),
+                "{uri}"
+            );
+        }
     }
 }

@@ -24,7 +24,7 @@ use lsp_types::{
 use super::LspError;
 use super::capabilities::Feature;
 use super::client::LspClient;
-use super::convert::LineIndex;
+use super::convert::{LineIndex, file_path};
 use super::watch::{ChangeKind, FileChange};
 use crate::fs::stamped::{Stamp, StampedCache, Watch};
 use crate::sync::lock;
@@ -398,46 +398,48 @@ impl LspClient {
     /// The line index of `uri` as the server sees it: the open document's,
     /// else the file on disk's; `None` when it cannot be read.
     pub(super) async fn line_index(&self, uri: &Url) -> Option<Arc<LineIndex>> {
-        self.line_indexes([uri.clone()]).await.remove(uri).flatten()
+        let path = file_path(uri.as_str())?;
+        self.line_indexes([path.clone()])
+            .await
+            .remove(&path)
+            .flatten()
     }
 
-    /// The line indexes of `uris`, each as `line_index` gives it. The files
-    /// not open are read in one blocking task: an answer pointing into
-    /// many files would otherwise pay a thread hand-off per file.
+    /// The line indexes of the files at `paths`, each as `line_index` gives
+    /// it. The files not open are read in one blocking task: an answer
+    /// pointing into many files would otherwise pay a thread hand-off per
+    /// file.
     pub(super) async fn line_indexes(
         &self,
-        uris: impl IntoIterator<Item = Url>,
-    ) -> HashMap<Url, Option<Arc<LineIndex>>> {
+        paths: impl IntoIterator<Item = PathBuf>,
+    ) -> HashMap<PathBuf, Option<Arc<LineIndex>>> {
         let mut indexes = HashMap::new();
         let mut unread = HashSet::new();
         let watch = self.heard.get().map(|heard| heard as &dyn Watch);
         {
             let documents = self.documents.open.lock().await;
-            for uri in uris {
-                if indexes.contains_key(&uri) || unread.contains(&uri) {
+            for path in paths {
+                if indexes.contains_key(&path) || unread.contains(&path) {
                     continue;
                 }
                 // The open document's, else a kept one (a `stat` each, but
                 // where the file watcher hears the file): only the files
                 // to read go to the blocking pool, a thread switch.
-                let ready = uri
-                    .to_file_path()
-                    .ok()
-                    .and_then(|path| match documents.get(&path) {
-                        Some(document) => Some(Arc::clone(&document.index)),
-                        None => self
-                            .documents
-                            .disk_indexes
-                            .0
-                            .get_fresh(&path, &path, watch)
-                            .ok(),
-                    });
+                let ready = match documents.get(&path) {
+                    Some(document) => Some(Arc::clone(&document.index)),
+                    None => self
+                        .documents
+                        .disk_indexes
+                        .0
+                        .get_fresh(&path, &path, watch)
+                        .ok(),
+                };
                 match ready {
                     Some(index) => {
-                        indexes.insert(uri, Some(index));
+                        indexes.insert(path, Some(index));
                     }
                     None => {
-                        unread.insert(uri);
+                        unread.insert(path);
                     }
                 }
             }
@@ -447,12 +449,9 @@ impl LspClient {
             let read = tokio::task::spawn_blocking(move || {
                 unread
                     .into_iter()
-                    .map(|uri| {
-                        let index = uri
-                            .to_file_path()
-                            .ok()
-                            .and_then(|path| disk_index(&kept, path));
-                        (uri, index)
+                    .map(|path| {
+                        let index = disk_index(&kept, &path);
+                        (path, index)
                     })
                     .collect::<Vec<_>>()
             })
@@ -484,11 +483,11 @@ impl LspClient {
 /// The line index of the file at `path` as the disk holds it: kept from an
 /// earlier read while the file keeps its stamp, else read now (and kept);
 /// a file that is not UTF-8 is read lossily, and not kept.
-fn disk_index(kept: &StampedCache<PathBuf, LineIndex>, path: PathBuf) -> Option<Arc<LineIndex>> {
-    match strict_disk_index(kept, None, &path) {
+fn disk_index(kept: &StampedCache<PathBuf, LineIndex>, path: &Path) -> Option<Arc<LineIndex>> {
+    match strict_disk_index(kept, None, path) {
         Ok(index) => index,
         Err(_) => {
-            let bytes = std::fs::read(&path).ok()?;
+            let bytes = std::fs::read(path).ok()?;
             Some(Arc::new(LineIndex::new(&String::from_utf8_lossy(&bytes))))
         }
     }

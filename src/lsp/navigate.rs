@@ -4,7 +4,7 @@
 //! line index), so the tools never see an LSP type.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use lsp_types::request::{
@@ -21,7 +21,7 @@ use lsp_types::{
 use super::LspError;
 use super::capabilities::Feature;
 use super::client::LspClient;
-use super::convert::LineIndex;
+use super::convert::{LineIndex, file_path};
 use super::quirks::cargo_projects;
 use super::session::Session;
 use super::symbols::symbol_kind;
@@ -149,7 +149,7 @@ pub async fn goto(
             .map(|l| (l.target_uri, l.target_selection_range))
             .collect(),
     };
-    let mut files = Files::read(client, raw.iter().map(|(uri, _)| uri.clone())).await;
+    let mut files = Files::read(client, paths_of(raw.iter().map(|(uri, _)| uri))).await;
     let mut spots = Vec::new();
     for (uri, range) in raw {
         if let Some(spot) = files.spot(&uri, range).await
@@ -194,23 +194,20 @@ pub(super) async fn references_at(
         .request_settled::<ReferencesAsWritten>(params)
         .await?
         .unwrap_or_default();
-    // Servers give a file's references one after another: its URI is
-    // parsed, and its path and index made, once for the run, not for each
-    // reference (877 references of the TypeScript SDK's `McpServer` are
-    // in 168 files).
-    let runs: Vec<(Option<Url>, &[LocationAsWritten])> = locations
+    // Servers give a file's references one after another: its path and
+    // index are found once for the run, not for each reference (877
+    // references of the TypeScript SDK's `McpServer` are in 168 files).
+    let runs: Vec<(Option<PathBuf>, &[LocationAsWritten])> = locations
         .chunk_by(|a, b| a.uri == b.uri)
-        .map(|run| (Url::parse(&run[0].uri).ok(), run))
+        .map(|run| (file_path(&run[0].uri), run))
         .collect();
-    let mut files = Files::read(client, runs.iter().filter_map(|(uri, _)| uri.clone())).await;
+    let paths = runs.iter().filter_map(|(path, _)| path.clone()).collect();
+    let mut files = Files::read(client, paths).await;
     let mut spots = Vec::with_capacity(locations.len());
     // A run whose file cannot be read gives no spots.
-    for (uri, run) in runs {
-        let Some(uri) = uri else { continue };
-        let Ok(path) = uri.to_file_path() else {
-            continue;
-        };
-        let Some(index) = files.index(&uri).await else {
+    for (path, run) in runs {
+        let Some(path) = path else { continue };
+        let Some(index) = files.index(&path).await else {
             continue;
         };
         spots.extend(run.iter().map(|location| Spot {
@@ -289,7 +286,7 @@ pub async fn prepare_call_hierarchy(
         .request_settled::<CallHierarchyPrepare>(params)
         .await?
         .unwrap_or_default();
-    let mut files = Files::read(client, items.iter().map(|i| i.uri.clone())).await;
+    let mut files = Files::read(client, paths_of(items.iter().map(|i| &i.uri))).await;
     let mut out = Vec::new();
     for item in items {
         if let Some(item) = files.call_item(item).await {
@@ -311,7 +308,7 @@ pub async fn incoming_calls(session: &Session, item: &CallItem) -> Result<Vec<Ca
         .request_settled::<CallHierarchyIncomingCalls>(params)
         .await?
         .unwrap_or_default();
-    let mut files = Files::read(client, calls.iter().map(|c| c.from.uri.clone())).await;
+    let mut files = Files::read(client, paths_of(calls.iter().map(|c| &c.from.uri))).await;
     let mut out = Vec::new();
     for call in calls {
         let uri = call.from.uri.clone();
@@ -339,8 +336,8 @@ pub async fn outgoing_calls(session: &Session, item: &CallItem) -> Result<Vec<Ca
         .request_settled::<CallHierarchyOutgoingCalls>(params)
         .await?
         .unwrap_or_default();
-    let callees = calls.iter().map(|c| c.to.uri.clone());
-    let mut files = Files::read(client, callees.chain([item.item.uri.clone()])).await;
+    let callees = calls.iter().map(|c| &c.to.uri);
+    let mut files = Files::read(client, paths_of(callees.chain([&item.item.uri]))).await;
     let mut out = Vec::new();
     for call in calls {
         let Some(callee) = files.call_item(call.to).await else {
@@ -355,35 +352,43 @@ pub async fn outgoing_calls(session: &Session, item: &CallItem) -> Result<Vec<Ca
     Ok(out)
 }
 
+/// The paths of the `file:` URIs among `uris`.
+fn paths_of<'u>(uris: impl IntoIterator<Item = &'u Url>) -> Vec<PathBuf> {
+    uris.into_iter()
+        .filter_map(|uri| file_path(uri.as_str()))
+        .collect()
+}
+
 /// The line indexes of the files one answer points into, each read once.
 struct Files<'a> {
     client: &'a LspClient,
-    indexes: HashMap<Url, Option<Arc<LineIndex>>>,
+    indexes: HashMap<PathBuf, Option<Arc<LineIndex>>>,
 }
 
 impl<'a> Files<'a> {
-    /// The files of `uris`, read at once (`LspClient::line_indexes`);
+    /// The files at `paths`, read at once (`LspClient::line_indexes`);
     /// another is read when asked for.
-    async fn read(client: &'a LspClient, uris: impl IntoIterator<Item = Url>) -> Files<'a> {
+    async fn read(client: &'a LspClient, paths: Vec<PathBuf>) -> Files<'a> {
         Files {
             client,
-            indexes: client.line_indexes(uris).await,
+            indexes: client.line_indexes(paths).await,
         }
     }
 
-    async fn index(&mut self, uri: &Url) -> Option<Arc<LineIndex>> {
-        if !self.indexes.contains_key(uri) {
-            let index = self.client.line_index(uri).await;
-            self.indexes.insert(uri.clone(), index);
+    async fn index(&mut self, path: &Path) -> Option<Arc<LineIndex>> {
+        if let Some(index) = self.indexes.get(path) {
+            return index.clone();
         }
-        self.indexes[uri].clone()
+        let index = self.client.line_indexes([path.to_path_buf()]).await;
+        self.indexes.extend(index);
+        self.indexes.get(path).cloned().flatten()
     }
 
     /// A location as a spot; `None` for a file that cannot be read (or a
     /// URI that is not a file).
     async fn spot(&mut self, uri: &Url, range: lsp_types::Range) -> Option<Spot> {
-        let path = uri.to_file_path().ok()?;
-        let index = self.index(uri).await?;
+        let path = file_path(uri.as_str())?;
+        let index = self.index(&path).await?;
         Some(Spot {
             path,
             range: index.range_to_model(range, self.client.encoding),
@@ -391,7 +396,10 @@ impl<'a> Files<'a> {
     }
 
     async fn ranges(&mut self, uri: &Url, ranges: Vec<lsp_types::Range>) -> Vec<Range> {
-        let Some(index) = self.index(uri).await else {
+        let Some(path) = file_path(uri.as_str()) else {
+            return Vec::new();
+        };
+        let Some(index) = self.index(&path).await else {
             return Vec::new();
         };
         let mut out: Vec<Range> = ranges

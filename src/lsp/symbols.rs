@@ -15,7 +15,7 @@ use lsp_types::{
 
 use super::LspError;
 use super::capabilities::Feature;
-use super::convert::{Encoding, LineIndex};
+use super::convert::{Encoding, LineIndex, file_path};
 use super::quirks::tsserver;
 use super::session::{Server, Session};
 use crate::model::{OutlineSymbol, Range, SymbolKind};
@@ -210,12 +210,18 @@ pub async fn workspace_symbols(server: &Server, query: &str) -> Result<Vec<Symbo
             })
             .collect(),
     };
+    let raw: Vec<_> = raw
+        .into_iter()
+        .filter_map(|(uri, range, name, kind, container)| {
+            Some((file_path(uri.as_str())?, range, name, kind, container))
+        })
+        .collect();
     let texts = client
-        .line_indexes(raw.iter().map(|(uri, ..)| uri.clone()))
+        .line_indexes(raw.iter().map(|(path, ..)| path.clone()))
         .await;
     let mut hits = Vec::new();
-    for (uri, range, name, kind, container) in raw {
-        let (Some(Some(index)), Ok(path)) = (texts.get(&uri), uri.to_file_path()) else {
+    for (path, range, name, kind, container) in raw {
+        let Some(Some(index)) = texts.get(&path) else {
             continue;
         };
         let range = index.range_to_model(range, client.encoding);
