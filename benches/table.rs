@@ -39,13 +39,18 @@
 //! `cargo bench --bench table -- --corpus NAME=DIR` (repeatable) measures
 //! real projects instead, where they are: NAME picks what to ask of it
 //! (`CORPORA`), the tools that write are left out, and the table goes to
-//! its own section of BENCHMARKS.md.
+//! its own section of BENCHMARKS.md. Two builds compared side by side on a
+//! real project: `versus.rs`.
 
 #[path = "../tests/common/mod.rs"]
 mod common;
+#[path = "corpora.rs"]
+mod corpora;
 #[path = "grep_vs_rg.rs"]
 #[allow(dead_code)]
 mod grep_vs_rg;
+#[path = "rounds.rs"]
+mod rounds;
 #[path = "section.rs"]
 mod section;
 
@@ -68,35 +73,11 @@ use lsp_types::{
 use serde_json::{Value, json};
 use sextant::context::Context;
 
-const ROUNDS: usize = 50;
+use corpora::{CORPORA, Project, after, corpora_asked, servers_answer_search};
+use rounds::{ROUNDS, Rounds, call, cpu_time, ms, percentile};
+
 const TIMEOUT: Duration = Duration::from_secs(60);
 const SEXTANT: &str = env!("CARGO_BIN_EXE_sextant");
-
-/// A project and what to ask of it.
-struct Project {
-    name: String,
-    root: PathBuf,
-    /// The copy `root` is in, for a generated project or a fixture; a real
-    /// project given on the command line is measured where it is.
-    _copy: Option<tempfile::TempDir>,
-    /// A file to read, check and edit.
-    file: &'static str,
-    /// A class or struct used in several files, as a `symbol` address.
-    symbol: Value,
-    /// A function with callers.
-    function: Value,
-    /// `file`, `line`, `character` right after a `value.`.
-    completion: Value,
-    /// A name to search for, and a word to grep.
-    query: &'static str,
-    /// A glob of the project's source files.
-    glob: &'static str,
-    /// Text of `file` an edit replaces (and puts back).
-    edit: (&'static str, &'static str),
-    /// Whether the tools that write (`create_file`, `apply_patch`) are
-    /// measured: never in a real project, which stays as it was.
-    writes: bool,
-}
 
 /// The raw LSP requests a tool makes, where it asks a server.
 #[derive(Clone, Copy)]
@@ -130,121 +111,6 @@ struct Memory {
     project: String,
     sextant_peak: f64,
     tree_peak: f64,
-}
-
-fn ms(d: Duration) -> String {
-    format!("{:.2}", d.as_secs_f64() * 1000.0)
-}
-
-fn percentile(samples: &[Duration], p: f64) -> Duration {
-    let mut sorted = samples.to_vec();
-    sorted.sort();
-    let rank = ((p * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
-    sorted[rank - 1]
-}
-
-/// The text an agent reads, and whether it was an error.
-async fn call(client: &common::mcp::Client, tool: &str, args: &Value) -> (usize, bool) {
-    let result = common::mcp::call(client, tool, args.clone()).await;
-    let bytes = common::mcp::texts(&result).iter().map(String::len).sum();
-    (bytes, result.is_error == Some(true))
-}
-
-/// sextant's CPU time so far: the run time of each of its threads
-/// (`/proc/PID/task/*/schedstat`, in nanoseconds; `stat`'s clock ticks
-/// are too coarse to rank changes of a tenth of a millisecond). A thread
-/// that ended takes its time with it: a pool thread ending during a call
-/// makes that call's share read low.
-fn cpu_time(pid: u32) -> Option<Duration> {
-    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).ok()?;
-    let nanos: u64 = tasks
-        .flatten()
-        .filter_map(|task| std::fs::read_to_string(task.path().join("schedstat")).ok())
-        .filter_map(|stat| stat.split_whitespace().next()?.parse::<u64>().ok())
-        .sum();
-    Some(Duration::from_nanos(nanos))
-}
-
-/// The samples of one tool's rounds: wall times, and sextant's CPU time
-/// summed over the calls alone (not what it does between them).
-struct Rounds {
-    pid: u32,
-    walls: Vec<Duration>,
-    cpu: Option<Duration>,
-}
-
-impl Rounds {
-    fn new(pid: u32) -> Rounds {
-        Rounds {
-            pid,
-            walls: Vec::with_capacity(ROUNDS),
-            cpu: Some(Duration::ZERO),
-        }
-    }
-
-    /// Times one call of `tool`.
-    async fn call(&mut self, client: &common::mcp::Client, tool: &str, args: &Value) {
-        let before = cpu_time(self.pid);
-        let t = Instant::now();
-        call(client, tool, args).await;
-        self.walls.push(t.elapsed());
-        self.cpu = match (self.cpu, before, cpu_time(self.pid)) {
-            (Some(sum), Some(before), Some(after)) => Some(sum + after.saturating_sub(before)),
-            _ => None,
-        };
-    }
-
-    fn median(&self) -> Duration {
-        percentile(&self.walls, 0.5)
-    }
-
-    fn p95(&self) -> Duration {
-        percentile(&self.walls, 0.95)
-    }
-
-    /// CPU time per call.
-    fn cpu_per_call(&self) -> Option<Duration> {
-        let calls = u32::try_from(self.walls.len()).ok().filter(|n| *n > 0)?;
-        self.cpu.map(|cpu| cpu / calls)
-    }
-
-    /// The median of each call's time less its waits on servers (what
-    /// sextant says of each call in its log: the rounds are the last
-    /// calls it made), where every call waited on one.
-    async fn own_median(&self, client: &common::mcp::Client) -> Option<Duration> {
-        let result = common::mcp::call(
-            client,
-            "logs",
-            json!({"server": "tool", "tail": self.walls.len()}),
-        )
-        .await;
-        let text = common::mcp::texts(&result).concat();
-        let waits: Vec<Duration> = text
-            .lines()
-            .filter(|line| line.contains(" tool ") && line.contains(" -> "))
-            .map(waited)
-            .collect();
-        if waits.len() != self.walls.len() {
-            return None;
-        }
-        let owns: Vec<Duration> = self
-            .walls
-            .iter()
-            .zip(&waits)
-            .map(|(wall, waited)| wall.saturating_sub(*waited))
-            .collect();
-        Some(percentile(&owns, 0.5))
-    }
-}
-
-/// A tool call's waits on servers, from its line in the log
-/// (`... -> ok (6.0 ms, 4.5 waiting on servers)`; none said, none made).
-fn waited(line: &str) -> Duration {
-    let millis = line
-        .rsplit_once(" waiting on servers)")
-        .and_then(|(before, _)| before.rsplit_once(", "))
-        .and_then(|(_, millis)| millis.parse::<f64>().ok());
-    Duration::from_secs_f64(millis.unwrap_or(0.0) / 1000.0)
 }
 
 /// `tool` called `ROUNDS` times after a warm-up: median, p95, CPU per
@@ -600,24 +466,6 @@ async fn measure(project: &Project, rows: &mut Vec<Row>) -> Memory {
     memory
 }
 
-/// Waits until `search` is answered by the project's server, not by the
-/// tree-sitter index while the server starts (or for at most two
-/// minutes): the tools are timed against a ready server, as the raw
-/// requests are.
-async fn servers_answer_search(client: &common::mcp::Client, query: &str) {
-    let deadline = Instant::now() + Duration::from_secs(120);
-    loop {
-        let result = common::mcp::call(client, "search", json!({"query": query})).await;
-        let text = common::mcp::texts(&result).concat();
-        let first = text.lines().next().unwrap_or_default();
-        let still = text.contains(" is still ") || text.contains(" was still ");
-        if (!first.ends_with("from tree-sitter") && !still) || Instant::now() > deadline {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    }
-}
-
 /// `apply_patch` of an edit previewed just before, the edit and its undo
 /// in turn, so every round writes: the apply alone is timed.
 async fn apply_patch_row(client: &common::mcp::Client, pid: u32, project: &Project) -> Row {
@@ -799,20 +647,6 @@ fn generate_python_project(root: &Path, packages: usize, modules: usize) {
     }
 }
 
-/// The completion address right after the first `needle` in `file`.
-fn after(root: &Path, file: &str, needle: &str) -> Value {
-    let text = std::fs::read_to_string(root.join(file)).unwrap();
-    let (line, found) = text
-        .lines()
-        .enumerate()
-        .find_map(|(n, line)| {
-            line.find(needle)
-                .map(|at| (n + 1, line[..at + needle.len()].chars().count()))
-        })
-        .unwrap_or_else(|| panic!("no {needle} in {file}"));
-    json!({"file": file, "line": line, "character": found + 1})
-}
-
 fn projects() -> Vec<Project> {
     let ts_fixture = |name: &str, dir: tempfile::TempDir| Project {
         name: name.to_string(),
@@ -926,73 +760,6 @@ fn projects() -> Vec<Project> {
         writes: true,
     };
     vec![tsgo, tsls, rust, ts_big, rust_big, python, python_big, c]
-}
-
-/// The real projects `--corpus NAME=DIR` measures, by NAME: a fetched
-/// checkout of each, its dependencies installed (`pnpm install` for the
-/// TypeScript SDK; ripgrep needs none). Addresses are by name, so they
-/// hold across versions of the project.
-const CORPORA: &[&str] = &["ripgrep", "ts-sdk"];
-
-fn corpus(name: &str, root: PathBuf) -> Project {
-    let project = |file, symbol: &str, function: Value, completion, query, glob, edit| Project {
-        name: format!("{name} (real)"),
-        root: root.clone(),
-        _copy: None,
-        file,
-        symbol: json!({"file": file, "symbol": symbol}),
-        function,
-        completion,
-        query,
-        glob,
-        edit,
-        writes: false,
-    };
-    match name {
-        // ripgrep: rust-analyzer on a cargo workspace of 10 crates.
-        "ripgrep" => {
-            let file = "crates/searcher/src/searcher/mod.rs";
-            project(
-                file,
-                "Searcher",
-                json!({"file": "crates/cli/src/hostname.rs", "symbol": "gethostname"}),
-                after(&root, file, "self.config."),
-                "Searcher",
-                "crates/**/*.rs",
-                ("pub struct Searcher {", "pub struct  Searcher {"),
-            )
-        }
-        // The MCP TypeScript SDK: a pnpm monorepo on TypeScript 7.
-        "ts-sdk" => {
-            let file = "packages/server/src/server/mcp.ts";
-            project(
-                file,
-                "McpServer",
-                json!({"file": file, "symbol": "McpServer.connect"}),
-                after(&root, file, "this.server."),
-                "McpServer",
-                "packages/**/*.ts",
-                ("export class McpServer", "export class  McpServer"),
-            )
-        }
-        other => panic!("no corpus named {other}; known: {}", CORPORA.join(", ")),
-    }
-}
-
-/// The `--corpus NAME=DIR` arguments.
-fn corpora_asked() -> Vec<Project> {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .zip(args.iter().skip(1))
-        .filter(|(flag, _)| *flag == "--corpus")
-        .map(|(_, value)| {
-            let (name, dir) = value
-                .split_once('=')
-                .unwrap_or_else(|| panic!("--corpus NAME=DIR, NAME one of {}", CORPORA.join(", ")));
-            let root = std::fs::canonicalize(dir).unwrap_or_else(|err| panic!("{dir}: {err}"));
-            corpus(name, root)
-        })
-        .collect()
 }
 
 /// `program ARGS`' first line of output, or `?`.

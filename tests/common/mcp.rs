@@ -20,7 +20,12 @@ pub async fn start(root: &Path, extra: &[&str]) -> Client {
 
 /// Like `start`, with the server process's pid.
 pub async fn start_with_pid(root: &Path, extra: &[&str]) -> (Client, u32) {
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_sextant"));
+    start_program(Path::new(env!("CARGO_BIN_EXE_sextant")), root, extra).await
+}
+
+/// Like `start_with_pid`, with another build of sextant (`program`).
+pub async fn start_program(program: &Path, root: &Path, extra: &[&str]) -> (Client, u32) {
+    let mut command = tokio::process::Command::new(program);
     command
         .arg("serve")
         .arg("--no-shared")

@@ -1,0 +1,144 @@
+//! This build of sextant against another, side by side on a real project:
+//! each a `sextant serve` of its own on the same checkout, their calls
+//! alternated, so both meet the machine as it is in that minute. This
+//! machine's speed moves by a third between runs an hour apart, more than
+//! most changes: the corpus table (`table -- --corpus`) cannot tell a
+//! change of a few tenths of a millisecond from the weather; this can.
+//!
+//! `cargo bench --bench versus -- --against PROGRAM --corpus NAME=DIR
+//! [--rounds N]`, PROGRAM another build (of the last landing, say: `git
+//! worktree add`, `cargo build --release` there). Per read-only tool of
+//! the corpus table: the median own time (a call's time less its waits on
+//! servers, from each sextant's tool log) and CPU per call (its threads'
+//! run time) of both, and the change. Printed only: the figures are for
+//! the change at hand.
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+#[path = "corpora.rs"]
+mod corpora;
+#[path = "rounds.rs"]
+mod rounds;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use corpora::{Project, corpora_asked, servers_answer_search};
+use rounds::{ROUNDS, Rounds, call, ms};
+
+/// One build's server on the project, and its rounds of the tool at hand.
+struct Side {
+    client: common::mcp::Client,
+    pid: u32,
+}
+
+/// The value after `flag` on the command line.
+fn flag(flag: &str) -> Option<String> {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .zip(args.iter().skip(1))
+        .find(|(name, _)| *name == flag)
+        .map(|(_, value)| value.clone())
+}
+
+/// The read-only calls of the corpus table, as an agent makes them.
+fn calls(project: &Project) -> Vec<(&'static str, Value)> {
+    let mut rename = project.function.clone();
+    rename["new_name"] = json!("renamedForBench");
+    vec![
+        ("read", json!({"file": project.file})),
+        ("read_file", json!({"path": project.file})),
+        ("search", json!({"query": project.query})),
+        ("inspect", project.symbol.clone()),
+        ("references", project.symbol.clone()),
+        ("call_hierarchy", project.function.clone()),
+        ("rename", rename),
+        ("diagnostics", json!({"file": project.file})),
+        ("logs", json!({})),
+    ]
+}
+
+/// `after` less `before`, signed, in ms.
+fn change(before: Option<Duration>, after: Option<Duration>) -> String {
+    match (before, after) {
+        (Some(before), Some(after)) => format!(
+            "{:+.2}",
+            (after.as_secs_f64() - before.as_secs_f64()) * 1000.0
+        ),
+        _ => "-".into(),
+    }
+}
+
+fn shown(figure: Option<Duration>) -> String {
+    figure.map_or_else(|| "-".into(), ms)
+}
+
+async fn start(program: &Path, project: &Project) -> Side {
+    let (client, pid) = common::mcp::start_program(program, &project.root, &[]).await;
+    servers_answer_search(&client, project.query).await;
+    Side { client, pid }
+}
+
+#[tokio::main]
+async fn main() {
+    let Some(against) = flag("--against").map(PathBuf::from) else {
+        eprintln!(
+            "versus: pass --against PROGRAM (another build of sextant) and --corpus NAME=DIR"
+        );
+        return;
+    };
+    let rounds: usize = flag("--rounds").map_or(ROUNDS, |n| n.parse().expect("--rounds N"));
+    let this = PathBuf::from(env!("CARGO_BIN_EXE_sextant"));
+    for project in corpora_asked() {
+        let sides = [
+            start(&this, &project).await,
+            start(&against, &project).await,
+        ];
+        println!(
+            "\n{} ({rounds} calls each, alternated): this build against {}\n",
+            project.name,
+            against.display()
+        );
+        println!("| tool | own ms | against | change | CPU ms | against | change |");
+        println!("|---|---:|---:|---:|---:|---:|---:|");
+        for (tool, args) in calls(&project) {
+            // A warm-up call each, then the rounds in turn.
+            let mut timed = Vec::new();
+            for side in &sides {
+                call(&side.client, tool, &args).await;
+                timed.push(Rounds::new(side.pid));
+            }
+            // Each goes first in every other round: the second call of a
+            // round may find the machine warmer (or busier) for it.
+            for round in 0..rounds {
+                let (first, second) = timed.split_at_mut(1);
+                let mut pair = [(&sides[0], &mut first[0]), (&sides[1], &mut second[0])];
+                if round % 2 == 1 {
+                    pair.reverse();
+                }
+                for (side, rounds) in pair {
+                    rounds.call(&side.client, tool, &args).await;
+                }
+            }
+            let mut own = Vec::new();
+            for (side, rounds) in sides.iter().zip(&timed) {
+                own.push(rounds.own_median(&side.client).await);
+            }
+            let cpu: Vec<Option<Duration>> = timed.iter().map(Rounds::cpu_per_call).collect();
+            println!(
+                "| {tool} | {} | {} | {} | {} | {} | {} |",
+                shown(own[0]),
+                shown(own[1]),
+                change(own[1], own[0]),
+                shown(cpu[0]),
+                shown(cpu[1]),
+                change(cpu[1], cpu[0]),
+            );
+        }
+        for side in sides {
+            side.client.cancel().await.ok();
+        }
+    }
+}
