@@ -90,11 +90,22 @@ async fn main() {
         return;
     };
     let rounds: usize = flag("--rounds").map_or(ROUNDS, |n| n.parse().expect("--rounds N"));
-    let this = PathBuf::from(env!("CARGO_BIN_EXE_sextant"));
+    // Both run from fresh copies: the same binary ran 5-10% slower from
+    // the file the linker wrote than from a copy of it (the page cache
+    // holds the two differently), which is more than most changes.
+    let copies = tempfile::tempdir().expect("a folder for the two builds");
+    let copy = |program: &Path, name: &str| {
+        let path = copies.path().join(name);
+        std::fs::copy(program, &path)
+            .unwrap_or_else(|err| panic!("{}: {err}", program.display()));
+        path
+    };
+    let this = copy(Path::new(env!("CARGO_BIN_EXE_sextant")), "this");
+    let other = copy(&against, "against");
     for project in corpora_asked() {
         let sides = [
             start(&this, &project).await,
-            start(&against, &project).await,
+            start(&other, &project).await,
         ];
         println!(
             "\n{} ({rounds} calls each, alternated): this build against {}\n",
