@@ -96,17 +96,13 @@ async fn main() {
     let copies = tempfile::tempdir().expect("a folder for the two builds");
     let copy = |program: &Path, name: &str| {
         let path = copies.path().join(name);
-        std::fs::copy(program, &path)
-            .unwrap_or_else(|err| panic!("{}: {err}", program.display()));
+        std::fs::copy(program, &path).unwrap_or_else(|err| panic!("{}: {err}", program.display()));
         path
     };
     let this = copy(Path::new(env!("CARGO_BIN_EXE_sextant")), "this");
     let other = copy(&against, "against");
     for project in corpora_asked() {
-        let sides = [
-            start(&this, &project).await,
-            start(&other, &project).await,
-        ];
+        let sides = [start(&this, &project).await, start(&other, &project).await];
         println!(
             "\n{} ({rounds} calls each, alternated): this build against {}\n",
             project.name,
