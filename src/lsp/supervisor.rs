@@ -111,7 +111,7 @@ impl Supervisor {
             let walked = Arc::downgrade(&walked);
             Box::new(move |_: &[PathBuf]| {
                 if let Some(walked) = walked.upgrade() {
-                    *lock(&walked) = Walked::default();
+                    lock(&walked).forget();
                 }
             }) as ChangeListener
         };

@@ -57,7 +57,7 @@ pub(in crate::lsp) fn choose(
             if let Some(loose) = &javascript.loose_files
                 && walks.kept(
                     |walked| &mut walked.loose_files,
-                    project_root,
+                    (project_root.to_path_buf(), loose.extensions.clone()),
                     || super::loose_files::wanted(project_root, &loose.extensions),
                 )
             {
@@ -234,7 +234,7 @@ impl TypeScriptProject {
             ),
             checks_with: walks.kept(
                 |walked| &mut walked.checks_with,
-                project_root,
+                project_root.to_path_buf(),
                 || checks_with(project_root, workspace_root),
             ),
         }
@@ -245,12 +245,26 @@ impl TypeScriptProject {
 /// most of a choice's time (a walk of the workspace for loose files and
 /// one for package.json scripts: 4 ms of every `logs` on ripgrep, which
 /// shows the choice for each language not started). The packages a project
-/// sees are not among it: they are looked up in `node_modules`, which the
-/// file watcher leaves out, and cost a few `stat`s.
+/// sees are not among it: they are looked up in `node_modules` on every
+/// choice (a few `stat`s), as are the tools directory and `PATH`, which
+/// are outside the workspace.
 #[derive(Debug, Default)]
 pub struct Walked {
-    loose_files: HashMap<PathBuf, bool>,
+    /// By project root and the extensions looked for.
+    loose_files: HashMap<(PathBuf, Vec<String>), bool>,
     checks_with: HashMap<PathBuf, Option<Script>>,
+    /// Times it was forgotten: a walk that saw this number change while
+    /// it ran keeps nothing.
+    forgotten: u64,
+}
+
+impl Walked {
+    /// Forgets everything found (the workspace changed).
+    pub fn forget(&mut self) {
+        self.loose_files.clear();
+        self.checks_with.clear();
+        self.forgotten += 1;
+    }
 }
 
 /// Where what choosing walks for is kept, if it may be: the supervisor
@@ -269,24 +283,31 @@ impl<'a> Walks<'a> {
         Walks(Some(walked))
     }
 
-    /// What `walk` finds for `root`, as kept in the field `of` or walked
-    /// now. The lock is held through the walk, so a change handed out
-    /// meanwhile forgets what it found after it is kept, not before.
-    fn kept<T: Clone>(
+    /// What `walk` finds for `key`, as kept in the field `of` or walked
+    /// now. The walk runs without the lock (the watcher's hand-out, which
+    /// forgets, must not wait for it), and what it found is kept only if
+    /// nothing was forgotten meanwhile.
+    fn kept<K: Eq + std::hash::Hash, T: Clone>(
         self,
-        of: fn(&mut Walked) -> &mut HashMap<PathBuf, T>,
-        root: &Path,
+        of: fn(&mut Walked) -> &mut HashMap<K, T>,
+        key: K,
         walk: impl FnOnce() -> T,
     ) -> T {
         let Some(walked) = self.0 else {
             return walk();
         };
-        let mut walked = lock(walked);
-        if let Some(found) = of(&mut walked).get(root) {
-            return found.clone();
-        }
+        let forgotten = {
+            let mut walked = lock(walked);
+            if let Some(found) = of(&mut walked).get(&key) {
+                return found.clone();
+            }
+            walked.forgotten
+        };
         let found = walk();
-        of(&mut walked).insert(root.to_path_buf(), found.clone());
+        let mut walked = lock(walked);
+        if walked.forgotten == forgotten {
+            of(&mut walked).insert(key, found.clone());
+        }
         found
     }
 }
@@ -881,5 +902,49 @@ mod tests {
             Walks::FRESH,
         );
         assert_eq!(choice.language.server, "typescript-language-server");
+    }
+
+    /// A kept finding is taken again without a walk; forgotten, the next
+    /// call walks; a walk during which it was forgotten keeps nothing.
+    #[test]
+    fn walks_kept_are_taken_until_forgotten() {
+        let walked = Mutex::new(Walked::default());
+        let walks = Walks::kept_in(&walked);
+        let root = PathBuf::from("/project");
+        let walks_made = std::cell::Cell::new(0);
+        let walk = || {
+            walks_made.set(walks_made.get() + 1);
+            None
+        };
+        let script = |walks: Walks<'_>| walks.kept(|w| &mut w.checks_with, root.clone(), walk);
+        assert!(script(walks).is_none() && script(walks).is_none());
+        assert_eq!(walks_made.get(), 1);
+        lock(&walked).forget();
+        script(walks);
+        assert_eq!(walks_made.get(), 2);
+        // Forgotten while walking: walked again next time.
+        walks.kept(
+            |w| &mut w.checks_with,
+            PathBuf::from("/other"),
+            || {
+                lock(&walked).forget();
+                None
+            },
+        );
+        script(walks);
+        assert_eq!(walks_made.get(), 3);
+        walks.kept(
+            |w| &mut w.checks_with,
+            PathBuf::from("/other"),
+            || {
+                walks_made.set(walks_made.get() + 1);
+                None
+            },
+        );
+        assert_eq!(walks_made.get(), 4, "the walk forgotten meanwhile was kept");
+        // Afresh, nothing is kept.
+        script(Walks::FRESH);
+        script(Walks::FRESH);
+        assert_eq!(walks_made.get(), 6);
     }
 }
