@@ -107,6 +107,10 @@ struct Folders {
     next_watch: u64,
     /// No more folders are added: the limit was reached (until folders go).
     full: bool,
+    /// A folder went unwatched at a limit: it stays so when room comes
+    /// back (only a rescan walks the tree again), so the workspace is not
+    /// covered.
+    missed: bool,
     /// The system's watch limit was reached: no more folders, for good.
     system_full: bool,
     /// The first walk is still going.
@@ -222,7 +226,7 @@ impl FileWatcher {
     /// files be kept until the watcher reports them written.
     pub fn covers_workspace(&self) -> bool {
         let folders = lock(&self.inner.folders);
-        !(folders.full || folders.system_full || folders.walking)
+        !(folders.missed || folders.system_full || folders.walking)
     }
 
     /// Whether every change under the root so far has been handed out and
@@ -413,7 +417,10 @@ impl Inner {
             );
             // Folders replaced meanwhile went unheard too: all are watched
             // anew.
-            lock(&self.folders).watched.clear();
+            let mut folders = lock(&self.folders);
+            folders.watched.clear();
+            folders.missed = false;
+            drop(folders);
             new_folders = vec![self.root.clone()];
         }
         // A watched folder that is gone (deleted, or moved away) goes out as
@@ -512,10 +519,12 @@ impl Inner {
             return true;
         }
         if folders.full || folders.system_full {
+            folders.missed = true;
             return false;
         }
         if folders.watched.len() >= self.max_folders {
             folders.full = true;
+            folders.missed = true;
             self.warn(format!(
                 "file watching stopped at {} folders; files elsewhere are seen by the servers only when a tool opens them",
                 self.max_folders
@@ -534,6 +543,7 @@ impl Inner {
             }
             Err(err) if matches!(err.kind, notify::ErrorKind::MaxFilesWatch) => {
                 folders.system_full = true;
+                folders.missed = true;
                 self.warn(format!(
                     "file watching stopped at {} folders: {err}; raise fs.inotify.max_user_watches to watch more",
                     folders.watched.len()
@@ -1022,8 +1032,13 @@ mod tests {
             .unwrap();
         std::fs::remove_dir_all(&gone).unwrap();
         changes().await;
-        assert!(watcher.covers_workspace(), "{} folders", watched(&watcher));
-        // Nor is it while the first walk goes.
+        assert!(!lock(&watcher.inner.folders).full);
+        // The folders left out at the limit are not watched for that: the
+        // workspace is still not covered.
+        assert!(!watcher.covers_workspace(), "{} folders", watched(&watcher));
+        // It is once all are watched, but not while the first walk goes.
+        lock(&watcher.inner.folders).missed = false;
+        assert!(watcher.covers_workspace());
         lock(&watcher.inner.folders).walking = true;
         assert!(!watcher.covers_workspace());
     }
