@@ -165,7 +165,7 @@ impl LineIndex {
         }
         let next = self.starts.get(line + 1).map_or(self.text.len(), |&n| n);
         let character = character as usize;
-        (character + 2 <= next - self.starts[line]).then_some(character)
+        (character.checked_add(2)? <= next - self.starts[line]).then_some(character)
     }
 
     /// sextant's position as an LSP one. `None` when the line does not
@@ -286,20 +286,34 @@ impl TsserverLines {
 /// again (an answer's locations name hundreds). Any other spelling
 /// (escapes, `.` or empty segments, a host, a query) goes through `Url`.
 pub fn file_path(uri: &str) -> Option<PathBuf> {
-    #[cfg(unix)]
-    if let Some(path) = uri.strip_prefix("file://")
-        && path.starts_with('/')
+    plain_file_path(uri).or_else(|| Url::parse(uri).ok()?.to_file_path().ok())
+}
+
+/// [`file_path`] of a URL already parsed: as written where it is plainly
+/// spelled, else as the `Url` gives it (one made from a path keeps its
+/// `..` segments, which parsing its text again would resolve).
+pub fn url_path(url: &Url) -> Option<PathBuf> {
+    plain_file_path(url.as_str()).or_else(|| url.to_file_path().ok())
+}
+
+/// The path after `file://` where it is spelled as `Url` would leave it:
+/// ASCII letters, digits and marks it does not escape, no `.`, `..` or
+/// empty segment.
+fn plain_file_path(uri: &str) -> Option<PathBuf> {
+    // On Redox `Url` gives a path with its scheme; on Windows a drive.
+    if cfg!(any(not(unix), target_os = "redox")) {
+        return None;
+    }
+    let path = uri.strip_prefix("file://")?;
+    let plain = path.starts_with('/')
         && path
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"/-_.~+,;=@!$&'()*".contains(&b))
         && !path.contains("//")
         && !path
             .split('/')
-            .any(|segment| segment == "." || segment == "..")
-    {
-        return Some(PathBuf::from(path));
-    }
-    Url::parse(uri).ok()?.to_file_path().ok()
+            .any(|segment| segment == "." || segment == "..");
+    plain.then(|| PathBuf::from(path))
 }
 
 #[cfg(test)]
@@ -457,7 +471,7 @@ mod tests {
 
     /// Positions on random lines of ASCII and not, within, at and past
     /// their ends, as a walk over every character converts them: the
-    /// shortcuts for ASCII prefixes and ASCII texts give the same.
+    /// shortcuts for ASCII prefixes and ASCII lines give the same.
     #[test]
     fn conversions_agree_with_a_walk_over_the_characters() {
         fn walked_to_model(line: &str, character: u32, encoding: Encoding) -> u32 {
@@ -540,7 +554,7 @@ mod tests {
 
     /// Random URIs of plain and special characters, escapes, dot
     /// segments, hosts, queries: the path taken as written is the one
-    /// `Url` parses, or none is.
+    /// `Url` parses, or none is; and a parsed URL's the one it gives.
     #[test]
     fn file_paths_as_written_are_the_ones_url_parses() {
         const PIECES: &[&str] = &[
@@ -560,6 +574,7 @@ mod tests {
             "http:///",
         ];
         let mut rng = Lcg(11);
+        let mut plain = 0;
         for _ in 0..20_000 {
             let uri = format!("{}{}", STARTS[rng.next(STARTS.len())], rng.text(PIECES, 10));
             let parsed = Url::parse(&uri)
@@ -570,6 +585,15 @@ mod tests {
                 parsed.map(PathBuf::into_os_string),
                 "{uri}"
             );
+            let url = Url::parse(&uri).ok();
+            assert_eq!(
+                url.as_ref().and_then(url_path),
+                url.and_then(|url| url.to_file_path().ok()),
+                "{uri}"
+            );
+            plain += usize::from(plain_file_path(&uri).is_some());
         }
+        // The path as written is taken often enough to be tested.
+        assert!(plain > 1_000, "{plain} taken as written");
     }
 }

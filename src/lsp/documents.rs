@@ -24,7 +24,7 @@ use lsp_types::{
 use super::LspError;
 use super::capabilities::Feature;
 use super::client::LspClient;
-use super::convert::{LineIndex, file_path};
+use super::convert::{LineIndex, url_path};
 use super::watch::{ChangeKind, FileChange};
 use crate::fs::stamped::{Stamp, StampedCache, Watch};
 use crate::sync::lock;
@@ -398,7 +398,7 @@ impl LspClient {
     /// The line index of `uri` as the server sees it: the open document's,
     /// else the file on disk's; `None` when it cannot be read.
     pub(super) async fn line_index(&self, uri: &Url) -> Option<Arc<LineIndex>> {
-        let path = file_path(uri.as_str())?;
+        let path = url_path(uri)?;
         self.line_indexes([path.clone()])
             .await
             .remove(&path)

@@ -21,7 +21,7 @@ use lsp_types::{
 use super::LspError;
 use super::capabilities::Feature;
 use super::client::LspClient;
-use super::convert::{LineIndex, file_path};
+use super::convert::{LineIndex, file_path, url_path};
 use super::quirks::cargo_projects;
 use super::session::Session;
 use super::symbols::symbol_kind;
@@ -354,9 +354,7 @@ pub async fn outgoing_calls(session: &Session, item: &CallItem) -> Result<Vec<Ca
 
 /// The paths of the `file:` URIs among `uris`.
 fn paths_of<'u>(uris: impl IntoIterator<Item = &'u Url>) -> Vec<PathBuf> {
-    uris.into_iter()
-        .filter_map(|uri| file_path(uri.as_str()))
-        .collect()
+    uris.into_iter().filter_map(url_path).collect()
 }
 
 /// The line indexes of the files one answer points into, each read once.
@@ -387,7 +385,7 @@ impl<'a> Files<'a> {
     /// A location as a spot; `None` for a file that cannot be read (or a
     /// URI that is not a file).
     async fn spot(&mut self, uri: &Url, range: lsp_types::Range) -> Option<Spot> {
-        let path = file_path(uri.as_str())?;
+        let path = url_path(uri)?;
         let index = self.index(&path).await?;
         Some(Spot {
             path,
@@ -396,7 +394,7 @@ impl<'a> Files<'a> {
     }
 
     async fn ranges(&mut self, uri: &Url, ranges: Vec<lsp_types::Range>) -> Vec<Range> {
-        let Some(path) = file_path(uri.as_str()) else {
+        let Some(path) = url_path(uri) else {
             return Vec::new();
         };
         let Some(index) = self.index(&path).await else {

@@ -15,7 +15,7 @@ use lsp_types::{
 
 use super::LspError;
 use super::capabilities::Feature;
-use super::convert::{Encoding, LineIndex, file_path};
+use super::convert::{Encoding, LineIndex, url_path};
 use super::quirks::tsserver;
 use super::session::{Server, Session};
 use crate::model::{OutlineSymbol, Range, SymbolKind};
@@ -213,7 +213,7 @@ pub async fn workspace_symbols(server: &Server, query: &str) -> Result<Vec<Symbo
     let raw: Vec<_> = raw
         .into_iter()
         .filter_map(|(uri, range, name, kind, container)| {
-            Some((file_path(uri.as_str())?, range, name, kind, container))
+            Some((url_path(&uri)?, range, name, kind, container))
         })
         .collect();
     let texts = client
