@@ -7,11 +7,14 @@
 //!
 //! `cargo bench --bench versus -- --against PROGRAM --corpus NAME=DIR
 //! [--rounds N]`, PROGRAM another build (of the last landing, say: `git
-//! worktree add`, `cargo build --release` there). Per read-only tool of
-//! the corpus table: the median own time (a call's time less its waits on
-//! servers, from each sextant's tool log) and CPU per call (its threads'
-//! run time) of both, and the change. Printed only: the figures are for
-//! the change at hand.
+//! worktree add`, `cargo build --release` there). For read, read_file,
+//! search, inspect, references, call_hierarchy, rename's preview,
+//! diagnostics and logs, as the corpus table asks them: the median own
+//! time (a call's time less its waits on servers, from each sextant's
+//! tool log; a build whose log says nothing of waits gives its wall time)
+//! and CPU per call (its threads' run time) of both, and the change (this
+//! build's less the other's: negative is faster). Printed only: the
+//! figures are for the change at hand.
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -28,7 +31,7 @@ use serde_json::{Value, json};
 use corpora::{Project, corpora_asked, servers_answer_search};
 use rounds::{ROUNDS, Rounds, call, ms};
 
-/// One build's server on the project, and its rounds of the tool at hand.
+/// One build's server on the project.
 struct Side {
     client: common::mcp::Client,
     pid: u32,
@@ -43,7 +46,7 @@ fn flag(flag: &str) -> Option<String> {
         .map(|(_, value)| value.clone())
 }
 
-/// The read-only calls of the corpus table, as an agent makes them.
+/// The calls compared, as the corpus table makes them.
 fn calls(project: &Project) -> Vec<(&'static str, Value)> {
     let mut rename = project.function.clone();
     rename["new_name"] = json!("renamedForBench");
@@ -89,7 +92,9 @@ async fn main() {
         );
         return;
     };
-    let rounds: usize = flag("--rounds").map_or(ROUNDS, |n| n.parse().expect("--rounds N"));
+    let rounds: usize = flag("--rounds")
+        .map_or(ROUNDS, |n| n.parse().expect("--rounds N"))
+        .max(1);
     // Both run from fresh copies: the same binary ran 5-10% slower from
     // the file the linker wrote than from a copy of it (the page cache
     // holds the two differently), which is more than most changes.
