@@ -234,10 +234,7 @@ impl FileWatcher {
     /// writes at once, and nothing heard waits to go out. What a walk of
     /// the workspace finds may then be kept until the next hand-out.
     pub fn hears_everything(&self) -> bool {
-        self.reported_at_once
-            && self.covers_workspace()
-            && lock(&self.inner.watcher).is_some()
-            && self.inner.nothing_pending()
+        self.reported_at_once && self.covers_workspace() && self.inner.handed_out_all()
     }
 
     /// What kept values ask of the watcher to be taken without a `stat`
@@ -380,7 +377,13 @@ impl Inner {
     /// nothing heard waits to go out.
     fn hears(&self, path: &Path) -> Option<u64> {
         let watch = *lock(&self.folders).watched.get(path.parent()?)?;
-        (lock(&self.watcher).is_some() && self.nothing_pending()).then_some(watch)
+        self.handed_out_all().then_some(watch)
+    }
+
+    /// Whether the watcher runs and everything it heard has been handed
+    /// out.
+    fn handed_out_all(&self) -> bool {
+        lock(&self.watcher).is_some() && self.nothing_pending()
     }
 
     /// Whether there is nothing to hand out and no hand-out under way (a

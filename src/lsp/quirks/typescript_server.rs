@@ -923,24 +923,20 @@ mod tests {
         script(walks);
         assert_eq!(walks_made.get(), 2);
         // Forgotten while walking: walked again next time.
-        walks.kept(
-            |w| &mut w.checks_with,
-            PathBuf::from("/other"),
-            || {
-                lock(&walked).forget();
-                None
-            },
-        );
+        let other = |during: &dyn Fn()| {
+            walks.kept(
+                |w| &mut w.checks_with,
+                PathBuf::from("/other"),
+                || {
+                    during();
+                    None
+                },
+            )
+        };
+        other(&|| lock(&walked).forget());
         script(walks);
         assert_eq!(walks_made.get(), 3);
-        walks.kept(
-            |w| &mut w.checks_with,
-            PathBuf::from("/other"),
-            || {
-                walks_made.set(walks_made.get() + 1);
-                None
-            },
-        );
+        other(&|| walks_made.set(walks_made.get() + 1));
         assert_eq!(walks_made.get(), 4, "the walk forgotten meanwhile was kept");
         // Afresh, nothing is kept.
         script(Walks::FRESH);
