@@ -6,14 +6,15 @@
 //! change of a few tenths of a millisecond from the weather; this can.
 //!
 //! `cargo bench --bench versus -- --against PROGRAM --corpus NAME=DIR
-//! [--rounds N]`, PROGRAM another build (of the last landing, say: `git
-//! worktree add`, `cargo build --release` there). For read, read_file,
-//! search, inspect, references, call_hierarchy, rename's preview,
-//! diagnostics and logs, as the corpus table asks them: the median own
-//! time (a call's time less its waits on servers, from each sextant's
-//! tool log; a build whose log says nothing of waits gives its wall time)
-//! and CPU per call (its threads' run time) of both, and the change (this
-//! build's less the other's: negative is faster). Printed only: the
+//! [--rounds N] [--tools rename,references]`, PROGRAM another build (of
+//! the last landing, say: `git worktree add`, `cargo build --release`
+//! there). For read, read_file, search, inspect, references,
+//! call_hierarchy, rename's preview, diagnostics and logs (or those
+//! `--tools` names), as the corpus table asks them: the median own time
+//! (a call's time less its waits on servers, from each sextant's tool log;
+//! a build whose log says nothing of waits gives its wall time) and CPU
+//! per call (its threads' run time) of both, and the change (this build's
+//! less the other's: negative is faster). Printed only: the
 //! figures are for the change at hand.
 
 #[path = "../tests/common/mod.rs"]
@@ -95,6 +96,8 @@ async fn main() {
     let rounds: usize = flag("--rounds")
         .map_or(ROUNDS, |n| n.parse().expect("--rounds N"))
         .max(1);
+    let tools: Option<Vec<String>> =
+        flag("--tools").map(|tools| tools.split(',').map(str::to_string).collect());
     // Both run from fresh copies: the same binary ran 5-10% slower from
     // the file the linker wrote than from a copy of it (the page cache
     // holds the two differently), which is more than most changes.
@@ -115,7 +118,10 @@ async fn main() {
         );
         println!("| tool | own ms | against | change | CPU ms | against | change |");
         println!("|---|---:|---:|---:|---:|---:|---:|");
-        for (tool, args) in calls(&project) {
+        let asked = calls(&project)
+            .into_iter()
+            .filter(|(tool, _)| tools.as_ref().is_none_or(|t| t.iter().any(|t| t == tool)));
+        for (tool, args) in asked {
             // A warm-up call each, then the rounds in turn.
             let mut timed = Vec::new();
             for side in &sides {
