@@ -15,7 +15,7 @@ use lsp_types::{
 
 use super::LspError;
 use super::capabilities::Feature;
-use super::convert::{Encoding, LineIndex};
+use super::convert::{Encoding, LineIndex, url_path};
 use super::documents::strict_disk_index;
 use super::navigate::{Spot, at, references_at};
 use super::quirks::cargo_projects;
@@ -246,8 +246,7 @@ impl Files {
 }
 
 fn path_of(uri: &Url) -> Result<PathBuf, String> {
-    uri.to_file_path()
-        .map_err(|()| format!("{uri} is not a file"))
+    url_path(uri).ok_or_else(|| format!("{uri} is not a file"))
 }
 
 /// Applies `edit` to `files` in order: text edits, and file creations,
@@ -344,23 +343,44 @@ fn edit_text(
     if spans.windows(2).any(|w| w[0].1 > w[1].0) {
         return Err(format!("two edits of {uri} overlap"));
     }
-    // Its exact length: a text grown as it is copied is copied again.
-    let length = spans
-        .iter()
-        .fold(text.len(), |length, &(start, end, new_text)| {
-            length - (end - start) + new_text.len()
-        });
-    let mut out = String::with_capacity(length);
-    let mut last = 0;
-    for &(start, end, new_text) in &spans {
-        out.push_str(&text[last..start]);
-        out.push_str(new_text);
-        last = end;
-    }
-    out.push_str(&text[last..]);
+    let parts = spans.iter().scan(0, |last, &(start, end, new_text)| {
+        let kept = &text[*last..start];
+        *last = end;
+        Some([kept, new_text])
+    });
+    let tail = spans.last().map_or(0, |&(_, end, _)| end);
+    let after = joined(parts.flatten().chain([&text[tail..]]));
     entry.edits += spans.len();
-    entry.set(Some(Arc::from(out)));
+    entry.set(Some(after));
     Ok(())
+}
+
+/// `parts` one after another, written once into the shared text's own
+/// memory. A `String` made into an `Arc<str>` is copied again: in a rename
+/// through 71 files of the TypeScript SDK that second copy of every
+/// renamed text (and the fresh pages it fills) was a twentieth of the
+/// preview's CPU.
+fn joined<'a>(parts: impl Iterator<Item = &'a str> + Clone) -> Arc<str> {
+    let length = parts.clone().map(str::len).sum();
+    let mut shared = Arc::<[u8]>::new_uninit_slice(length);
+    let slots = Arc::get_mut(&mut shared).expect("a new Arc has no other owner");
+    let mut written = 0;
+    for part in parts {
+        let slot = &mut slots[written..written + part.len()];
+        // SAFETY: `slot` is `part.len()` bytes of a new allocation, which
+        // `part` cannot overlap. (`write_copy_of_slice` does this safely
+        // from Rust 1.93.)
+        unsafe {
+            std::ptr::copy_nonoverlapping(part.as_ptr(), slot.as_mut_ptr().cast(), part.len())
+        };
+        written += part.len();
+    }
+    assert_eq!(written, length, "every byte of the text is written");
+    // SAFETY: all `length` bytes were written above.
+    let bytes = unsafe { shared.assume_init() };
+    // SAFETY: the bytes are whole `str`s one after another, so UTF-8; `str`
+    // and `[u8]` have the same layout, which `Arc`'s pointer keeps.
+    unsafe { Arc::from_raw(Arc::into_raw(bytes) as *const str) }
 }
 
 #[cfg(test)]
@@ -372,6 +392,16 @@ mod tests {
             lsp_types::Position::new(l1, c1),
             lsp_types::Position::new(l2, c2),
         )
+    }
+
+    #[test]
+    fn parts_are_joined_whole() {
+        let parts = ["", "h\u{e9}llo", "", " w\u{f6}rld \u{1f600}", "\r\n"];
+        assert_eq!(
+            &*joined(parts.into_iter()),
+            "h\u{e9}llo w\u{f6}rld \u{1f600}\r\n"
+        );
+        assert_eq!(&*joined(std::iter::empty()), "");
     }
 
     #[test]
