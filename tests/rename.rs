@@ -755,6 +755,29 @@ async fn javascript_answers_name_the_uses_the_server_left_out() {
     cases.finish();
 }
 
+/// While the file watcher hears every change, the audit keeps its whole
+/// look through the workspace for a name: a file written since (no file
+/// created or deleted, so the list of files stays) is looked at again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_audit_kept_whole_forgets_a_file_written_since() {
+    let f = common::fixture_on("commonjs", common::TYPESCRIPT_GO);
+    let at = json!({"file": "lib/utils.js", "symbol": "exports.normalizeType"});
+    let first = f.run("references", at.clone()).await;
+    assert!(
+        first.contains("3 places in 3 files that the server did not count as references"),
+        "{first}"
+    );
+    assert_eq!(f.run("references", at.clone()).await, first);
+    let text = f.read("lib/app.js") + "\nexports.again = utils.normalizeType('txt');\n";
+    std::fs::write(f.path("lib/app.js"), text).unwrap();
+    common::agent_turn().await;
+    let after = f.run("references", at.clone()).await;
+    assert!(
+        after.contains("4 places in 3 files that the server did not count as references"),
+        "{after}"
+    );
+}
+
 /// The text audit keeps what it found in each file while the file keeps
 /// its length and modification time, and forgets it when the file watcher
 /// reports the file written: a file written since, even to the same length

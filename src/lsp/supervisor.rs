@@ -233,10 +233,18 @@ impl Supervisor {
     /// file watcher hears every change in the workspace (the next one
     /// handed out forgets it), walked afresh otherwise.
     pub(super) fn walks(&self) -> Walks<'_> {
-        match self.watcher.get() {
-            Some(Ok(watcher)) if watcher.hears_everything() => Walks::kept_in(&self.walked),
-            _ => Walks::FRESH,
+        if self.hears_everything() {
+            Walks::kept_in(&self.walked)
+        } else {
+            Walks::FRESH
         }
+    }
+
+    /// Whether the file watcher runs and has handed out every change in
+    /// the workspace so far, and will each next one (`on_file_changes`):
+    /// what a walk of the workspace finds may be kept until then.
+    pub fn hears_everything(&self) -> bool {
+        matches!(self.watcher.get(), Some(Ok(watcher)) if watcher.hears_everything())
     }
 
     fn record_crash(&self, slot: &Slot, old: &LspClient) -> Result<(), LspError> {

@@ -19,8 +19,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 mod scan;
+mod sweep;
 
 use scan::Found;
+use sweep::{Reader, Sweep, Sweeps, places_of};
 
 use super::blocking;
 use crate::context::Context;
@@ -276,6 +278,8 @@ pub struct Kept {
     /// file on every audit, which would otherwise copy each path.
     sources: KeptLists<Arc<Path>>,
     found: StampedCache<(Arc<Path>, Arc<Query>), Found>,
+    /// Whole sweeps of the disk, while the file watcher hears everything.
+    sweeps: Sweeps,
 }
 
 /// What the audit looks for in a file: a name, read as `scan` says.
@@ -290,6 +294,7 @@ impl Default for Kept {
         Kept {
             sources: KeptLists::default(),
             found: StampedCache::new(MAX_KEPT_BYTES),
+            sweeps: Sweeps::default(),
         }
     }
 }
@@ -309,6 +314,7 @@ impl Kept {
         let written: HashSet<&Path> = paths.iter().map(PathBuf::as_path).collect();
         self.found.forget(|(path, _)| written.contains(&**path));
         self.sources.note_changed(paths);
+        self.sweeps.forget();
     }
 
     /// The workspace's source files in path order (`walk::sources`): as
@@ -338,6 +344,22 @@ impl Kept {
         self.found.get_fresh(&key, path, watch)
     }
 
+    /// Where the `query`'s name appears in `text`, given for the file at
+    /// `path` instead of the disk's (a rename's result), kept by the
+    /// text's stamp.
+    fn found_in_text(
+        &self,
+        path: &Arc<Path>,
+        query: &Arc<Query>,
+        text: &str,
+    ) -> Option<Arc<Found>> {
+        let stamp = Stamp::of_text(text);
+        let key = (Arc::clone(path), Arc::clone(query));
+        self.found
+            .get(&key, stamp)
+            .or_else(|| self.find(path, Some(stamp), query, || Some(Cow::Borrowed(text))))
+    }
+
     /// Where the `query`'s name appears in the text `read` gives of the
     /// file at `path`, kept under `stamp`. `None` when it gives none.
     fn find<'a>(
@@ -357,9 +379,6 @@ impl Kept {
         Some(found)
     }
 }
-
-/// Markdown files, whose code blocks of the language a rename audits.
-const MARKDOWN: [&str; 3] = ["md", "markdown", "mdx"];
 
 impl TextAudit {
     /// The audit for answers about names declared in `path`: the
@@ -441,12 +460,11 @@ impl TextAudit {
         let root = ctx.workspace.root().to_path_buf();
         let kept = Arc::clone(&ctx.audit);
         let watched = ctx.lsp.changes_watched().await;
+        // Only while the watcher hears every change is a sweep of the
+        // disk kept: the next change it hands out forgets it.
+        let whole = ctx.lsp.hears_everything();
         let heard = ctx.lsp.heard();
-        let dialect = self.dialect;
-        let scope = self.code.as_ref().map(|(scope, _)| *scope);
-        let conditional = self.conditional.is_some();
-        let embedded = self.embedded.as_ref().map(|(e, _)| e.clone());
-        let prose = self.prose.clone();
+        let (code, prose) = (self.code.is_some(), self.prose.is_some());
         // The three ways a file may be read, each made once: every file's
         // lookup takes one.
         let query = |scan| {
@@ -455,85 +473,44 @@ impl TextAudit {
                 scan,
             })
         };
-        let markdown = query(Scan::Markdown(prose.clone().unwrap_or_default()));
-        let component = dialect.map(|dialect| query(Scan::Component(dialect)));
-        let source = query(Scan::Source {
-            scope: scope.unwrap_or(AuditScope::Code),
-            conditional,
+        let scope = self
+            .code
+            .as_ref()
+            .map_or(AuditScope::Code, |(scope, _)| *scope);
+        let reader = Arc::new(Reader {
+            markdown: query(Scan::Markdown(self.prose.clone().unwrap_or_default())),
+            component: self.dialect.map(|dialect| query(Scan::Component(dialect))),
+            source: query(Scan::Source {
+                scope,
+                conditional: self.conditional.is_some(),
+            }),
+            embedded: self.embedded.as_ref().map(|(e, _)| e.clone()),
+            sources,
+            code,
+            prose,
         });
         blocking(move || {
             let watch = heard.as_ref().map(|heard| heard as &dyn Watch);
-            let mut places = Places::default();
-            let mut read = 0;
-            for path in kept.sources(&root, watched).iter() {
-                let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-                let is_embedding = embedded
-                    .as_ref()
-                    .is_some_and(|e| e.iter().any(|x| x == extension));
-                let is_markdown = prose.is_some() && MARKDOWN.contains(&extension);
-                let is_source =
-                    (scope.is_some() || prose.is_some()) && sources.iter().any(|e| e == extension);
-                let query = if is_markdown {
-                    &markdown
-                } else if is_embedding {
-                    match &component {
-                        Some(component) => component,
-                        None => continue,
-                    }
-                } else if is_source {
-                    &source
-                } else {
-                    continue;
-                };
-                let found = if let Some(text) = texts.get(&**path) {
-                    let stamp = Stamp::of_text(text);
-                    let key = (Arc::clone(path), Arc::clone(query));
-                    kept.found.get(&key, stamp).or_else(|| {
-                        kept.find(path, Some(stamp), query, || Some(Cow::Borrowed(text)))
-                    })
-                } else {
-                    match kept.kept_found(path, query, watch) {
-                        Ok(found) => Some(found),
-                        // Gone since the list was made: nothing to find.
-                        Err(None) if !path.exists() => continue,
-                        Err(stamp)
-                            if read == MAX_FILES
-                                || stamp.is_none_or(|s| s.bytes() > MAX_FILE_BYTES) =>
-                        {
-                            None
-                        }
-                        Err(stamp) => kept.find(path, stamp, query, || {
-                            std::fs::read_to_string(path).ok().map(Cow::Owned)
-                        }),
-                    }
-                };
-                let Some(found) = found else {
-                    if is_embedding || (is_source && scope.is_some()) {
-                        places.unread += 1;
-                    } else {
-                        places.unread_prose += 1;
-                    }
-                    continue;
-                };
-                read += 1;
-                if is_markdown {
-                    places.add(Kind::Markdown, path, found.code.clone());
-                    continue;
-                }
-                let code_kind = if is_embedding {
-                    Kind::Embedded
-                } else {
-                    Kind::Code
-                };
-                if is_embedding || scope.is_some() {
-                    places.add(code_kind, path, found.code.clone());
-                }
-                places.add(Kind::Conditional, path, found.conditional.clone());
-                if prose.is_some() {
-                    places.add(Kind::Prose, path, found.prose.clone());
-                }
-            }
-            Ok(places)
+            let sources = kept.sources(&root, watched);
+            let sweep = |texts: &HashMap<PathBuf, Arc<str>>| {
+                Sweep::new(&kept, &sources, &reader, texts, watch)
+            };
+            let outcomes = if whole {
+                let disk = kept
+                    .sweeps
+                    .get(&reader, &sources)
+                    .unwrap_or_else(|forgotten| {
+                        let disk = Arc::new(sweep(&HashMap::new()));
+                        kept.sweeps
+                            .keep(Arc::clone(&reader), Arc::clone(&disk), forgotten);
+                        disk
+                    });
+                disk.with_texts(&kept, &reader, &texts)
+                    .unwrap_or_else(|| sweep(&texts).outcomes())
+            } else {
+                sweep(&texts).outcomes()
+            };
+            Ok(places_of(&outcomes, code, prose))
         })
         .await
     }
