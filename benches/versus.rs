@@ -118,7 +118,16 @@ async fn main() {
         );
         println!("| tool | own ms | against | change | CPU ms | against | change |");
         println!("|---|---:|---:|---:|---:|---:|---:|");
-        let asked = calls(&project)
+        let all = calls(&project);
+        if let Some(unknown) = tools
+            .iter()
+            .flatten()
+            .find(|tool| !all.iter().any(|(known, _)| known == tool))
+        {
+            let known: Vec<&str> = all.iter().map(|(tool, _)| *tool).collect();
+            panic!("--tools: no {unknown}; known: {}", known.join(", "));
+        }
+        let asked = all
             .into_iter()
             .filter(|(tool, _)| tools.as_ref().is_none_or(|t| t.iter().any(|t| t == tool)));
         for (tool, args) in asked {

@@ -136,11 +136,16 @@ fn unified_diff(
         }
         for hunk in diff.unified_diff().context_radius(CONTEXT).iter_hunks() {
             if out.len() > max_chars {
-                // Its header, a line per change, and a note after a last
-                // line without its line end.
+                // The line ends it would write: its header's, each
+                // change's (none after a lone CR, which `similar` ends a
+                // line at too), and the two of the note after a last line
+                // without one.
                 let lines: usize = hunk
                     .iter_changes()
-                    .map(|change| 1 + usize::from(change.missing_newline()))
+                    .map(|change| {
+                        newlines(change.value().as_bytes())
+                            + 2 * usize::from(change.missing_newline())
+                    })
                     .sum();
                 beyond += 1 + lines;
                 continue;
@@ -806,17 +811,24 @@ mod tests {
                 // Cut short, the hunks past the cut counted, not written:
                 // what is shown and the lines left out are those of the
                 // whole diff cut there.
-                for max_chars in [0, 20, 60, 100, 150, 220, 300] {
-                    let (mut expected, ..) = whole(&old, &new);
-                    let expected_omitted = cut(&mut expected, max_chars);
-                    let (mut shown, _, _, beyond) =
-                        unified_diff(&old, &new, ("a/f", "b/f"), max_chars);
-                    let omitted = cut(&mut shown, max_chars) + beyond;
-                    assert_eq!(
-                        (shown, omitted),
-                        (expected, expected_omitted),
-                        "{changed:?} {last_newline} {max_chars}"
-                    );
+                // So with lone CRs, which `similar` ends lines at and a
+                // count of lines does not (against this diff written
+                // whole: `changed_regions` counts lines by LF alone).
+                let lone_cr = |text: &str| text.replace("line 2\n", "line 2\r");
+                for (old, new) in [(old.clone(), new.clone()), (lone_cr(&old), lone_cr(&new))] {
+                    for max_chars in [0, 20, 60, 100, 150, 220, 300] {
+                        let (mut expected, ..) =
+                            unified_diff(&old, &new, ("a/f", "b/f"), usize::MAX);
+                        let expected_omitted = cut(&mut expected, max_chars);
+                        let (mut shown, _, _, beyond) =
+                            unified_diff(&old, &new, ("a/f", "b/f"), max_chars);
+                        let omitted = cut(&mut shown, max_chars) + beyond;
+                        assert_eq!(
+                            (shown, omitted),
+                            (expected, expected_omitted),
+                            "{changed:?} {last_newline} {max_chars}"
+                        );
+                    }
                 }
                 // CRLF line ends, in both texts or in one: compared and
                 // shown as LF.

@@ -271,11 +271,12 @@ const MAX_KEPT_BYTES: usize = 16 * 1024 * 1024;
 /// asked again (or of another name) does not walk and read the whole
 /// workspace again: the list of its source files while the file watcher
 /// covers it (forgotten when a file it does not hold is written: one
-/// created, a folder), and where each name was found in each file, while
-/// the file keeps its stamp (see `fs::stamped`).
+/// created, a folder), where each name was found in each file, while
+/// the file keeps its stamp (see `fs::stamped`), and the whole look for a
+/// name while the watcher hears every change (`sweep::Sweeps`).
 pub struct Kept {
     /// Shared paths: each is part of a key of `found`, looked up for every
-    /// file on every audit, which would otherwise copy each path.
+    /// file a sweep reads, which would otherwise copy each path.
     sources: KeptLists<Arc<Path>>,
     found: StampedCache<(Arc<Path>, Arc<Query>), Found>,
     /// Whole sweeps of the disk, while the file watcher hears everything.
@@ -435,7 +436,9 @@ impl TextAudit {
     /// reads, .gitignore respected; a file in `texts` is read from there
     /// instead of the disk (a rename's result). What was found in a file
     /// before is taken again while the file is unchanged (`Kept`): while
-    /// the file watcher covers the workspace, without a `stat` of each.
+    /// the file watcher covers the workspace, without a `stat` of each;
+    /// while it hears every change, the whole look is taken again, but
+    /// for the files of `texts`.
     pub async fn places(
         &self,
         ctx: &Context,
@@ -464,7 +467,6 @@ impl TextAudit {
         // disk kept: the next change it hands out forgets it.
         let whole = ctx.lsp.hears_everything();
         let heard = ctx.lsp.heard();
-        let (code, prose) = (self.code.is_some(), self.prose.is_some());
         // The three ways a file may be read, each made once: every file's
         // lookup takes one.
         let query = |scan| {
@@ -486,8 +488,8 @@ impl TextAudit {
             }),
             embedded: self.embedded.as_ref().map(|(e, _)| e.clone()),
             sources,
-            code,
-            prose,
+            code: self.code.is_some(),
+            prose: self.prose.is_some(),
         });
         blocking(move || {
             let watch = heard.as_ref().map(|heard| heard as &dyn Watch);
@@ -495,7 +497,10 @@ impl TextAudit {
             let sweep = |texts: &HashMap<PathBuf, Arc<str>>| {
                 Sweep::new(&kept, &sources, &reader, texts, watch)
             };
-            let outcomes = if whole {
+            // With a rename's texts, a workspace of `MAX_FILES` files or
+            // more could leave files unread for their count: swept with them.
+            let within = texts.is_empty() || sources.len() + texts.len() < MAX_FILES;
+            let outcomes = if whole && within {
                 let disk = kept
                     .sweeps
                     .get(&reader, &sources)
@@ -506,11 +511,10 @@ impl TextAudit {
                         disk
                     });
                 disk.with_texts(&kept, &reader, &texts)
-                    .unwrap_or_else(|| sweep(&texts).outcomes())
             } else {
                 sweep(&texts).outcomes()
             };
-            Ok(places_of(&outcomes, code, prose))
+            Ok(places_of(&outcomes, &reader))
         })
         .await
     }

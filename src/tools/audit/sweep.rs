@@ -7,7 +7,7 @@
 //! files 1.4 ms of CPU, hashing paths.
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -19,8 +19,13 @@ use crate::sync::lock;
 /// Markdown files, whose code blocks of the language a rename audits.
 const MARKDOWN: [&str; 3] = ["md", "markdown", "mdx"];
 
-/// Sweeps kept at most: each holds a set of the workspace's files.
+/// Sweeps kept at most.
 const MAX_SWEEPS: usize = 8;
+
+/// The most files a sweep may name and be kept: a common name in a large
+/// tree is swept again rather than held (what each file gave is kept by
+/// the per-file values, within their bound, anyway).
+const MAX_KEPT_OUTCOMES: usize = 10_000;
 
 /// How a file is read for the name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,10 +74,19 @@ impl Reader {
         let is_source = (self.code || self.prose) && self.sources.iter().any(|e| e == extension);
         is_source.then_some((Reading::Source, &self.source))
     }
+
+    /// Whether a file at `path` not read counts as code unread (else as
+    /// prose): a component's, or a source file's where code is audited.
+    fn unread_is_code(&self, path: &Path) -> bool {
+        let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+        let has = |extensions: &[String]| extensions.iter().any(|e| e == extension);
+        self.embedded.as_deref().is_some_and(has) || (self.code && has(&self.sources))
+    }
 }
 
-/// What one file gave: where the name is (`None`: not read, at a bound).
-/// Only files that hold the name or were not read are kept.
+/// What one file gave: where the name is (`None`: not read, at a bound
+/// or for an error). Only files that hold the name or were not read are
+/// kept.
 #[derive(Debug, Clone)]
 pub(super) struct Outcome {
     path: Arc<Path>,
@@ -100,11 +114,6 @@ pub(super) struct Sweep {
     /// sweep of another list is of other files.
     sources: Arc<Vec<Arc<Path>>>,
     outcomes: Vec<Outcome>,
-    /// The files it would read (on disk or not): where a text given
-    /// instead of the disk's (a rename's) is read too.
-    members: HashSet<Arc<Path>>,
-    /// How many it read.
-    read: usize,
 }
 
 impl Sweep {
@@ -123,14 +132,12 @@ impl Sweep {
         let mut sweep = Sweep {
             sources: Arc::clone(sources),
             outcomes: Vec::new(),
-            members: HashSet::new(),
-            read: 0,
         };
+        let mut read = 0;
         for path in sources.iter() {
             let Some((reading, query)) = reader.reading(path) else {
                 continue;
             };
-            sweep.members.insert(Arc::clone(path));
             let found = if let Some(text) = texts.get(&**path) {
                 kept.found_in_text(path, query, text)
             } else {
@@ -139,7 +146,7 @@ impl Sweep {
                     // Gone since the list was made: nothing to find.
                     Err(None) if !path.exists() => continue,
                     Err(stamp)
-                        if sweep.read == MAX_FILES
+                        if read == MAX_FILES
                             || stamp.is_none_or(|s| s.bytes() > MAX_FILE_BYTES) =>
                     {
                         None
@@ -149,27 +156,22 @@ impl Sweep {
                     }),
                 }
             };
-            sweep.read += usize::from(found.is_some());
+            read += usize::from(found.is_some());
             sweep.outcomes.extend(Outcome::of(path, reading, found));
         }
         sweep
     }
 
     /// What this sweep of the disk gives with the files of `texts` read
-    /// from there instead; `None` where that could read more files than
-    /// `MAX_FILES` (a sweep of the texts decides then).
+    /// from there instead: what a sweep of the texts gives where the
+    /// files number fewer than `MAX_FILES` with the texts (so that no
+    /// file goes unread for their count; the caller sees to it).
     pub fn with_texts(
         &self,
         kept: &Kept,
         reader: &Reader,
         texts: &HashMap<PathBuf, Arc<str>>,
-    ) -> Option<Vec<Outcome>> {
-        if texts.is_empty() {
-            return Some(self.outcomes.clone());
-        }
-        if self.read + texts.len() >= MAX_FILES {
-            return None;
-        }
+    ) -> Vec<Outcome> {
         let mut outcomes: Vec<Outcome> = self
             .outcomes
             .iter()
@@ -177,16 +179,18 @@ impl Sweep {
             .cloned()
             .collect();
         for (path, text) in texts {
-            let Some(path) = self.members.get(path.as_path()) else {
+            // The list is in path order (`Kept::sources`).
+            let Ok(at) = self.sources.binary_search_by(|p| (**p).cmp(path)) else {
                 continue;
             };
+            let path = &self.sources[at];
             let Some((reading, query)) = reader.reading(path) else {
                 continue;
             };
             let found = kept.found_in_text(path, query, text);
             outcomes.extend(Outcome::of(path, reading, found));
         }
-        Some(outcomes)
+        outcomes
     }
 
     pub fn outcomes(self) -> Vec<Outcome> {
@@ -194,9 +198,10 @@ impl Sweep {
     }
 }
 
-/// The places of `outcomes`: the language's code where `code`, and
-/// Markdown, comments and strings where `prose`.
-pub(super) fn places_of(outcomes: &[Outcome], code: bool, prose: bool) -> Places {
+/// The places of `outcomes`, as `reader` looked for them: the language's
+/// code where it audits code, and Markdown, comments and strings where it
+/// audits prose.
+pub(super) fn places_of(outcomes: &[Outcome], reader: &Reader) -> Places {
     let mut places = Places::default();
     for Outcome {
         path,
@@ -205,10 +210,10 @@ pub(super) fn places_of(outcomes: &[Outcome], code: bool, prose: bool) -> Places
     } in outcomes
     {
         let Some(found) = found else {
-            match reading {
-                Reading::Embedding => places.unread += 1,
-                Reading::Source if code => places.unread += 1,
-                _ => places.unread_prose += 1,
+            if reader.unread_is_code(path) {
+                places.unread += 1;
+            } else {
+                places.unread_prose += 1;
             }
             continue;
         };
@@ -218,11 +223,11 @@ pub(super) fn places_of(outcomes: &[Outcome], code: bool, prose: bool) -> Places
         }
         if *reading == Reading::Embedding {
             places.add(Kind::Embedded, path, found.code.clone());
-        } else if code {
+        } else if reader.code {
             places.add(Kind::Code, path, found.code.clone());
         }
         places.add(Kind::Conditional, path, found.conditional.clone());
-        if prose {
+        if reader.prose {
             places.add(Kind::Prose, path, found.prose.clone());
         }
     }
@@ -255,10 +260,11 @@ impl Sweeps {
         }
     }
 
-    /// Keeps `sweep`, unless they were forgotten since `forgotten`.
+    /// Keeps `sweep`, unless they were forgotten since `forgotten` or it
+    /// names too many files.
     pub fn keep(&self, reader: Arc<Reader>, sweep: Arc<Sweep>, forgotten: u64) {
         let mut kept = lock(&self.0);
-        if kept.forgotten != forgotten {
+        if kept.forgotten != forgotten || sweep.outcomes.len() > MAX_KEPT_OUTCOMES {
             return;
         }
         if kept.by_reader.len() >= MAX_SWEEPS {
@@ -326,33 +332,36 @@ mod tests {
                 ("c.md", "```js\nsend()\n```\n"),
                 ("d.txt", "send\n"),
                 ("e.js", "other();\n"),
+                ("f.js", &"send();\n".repeat(300_000)),
+                ("g.js", "other();\n"),
             ],
         );
+        // Listed, then deleted: read from the texts all the same.
+        std::fs::remove_file(dir.path().join("g.js")).unwrap();
         let (kept, reader) = (Kept::default(), reader("send"));
         let texts: HashMap<PathBuf, Arc<str>> = [
             ("a.js", "nothing();\n"),
             ("b.js", "send();\n"),
             ("d.txt", "send\n"),
+            ("g.js", "send();\n"),
             ("elsewhere.js", "send();\n"),
         ]
         .into_iter()
         .map(|(name, text)| (dir.path().join(name), Arc::from(text)))
         .collect();
         let disk = Sweep::new(&kept, &sources, &reader, &HashMap::new(), None);
-        let got = places_of(
-            &disk.with_texts(&kept, &reader, &texts).unwrap(),
-            true,
-            true,
-        );
+        let got = places_of(&disk.with_texts(&kept, &reader, &texts), &reader);
         let swept = Sweep::new(&kept, &sources, &reader, &texts, None).outcomes();
-        let expected = places_of(&swept, true, true);
+        let expected = places_of(&swept, &reader);
         assert_eq!(got.by_kind, expected.by_kind);
         assert_eq!(
             (got.unread, got.unread_prose),
             (expected.unread, expected.unread_prose)
         );
-        // The texts' places, not the disk's: b.js in code, the Markdown
-        // block, and nothing of a.js, d.txt (not read) or a file not listed.
+        // The texts' places, not the disk's: b.js and g.js in code, the
+        // Markdown block, and nothing of a.js, d.txt (not read), f.js
+        // (too large to read) or a file not listed.
+        assert_eq!((got.unread, got.unread_prose), (1, 0));
         let shown: Vec<(Kind, String)> = got
             .by_kind
             .iter()
@@ -367,6 +376,7 @@ mod tests {
             shown,
             [
                 (Kind::Code, "b.js".to_string()),
+                (Kind::Code, "g.js".to_string()),
                 (Kind::Markdown, "c.md".to_string())
             ]
         );
@@ -392,5 +402,19 @@ mod tests {
         assert!(sweeps.get(&reader, &sources).is_err());
         sweeps.keep(Arc::clone(&reader), sweep(), forgotten);
         assert!(sweeps.get(&reader, &sources).is_err());
+    }
+
+    #[test]
+    fn a_change_handed_out_forgets_the_kept_sweeps() {
+        let dir = tempfile::tempdir().unwrap();
+        let sources = files(dir.path(), &[("a.js", "send();\n")]);
+        let (kept, reader) = (Kept::default(), Arc::new(reader("send")));
+        let forgotten = kept.sweeps.get(&reader, &sources).unwrap_err();
+        let sweep = Sweep::new(&kept, &sources, &reader, &HashMap::new(), None);
+        kept.sweeps
+            .keep(Arc::clone(&reader), Arc::new(sweep), forgotten);
+        assert!(kept.sweeps.get(&reader, &sources).is_ok());
+        kept.note_changed(&[dir.path().join("a.js")]);
+        assert!(kept.sweeps.get(&reader, &sources).is_err());
     }
 }
