@@ -335,7 +335,10 @@ async fn sixteen_calls_at_once_are_answered_and_a_quick_one_is_not_held_up() {
 /// A patch applied while another program keeps rewriting the same files
 /// (each of its writes whole, by rename), many rounds: a reader never sees
 /// a partial or mixed file, every apply is whole or refused as stale, and
-/// no staged file is left behind.
+/// no staged file is left behind. Every fourth round the other writer is
+/// held still (between two of its writes) and the patch must apply: a
+/// machine too loaded for any pause to line up with a patch still tests
+/// that an unraced patch lands.
 #[test]
 fn patches_raced_against_another_writer_apply_whole_or_not_at_all() {
     use std::sync::Arc;
@@ -355,22 +358,30 @@ fn patches_raced_against_another_writer_apply_whole_or_not_at_all() {
         std::fs::write(dir.path().join(name), version(name, "start", 0)).unwrap();
     }
     let stop = Arc::new(AtomicBool::new(false));
+    // The other writer is held still while `hold` is set; it answers by
+    // setting `held` between two of its writes, and clears it on leaving.
+    let hold = Arc::new(AtomicBool::new(false));
+    let held = Arc::new(AtomicBool::new(false));
     let root = dir.path().to_path_buf();
     let writer = {
         let (stop, root) = (Arc::clone(&stop), root.clone());
+        let (hold, held) = (Arc::clone(&hold), Arc::clone(&held));
         std::thread::spawn(move || {
             let mut n = 0;
-            while !stop.load(Ordering::Relaxed) {
+            while !stop.load(Ordering::SeqCst) {
+                if hold.load(Ordering::SeqCst) {
+                    held.store(true, Ordering::SeqCst);
+                    while hold.load(Ordering::SeqCst) && !stop.load(Ordering::SeqCst) {
+                        std::thread::sleep(std::time::Duration::from_micros(200));
+                    }
+                    held.store(false, Ordering::SeqCst);
+                    continue;
+                }
                 n += 1;
                 let name = names[n % names.len()];
                 let temp = root.join(format!(".other-{name}"));
                 std::fs::write(&temp, version(name, "other", n)).unwrap();
                 std::fs::rename(&temp, root.join(name)).unwrap();
-                // Now and then a pause, so some patches find their files
-                // unchanged and apply.
-                if n % 3 == 0 {
-                    std::thread::sleep(std::time::Duration::from_millis(2));
-                }
             }
         })
     };
@@ -378,7 +389,7 @@ fn patches_raced_against_another_writer_apply_whole_or_not_at_all() {
         let (stop, root) = (Arc::clone(&stop), root.clone());
         std::thread::spawn(move || {
             let mut reads = 0;
-            while !stop.load(Ordering::Relaxed) {
+            while !stop.load(Ordering::SeqCst) {
                 for name in names {
                     let text = std::fs::read_to_string(root.join(name)).unwrap();
                     let (head, body) = text.split_once('\n').unwrap();
@@ -392,6 +403,13 @@ fn patches_raced_against_another_writer_apply_whole_or_not_at_all() {
     };
     let (mut applied, mut stale) = (0, 0);
     for round in 0..rounds {
+        let unraced = round % 4 == 0;
+        if unraced {
+            hold.store(true, Ordering::SeqCst);
+            while !held.load(Ordering::SeqCst) {
+                std::thread::sleep(std::time::Duration::from_micros(200));
+            }
+        }
         // A patch of all three files, from what they hold now.
         let files = names
             .iter()
@@ -408,16 +426,26 @@ fn patches_raced_against_another_writer_apply_whole_or_not_at_all() {
         match apply(&Patch { files }) {
             Ok(()) => applied += 1,
             Err(err) => {
+                assert!(!unraced, "round {round}, unraced, was refused: {err}");
                 assert!(err.to_string().starts_with("error[stale-patch]"), "{err}");
                 stale += 1;
             }
         }
+        if unraced {
+            hold.store(false, Ordering::SeqCst);
+            while held.load(Ordering::SeqCst) {
+                std::thread::sleep(std::time::Duration::from_micros(200));
+            }
+        }
     }
-    stop.store(true, Ordering::Relaxed);
+    stop.store(true, Ordering::SeqCst);
     writer.join().unwrap();
     let reads = reader.join().expect("no torn file was read");
     assert_eq!(applied + stale, rounds);
-    assert!(applied > 0, "no patch applied in {rounds} rounds");
+    assert!(
+        applied >= rounds / 4,
+        "{applied} of {rounds} patches applied"
+    );
     assert!(reads > 0);
     let left = common::staged_files_left(&root);
     assert!(left.is_empty(), "staged files left behind: {left:?}");
