@@ -51,7 +51,8 @@
 //!   sends itself SIGKILL on its first METHOD request, any method (a
 //!   marker in STATE_DIR, so the restarted server answers);
 //!   `hang-on:METHOD` never answers METHOD; `flood-stdout` sends 20,000
-//!   `window/logMessage` notifications (Info) before every answer;
+//!   `window/logMessage` notifications (Info) before every answer, every
+//!   thousandth padded past 1 KB with dots;
 //!   `unpublished` never publishes diagnostics (the sign that
 //!   typescript-language-server has loaded a document's project);
 //!   `unpublished-for:NAME` publishes them for every document but those
@@ -135,9 +136,14 @@ fn main() {
         }
         if id.is_some() && mode == "flood-stdout" {
             for i in 0..20_000 {
+                let padding = if i % 1000 == 999 {
+                    ".".repeat(1100)
+                } else {
+                    String::new()
+                };
                 send(
                     &mut out,
-                    &json!({"jsonrpc": "2.0", "method": "window/logMessage", "params": {"type": 3, "message": format!("fake: chatter {i} before {method}")}}),
+                    &json!({"jsonrpc": "2.0", "method": "window/logMessage", "params": {"type": 3, "message": format!("fake: chatter {i} before {method}{padding}")}}),
                 );
             }
         }

@@ -13,12 +13,23 @@
 //! names the entry: no count of ours has to agree with async-lsp's
 //! numbering of requests (which it assigns as requests reach its loop).
 //!
-//! Everything else passes through as it came: requests and notifications
-//! from the server, errors, small answers, and any bytes that are not a
-//! well-formed frame (after which the stream is passed on untouched, so
-//! async-lsp sees and reports what it always did).
+//! Long log messages are taken aside the same way: async-lsp's untagged
+//! parse of every notification costs as much per byte, and TypeScript 7
+//! logs a few KB around every request (the snapshot it cloned, its
+//! runtime metrics): the `message` of a `window/logMessage` of at least
+//! [`ASIDE_BYTES`] reaches async-lsp as a token (`"\u0000aside-log:3"`),
+//! and its text, decoded once, is kept for the notification's handler
+//! ([`Aside::logged`]). The frame itself keeps its place in the stream,
+//! so the handler sees log lines in the order the server wrote them,
+//! among its other messages.
+//!
+//! Everything else passes through as it came: requests and other
+//! notifications from the server, errors, small answers, and any bytes
+//! that are not a well-formed frame (after which the stream is passed on
+//! untouched, so async-lsp sees and reports what it always did).
 
-use std::collections::HashMap;
+use std::borrow::Cow;
+use std::collections::{HashMap, VecDeque};
 use std::pin::Pin;
 use std::sync::Mutex;
 use std::task::{Context, Poll};
@@ -40,17 +51,62 @@ pub const ASIDE_BYTES: usize = 1024;
 const READ_BYTES: usize = 64 * 1024;
 
 /// How far behind the newest an answer kept aside may be before it is
-/// forgotten: one whose request was cancelled is never taken.
+/// forgotten: one whose request was cancelled is never taken. Log
+/// messages are taken in order, and the same number of them is kept
+/// (async-lsp never lags that far behind the reader).
 const KEPT_IDS: i64 = 4096;
 
-/// Results taken aside, by the id of the request they answer.
+/// Results and log messages taken aside from one server's output.
 #[derive(Debug, Default)]
-pub struct Aside(Mutex<HashMap<i64, Box<RawValue>>>);
+pub struct Aside {
+    /// Results by the id of the request they answer.
+    results: Mutex<HashMap<i64, Box<RawValue>>>,
+    /// Log messages by their number, oldest first.
+    messages: Mutex<Messages>,
+}
+
+#[derive(Debug, Default)]
+struct Messages {
+    kept: VecDeque<(u64, String)>,
+    next: u64,
+}
 
 impl Aside {
     /// The result taken aside for request `id`, if there is one.
     pub fn take(&self, id: i64) -> Option<Box<RawValue>> {
-        lock(&self.0).remove(&id)
+        lock(&self.results).remove(&id)
+    }
+
+    /// The text of a log message whose `message` async-lsp handed over:
+    /// the text taken aside for a token, else the message as it came. A
+    /// token whose text is gone says so (it never becomes the token).
+    pub fn logged(&self, message: String) -> String {
+        let Some(number) = message
+            .strip_prefix(LOG_TOKEN)
+            .and_then(|number| number.parse::<u64>().ok())
+        else {
+            return message;
+        };
+        let mut messages = lock(&self.messages);
+        // Taken in the order they were kept: the one asked for is almost
+        // always the oldest.
+        match messages.kept.iter().position(|(n, _)| *n == number) {
+            Some(at) => messages.kept.remove(at).map(|(_, text)| text),
+            None => None,
+        }
+        .unwrap_or_else(|| format!("(log message {number} was lost on its way)"))
+    }
+
+    /// Keeps a log message's text; the number to name it by.
+    fn keep_message(&self, text: String) -> u64 {
+        let mut messages = lock(&self.messages);
+        let number = messages.next;
+        messages.next += 1;
+        if messages.kept.len() >= KEPT_IDS as usize {
+            messages.kept.pop_front();
+        }
+        messages.kept.push_back((number, text));
+        number
     }
 
     /// What `value`, an answer async-lsp handed over, stands for: `Ok(None)`
@@ -70,7 +126,7 @@ impl Aside {
     }
 
     fn keep(&self, id: i64, result: Box<RawValue>) {
-        let mut kept = lock(&self.0);
+        let mut kept = lock(&self.results);
         kept.retain(|&other, _| other > id - KEPT_IDS);
         kept.insert(id, result);
     }
@@ -78,6 +134,9 @@ impl Aside {
 
 /// What the result of an answer taken aside becomes, before its id.
 const TOKEN: &str = "\u{0}aside:";
+
+/// What the message of a log line taken aside becomes, before its number.
+const LOG_TOKEN: &str = "\u{0}aside-log:";
 
 /// Request `R` whose result async-lsp hands over as a `Value`: a result
 /// taken aside comes as its token, whatever `R`'s type allows.
@@ -89,16 +148,27 @@ impl<R: lsp_types::request::Request> lsp_types::request::Request for AnyResult<R
     const METHOD: &'static str = R::METHOD;
 }
 
-/// What a response is made of, read without building it.
+/// What a message is made of, read without building it.
 #[derive(Deserialize)]
 struct Peek<'a> {
     id: Option<i64>,
     #[serde(borrow)]
-    method: Option<&'a RawValue>,
+    method: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    params: Option<&'a RawValue>,
     #[serde(borrow)]
     result: Option<&'a RawValue>,
     #[serde(borrow)]
     error: Option<&'a RawValue>,
+}
+
+/// The params of a `window/logMessage`, its text decoded once.
+#[derive(Deserialize)]
+struct LogParams<'a> {
+    #[serde(rename = "type")]
+    kind: i32,
+    #[serde(borrow)]
+    message: Cow<'a, str>,
 }
 
 /// The server's output, with large results taken aside (see the module
@@ -163,20 +233,36 @@ impl<R> AsideReader<R> {
         }
     }
 
-    /// The frame to send instead of `body` when its result is taken aside.
+    /// The frame to send instead of `body` when its result, or its log
+    /// message, is taken aside.
     fn taken_aside(&self, body: &[u8]) -> Option<String> {
         if body.len() < ASIDE_BYTES {
             return None;
         }
         let peek: Peek = serde_json::from_slice(body).ok()?;
-        let (Some(id), None, Some(result), None) = (peek.id, peek.method, peek.result, peek.error)
-        else {
-            return None;
-        };
-        self.aside.keep(id, result.to_owned());
-        Some(format!(
-            r#"{{"jsonrpc":"2.0","id":{id},"result":"\u0000aside:{id}"}}"#
-        ))
+        match (
+            peek.id,
+            peek.method.as_deref(),
+            peek.params,
+            peek.result,
+            peek.error,
+        ) {
+            (Some(id), None, None, Some(result), None) => {
+                self.aside.keep(id, result.to_owned());
+                Some(format!(
+                    r#"{{"jsonrpc":"2.0","id":{id},"result":"\u0000aside:{id}"}}"#
+                ))
+            }
+            (None, Some("window/logMessage"), Some(params), None, None) => {
+                let params: LogParams = serde_json::from_str(params.get()).ok()?;
+                let number = self.aside.keep_message(params.message.into_owned());
+                Some(format!(
+                    r#"{{"jsonrpc":"2.0","method":"window/logMessage","params":{{"type":{},"message":"\u0000aside-log:{number}"}}}}"#,
+                    params.kind
+                ))
+            }
+            _ => None,
+        }
     }
 }
 
@@ -316,14 +402,30 @@ mod tests {
             "x".repeat(ASIDE_BYTES)
         );
         let notification = format!(
-            r#"{{"jsonrpc":"2.0","method":"window/logMessage","params":{{"message":"{}"}}}}"#,
+            r#"{{"jsonrpc":"2.0","method":"textDocument/publishDiagnostics","params":{{"uri":"file:///{}","diagnostics":[]}}}}"#,
             "y".repeat(ASIDE_BYTES)
         );
+        // A long log line, with what JSON escapes (a line end, a quote, a
+        // character outside the BMP as a surrogate pair) decoded once.
+        let logged = format!(
+            "\n======== Runtime Metrics ========\n\"{}\" é 😀",
+            "m".repeat(ASIDE_BYTES)
+        );
+        let log = format!(
+            r#"{{"jsonrpc":"2.0","method":"window/logMessage","params":{{"type":4,"message":{}}}}}"#,
+            serde_json::to_string(&logged)
+                .unwrap()
+                .replace('😀', r"\ud83d\ude00")
+        );
+        let short_log = r#"{"jsonrpc":"2.0","method":"window/logMessage","params":{"type":4,"message":"short"}}"#;
         let input = [
             frame(&large),
             frame(small),
             frame(&error),
             frame(&notification),
+            frame(&log),
+            frame(short_log),
+            frame(&log),
         ]
         .concat();
         for piece in [1, 7, 4096, input.len()] {
@@ -333,9 +435,23 @@ mod tests {
                 frame(small),
                 frame(&error),
                 frame(&notification),
+                frame(r#"{"jsonrpc":"2.0","method":"window/logMessage","params":{"type":4,"message":"\u0000aside-log:0"}}"#),
+                frame(short_log),
+                frame(r#"{"jsonrpc":"2.0","method":"window/logMessage","params":{"type":4,"message":"\u0000aside-log:1"}}"#),
             ]
             .concat();
             assert_eq!(out, expected, "in pieces of {piece}");
+            // The log lines' texts as async-lsp hands their tokens over,
+            // each taken once.
+            for number in [0, 1] {
+                let token = format!("\u{0}aside-log:{number}");
+                assert_eq!(aside.logged(token.clone()), logged);
+                assert_eq!(
+                    aside.logged(token),
+                    format!("(log message {number} was lost on its way)")
+                );
+            }
+            assert_eq!(aside.logged("short".to_string()), "short");
             // The token as async-lsp hands it over names the result.
             let token: serde_json::Value = serde_json::from_str(r#""\u0000aside:7""#).unwrap();
             let taken = aside.taken(&token).unwrap();

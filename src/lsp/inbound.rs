@@ -28,6 +28,7 @@ use lsp_types::{
 use serde_json::Value;
 use tokio::sync::watch;
 
+use super::aside::Aside;
 use super::watch::{FileChange, WatchedGlob};
 use crate::logbook::LogBook;
 use crate::model::LogLevel;
@@ -53,6 +54,9 @@ pub struct Shared {
     pub closing: std::sync::atomic::AtomicBool,
     /// The connection ended (the process may take a moment more to go).
     pub disconnected: std::sync::atomic::AtomicBool,
+    /// Large results and long log messages taken aside from the server's
+    /// output before async-lsp reads it (`aside`).
+    pub(super) aside: Arc<Aside>,
 }
 
 #[derive(Debug, Default)]
@@ -155,6 +159,7 @@ impl Shared {
             changed: watch::channel(0).0,
             closing: std::sync::atomic::AtomicBool::new(false),
             disconnected: std::sync::atomic::AtomicBool::new(false),
+            aside: Arc::default(),
         })
     }
 
@@ -361,7 +366,10 @@ impl Shared {
             }
             "window/logMessage" | "window/showMessage" => {
                 match serde_json::from_value::<lsp_types::LogMessageParams>(params) {
-                    Ok(message) => {
+                    Ok(mut message) => {
+                        if method == "window/logMessage" {
+                            message.message = self.aside.logged(message.message);
+                        }
                         // What a server says as it goes down after our
                         // `exit` (TypeScript 7's "error handling method
                         // 'exit': EOF") is no news. A server's own log
