@@ -1,4 +1,4 @@
-//! Large answers taken aside before async-lsp reads them.
+//! Large answers and log messages taken aside before async-lsp reads them.
 //!
 //! async-lsp decodes every message as an untagged enum: serde first copies
 //! the whole message into its `Content` tree, then builds the result as a
@@ -13,15 +13,17 @@
 //! names the entry: no count of ours has to agree with async-lsp's
 //! numbering of requests (which it assigns as requests reach its loop).
 //!
-//! Long log messages are taken aside the same way: async-lsp's untagged
-//! parse of every notification costs as much per byte, and TypeScript 7
-//! logs a few KB around every request (the snapshot it cloned, its
-//! runtime metrics): the `message` of a `window/logMessage` of at least
-//! [`ASIDE_BYTES`] reaches async-lsp as a token (`"\u0000aside-log:3"`),
-//! and its text, decoded once, is kept for the notification's handler
-//! ([`Aside::logged`]). The frame itself keeps its place in the stream,
-//! so the handler sees log lines in the order the server wrote them,
-//! among its other messages.
+//! Log messages do not reach async-lsp at all: its parse costs as much per
+//! message whatever the message is (an untagged enum tries each kind of
+//! message in turn, building a value and an error string for each that
+//! does not fit), and TypeScript 7 writes about 50 `window/logMessage`s
+//! around every references request on a monorepo (the snapshot it cloned
+//! and its runtime metrics, for each project it asks). A frame that names
+//! `window/logMessage` near its start is read here, in one typed parse,
+//! and handed to a [`LogSink`], which may leave it to async-lsp (a line
+//! that says the server died must keep its place after the answers
+//! before it). A log line taken here is recorded before async-lsp has
+//! handled the messages read before it; nothing waits on log lines.
 //!
 //! Everything else passes through as it came: requests and other
 //! notifications from the server, errors, small answers, and any bytes
@@ -29,7 +31,7 @@
 //! untouched, so async-lsp sees and reports what it always did).
 
 use std::borrow::Cow;
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::pin::Pin;
 use std::sync::Mutex;
 use std::task::{Context, Poll};
@@ -47,66 +49,31 @@ use crate::sync::lock;
 /// the result, mended since in `Transport::decode`.)
 pub const ASIDE_BYTES: usize = 1024;
 
+/// How near the start of a frame a log message names its method: servers
+/// write `jsonrpc` and `method` before `params`. One that does not is
+/// left to async-lsp's parse.
+const LOG_METHOD_WITHIN: usize = 64;
+
+/// Where the log messages read from the server go: each one's type and
+/// text. `false` leaves the message to async-lsp, in its place in the
+/// stream.
+pub type LogSink = Box<dyn Fn(lsp_types::MessageType, &str) -> bool + Send>;
+
 /// The most read from the server at once.
 const READ_BYTES: usize = 64 * 1024;
 
 /// How far behind the newest an answer kept aside may be before it is
-/// forgotten: one whose request was cancelled is never taken. Log
-/// messages are taken in order, and the same number of them is kept
-/// (async-lsp never lags that far behind the reader).
+/// forgotten: one whose request was cancelled is never taken.
 const KEPT_IDS: i64 = 4096;
 
-/// Results and log messages taken aside from one server's output.
+/// Results taken aside, by the id of the request they answer.
 #[derive(Debug, Default)]
-pub struct Aside {
-    /// Results by the id of the request they answer.
-    results: Mutex<HashMap<i64, Box<RawValue>>>,
-    /// Log messages by their number, oldest first.
-    messages: Mutex<Messages>,
-}
-
-#[derive(Debug, Default)]
-struct Messages {
-    kept: VecDeque<(u64, String)>,
-    next: u64,
-}
+pub struct Aside(Mutex<HashMap<i64, Box<RawValue>>>);
 
 impl Aside {
     /// The result taken aside for request `id`, if there is one.
     pub fn take(&self, id: i64) -> Option<Box<RawValue>> {
-        lock(&self.results).remove(&id)
-    }
-
-    /// The text of a log message whose `message` async-lsp handed over:
-    /// the text taken aside for a token, else the message as it came. A
-    /// token whose text is gone says so (it never becomes the token).
-    pub fn logged(&self, message: String) -> String {
-        let Some(number) = message
-            .strip_prefix(LOG_TOKEN)
-            .and_then(|number| number.parse::<u64>().ok())
-        else {
-            return message;
-        };
-        let mut messages = lock(&self.messages);
-        // Taken in the order they were kept: the one asked for is almost
-        // always the oldest.
-        match messages.kept.iter().position(|(n, _)| *n == number) {
-            Some(at) => messages.kept.remove(at).map(|(_, text)| text),
-            None => None,
-        }
-        .unwrap_or_else(|| format!("(log message {number} was lost on its way)"))
-    }
-
-    /// Keeps a log message's text; the number to name it by.
-    fn keep_message(&self, text: String) -> u64 {
-        let mut messages = lock(&self.messages);
-        let number = messages.next;
-        messages.next += 1;
-        if messages.kept.len() >= KEPT_IDS as usize {
-            messages.kept.pop_front();
-        }
-        messages.kept.push_back((number, text));
-        number
+        lock(&self.0).remove(&id)
     }
 
     /// What `value`, an answer async-lsp handed over, stands for: `Ok(None)`
@@ -126,7 +93,7 @@ impl Aside {
     }
 
     fn keep(&self, id: i64, result: Box<RawValue>) {
-        let mut kept = lock(&self.results);
+        let mut kept = lock(&self.0);
         kept.retain(|&other, _| other > id - KEPT_IDS);
         kept.insert(id, result);
     }
@@ -134,9 +101,6 @@ impl Aside {
 
 /// What the result of an answer taken aside becomes, before its id.
 const TOKEN: &str = "\u{0}aside:";
-
-/// What the message of a log line taken aside becomes, before its number.
-const LOG_TOKEN: &str = "\u{0}aside-log:";
 
 /// Request `R` whose result async-lsp hands over as a `Value`: a result
 /// taken aside comes as its token, whatever `R`'s type allows.
@@ -148,27 +112,35 @@ impl<R: lsp_types::request::Request> lsp_types::request::Request for AnyResult<R
     const METHOD: &'static str = R::METHOD;
 }
 
-/// What a message is made of, read without building it.
+/// A `window/logMessage` notification, its text decoded once.
+#[derive(Deserialize)]
+struct LogFrame<'a> {
+    #[serde(borrow)]
+    method: Cow<'a, str>,
+    params: LogParams<'a>,
+    /// A request or a response is no log message.
+    #[serde(borrow)]
+    id: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct LogParams<'a> {
+    #[serde(rename = "type")]
+    kind: lsp_types::MessageType,
+    #[serde(borrow)]
+    message: Cow<'a, str>,
+}
+
+/// What a response is made of, read without building it.
 #[derive(Deserialize)]
 struct Peek<'a> {
     id: Option<i64>,
     #[serde(borrow)]
-    method: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    params: Option<&'a RawValue>,
+    method: Option<&'a RawValue>,
     #[serde(borrow)]
     result: Option<&'a RawValue>,
     #[serde(borrow)]
     error: Option<&'a RawValue>,
-}
-
-/// The params of a `window/logMessage`, its text decoded once.
-#[derive(Deserialize)]
-struct LogParams<'a> {
-    #[serde(rename = "type")]
-    kind: i32,
-    #[serde(borrow)]
-    message: Cow<'a, str>,
 }
 
 /// The server's output, with large results taken aside (see the module
@@ -176,6 +148,7 @@ struct LogParams<'a> {
 pub struct AsideReader<R> {
     inner: R,
     aside: std::sync::Arc<Aside>,
+    log: LogSink,
     /// Where the server's bytes are read to: made once, since zeroing
     /// 64 KB for every read (most are a few hundred bytes, and a read that
     /// finds nothing ready is one too) cost more than the frames' copies.
@@ -191,10 +164,11 @@ pub struct AsideReader<R> {
 }
 
 impl<R> AsideReader<R> {
-    pub fn new(inner: R, aside: std::sync::Arc<Aside>) -> AsideReader<R> {
+    pub fn new(inner: R, aside: std::sync::Arc<Aside>, log: LogSink) -> AsideReader<R> {
         AsideReader {
             inner,
             aside,
+            log,
             chunk: vec![0; READ_BYTES].into_boxed_slice(),
             input: Vec::new(),
             output: Vec::new(),
@@ -212,6 +186,10 @@ impl<R> AsideReader<R> {
             match frame_at(&self.input) {
                 Some(Ok((header, length))) => {
                     let body = &self.input[header..header + length];
+                    if self.logged(body) {
+                        self.input.drain(..header + length);
+                        continue;
+                    }
                     match self.taken_aside(body) {
                         Some(small) => {
                             let header = format!("Content-Length: {}\r\n\r\n", small.len());
@@ -233,36 +211,34 @@ impl<R> AsideReader<R> {
         }
     }
 
-    /// The frame to send instead of `body` when its result, or its log
-    /// message, is taken aside.
+    /// Whether `body` was a log message the sink took.
+    fn logged(&self, body: &[u8]) -> bool {
+        let head = &body[..body.len().min(LOG_METHOD_WITHIN)];
+        if memchr::memmem::find(head, br#""window/logMessage""#).is_none() {
+            return false;
+        }
+        match serde_json::from_slice::<LogFrame>(body) {
+            Ok(frame) if frame.method == "window/logMessage" && frame.id.is_none() => {
+                (self.log)(frame.params.kind, &frame.params.message)
+            }
+            _ => false,
+        }
+    }
+
+    /// The frame to send instead of `body` when its result is taken aside.
     fn taken_aside(&self, body: &[u8]) -> Option<String> {
         if body.len() < ASIDE_BYTES {
             return None;
         }
         let peek: Peek = serde_json::from_slice(body).ok()?;
-        match (
-            peek.id,
-            peek.method.as_deref(),
-            peek.params,
-            peek.result,
-            peek.error,
-        ) {
-            (Some(id), None, None, Some(result), None) => {
-                self.aside.keep(id, result.to_owned());
-                Some(format!(
-                    r#"{{"jsonrpc":"2.0","id":{id},"result":"\u0000aside:{id}"}}"#
-                ))
-            }
-            (None, Some("window/logMessage"), Some(params), None, None) => {
-                let params: LogParams = serde_json::from_str(params.get()).ok()?;
-                let number = self.aside.keep_message(params.message.into_owned());
-                Some(format!(
-                    r#"{{"jsonrpc":"2.0","method":"window/logMessage","params":{{"type":{},"message":"\u0000aside-log:{number}"}}}}"#,
-                    params.kind
-                ))
-            }
-            _ => None,
-        }
+        let (Some(id), None, Some(result), None) = (peek.id, peek.method, peek.result, peek.error)
+        else {
+            return None;
+        };
+        self.aside.keep(id, result.to_owned());
+        Some(format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"result":"\u0000aside:{id}"}}"#
+        ))
     }
 }
 
@@ -352,13 +328,40 @@ mod tests {
     /// What async-lsp reads of `input` fed in pieces of `piece` bytes, and
     /// what was taken aside.
     async fn through(input: &str, piece: usize) -> (String, Arc<Aside>) {
+        let (out, aside, _) = through_logging(input, piece).await;
+        (out, aside)
+    }
+
+    /// Log lines the sink takes: all but those holding "died".
+    type Logged = Arc<Mutex<Vec<(lsp_types::MessageType, String)>>>;
+
+    fn sink() -> (LogSink, Logged) {
+        let logged = Logged::default();
+        let kept = Arc::clone(&logged);
+        let sink = Box::new(move |kind, message: &str| {
+            let taken = !message.contains("died");
+            if taken {
+                lock(&kept).push((kind, message.to_string()));
+            }
+            taken
+        });
+        (sink, logged)
+    }
+
+    /// [`through`], and the log lines the sink took.
+    async fn through_logging(
+        input: &str,
+        piece: usize,
+    ) -> (String, Arc<Aside>, Vec<(lsp_types::MessageType, String)>) {
         let aside = Arc::new(Aside::default());
         let pieces: Vec<Vec<u8>> = input.as_bytes().chunks(piece).map(<[u8]>::to_vec).collect();
         let mut stream = pieces_of(pieces, false);
-        let mut reader = AsideReader::new(&mut stream, Arc::clone(&aside));
+        let (sink, logged) = sink();
+        let mut reader = AsideReader::new(&mut stream, Arc::clone(&aside), sink);
         let mut out = String::new();
         reader.read_to_string(&mut out).await.unwrap();
-        (out, aside)
+        let logged = lock(&logged).clone();
+        (out, aside, logged)
     }
 
     /// A reader that gives `pieces` one read at a time, then the end of
@@ -405,27 +408,11 @@ mod tests {
             r#"{{"jsonrpc":"2.0","method":"textDocument/publishDiagnostics","params":{{"uri":"file:///{}","diagnostics":[]}}}}"#,
             "y".repeat(ASIDE_BYTES)
         );
-        // A long log line, with what JSON escapes (a line end, a quote, a
-        // character outside the BMP as a surrogate pair) decoded once.
-        let logged = format!(
-            "\n======== Runtime Metrics ========\n\"{}\" é 😀",
-            "m".repeat(ASIDE_BYTES)
-        );
-        let log = format!(
-            r#"{{"jsonrpc":"2.0","method":"window/logMessage","params":{{"type":4,"message":{}}}}}"#,
-            serde_json::to_string(&logged)
-                .unwrap()
-                .replace('😀', r"\ud83d\ude00")
-        );
-        let short_log = r#"{"jsonrpc":"2.0","method":"window/logMessage","params":{"type":4,"message":"short"}}"#;
         let input = [
             frame(&large),
             frame(small),
             frame(&error),
             frame(&notification),
-            frame(&log),
-            frame(short_log),
-            frame(&log),
         ]
         .concat();
         for piece in [1, 7, 4096, input.len()] {
@@ -435,23 +422,9 @@ mod tests {
                 frame(small),
                 frame(&error),
                 frame(&notification),
-                frame(r#"{"jsonrpc":"2.0","method":"window/logMessage","params":{"type":4,"message":"\u0000aside-log:0"}}"#),
-                frame(short_log),
-                frame(r#"{"jsonrpc":"2.0","method":"window/logMessage","params":{"type":4,"message":"\u0000aside-log:1"}}"#),
             ]
             .concat();
             assert_eq!(out, expected, "in pieces of {piece}");
-            // The log lines' texts as async-lsp hands their tokens over,
-            // each taken once.
-            for number in [0, 1] {
-                let token = format!("\u{0}aside-log:{number}");
-                assert_eq!(aside.logged(token.clone()), logged);
-                assert_eq!(
-                    aside.logged(token),
-                    format!("(log message {number} was lost on its way)")
-                );
-            }
-            assert_eq!(aside.logged("short".to_string()), "short");
             // The token as async-lsp hands it over names the result.
             let token: serde_json::Value = serde_json::from_str(r#""\u0000aside:7""#).unwrap();
             let taken = aside.taken(&token).unwrap();
@@ -477,12 +450,71 @@ mod tests {
         // A line that is no header passes on at once, the stream open.
         let aside = Arc::new(Aside::default());
         let mut stream = pieces_of(vec![b"oops\n".to_vec()], true);
-        let mut reader = AsideReader::new(&mut stream, aside);
+        let mut reader = AsideReader::new(&mut stream, aside, sink().0);
         let mut first = [0u8; 16];
         let n = reader.read(&mut first).await.unwrap();
         assert_eq!(&first[..n], b"oops\n");
         // A frame cut short by the end of the stream.
         let cut = &frame(&large)[..100];
         assert_eq!(through(cut, 10).await.0, cut);
+    }
+
+    #[tokio::test]
+    async fn log_messages_go_to_the_sink_unless_it_leaves_them() {
+        // A long line, with what JSON escapes (a line end, a quote, a
+        // character outside the BMP as a surrogate pair) decoded once.
+        let text = format!(
+            "\n== Runtime Metrics ==\n\"{}\" é 😀",
+            "m".repeat(ASIDE_BYTES)
+        );
+        let escaped = serde_json::to_string(&text)
+            .unwrap()
+            .replace('😀', r"\ud83d\ude00");
+        let log = |kind: i32, message: &str| {
+            frame(&format!(
+                r#"{{"jsonrpc":"2.0","method":"window/logMessage","params":{{"type":{kind},"message":{message}}}}}"#
+            ))
+        };
+        let answer = frame(r#"{"jsonrpc":"2.0","id":3,"result":[1]}"#);
+        let left = [
+            // The sink leaves it.
+            log(1, r#""the server died""#),
+            // Not a log message's params.
+            log(1, "7"),
+            frame(
+                r#"{"jsonrpc":"2.0","method":"window/logMessage","params":{"type":"info","message":"x"}}"#,
+            ),
+            // A request of that name.
+            frame(
+                r#"{"jsonrpc":"2.0","id":4,"method":"window/logMessage","params":{"type":3,"message":"x"}}"#,
+            ),
+            // Its method named past where it is looked for.
+            frame(&format!(
+                r#"{{"jsonrpc":"2.0","params":{{"type":3,"message":"{}"}},"method":"window/logMessage"}}"#,
+                "z".repeat(LOG_METHOD_WITHIN)
+            )),
+        ];
+        let input = [
+            log(4, &escaped),
+            answer.clone(),
+            log(3, r#""short""#),
+            left.concat(),
+            log(1, r#""last""#),
+        ]
+        .concat();
+        for piece in [1, 5, 4096, input.len()] {
+            let (out, _, logged) = through_logging(&input, piece).await;
+            assert_eq!(
+                out,
+                [answer.clone(), left.concat()].concat(),
+                "in pieces of {piece}"
+            );
+            let expected = vec![
+                (lsp_types::MessageType::LOG, text.clone()),
+                (lsp_types::MessageType::INFO, "short".to_string()),
+                (lsp_types::MessageType::ERROR, "last".to_string()),
+            ];
+            assert_eq!(logged, expected, "in pieces of {piece}");
+        }
     }
 }

@@ -28,7 +28,6 @@ use lsp_types::{
 use serde_json::Value;
 use tokio::sync::watch;
 
-use super::aside::Aside;
 use super::watch::{FileChange, WatchedGlob};
 use crate::logbook::LogBook;
 use crate::model::LogLevel;
@@ -54,9 +53,6 @@ pub struct Shared {
     pub closing: std::sync::atomic::AtomicBool,
     /// The connection ended (the process may take a moment more to go).
     pub disconnected: std::sync::atomic::AtomicBool,
-    /// Large results and long log messages taken aside from the server's
-    /// output before async-lsp reads it (`aside`).
-    pub(super) aside: Arc<Aside>,
 }
 
 #[derive(Debug, Default)]
@@ -159,7 +155,6 @@ impl Shared {
             changed: watch::channel(0).0,
             closing: std::sync::atomic::AtomicBool::new(false),
             disconnected: std::sync::atomic::AtomicBool::new(false),
-            aside: Arc::default(),
         })
     }
 
@@ -202,6 +197,40 @@ impl Shared {
     /// The process answering for the server died while the server lives
     /// on (`line` is how it said so): it is crashed from now on, so no
     /// answer of its is taken, and the supervisor restarts it.
+    /// A `window/logMessage` read before async-lsp (`aside`): recorded,
+    /// unless it says the process answering for the server died, which is
+    /// left to come in its place among the server's messages.
+    pub(super) fn take_log_message(&self, kind: lsp_types::MessageType, message: &str) -> bool {
+        if self.is_fatal(message) {
+            return false;
+        }
+        self.record_message(false, kind, message);
+        true
+    }
+
+    /// Records a message the server logged, or `shown` to a user.
+    fn record_message(&self, shown: bool, kind: lsp_types::MessageType, message: &str) {
+        // What a server says as it goes down after our `exit` (TypeScript
+        // 7's "error handling method 'exit': EOF") is no news. A server's
+        // own log lines (TypeScript 7 dumps the client's capabilities) are
+        // for `level: "debug"`; what it shows a user, and its errors and
+        // warnings, are for everyone.
+        let level = match kind {
+            _ if self.is_closing() => LogLevel::Debug,
+            lsp_types::MessageType::ERROR => LogLevel::Error,
+            lsp_types::MessageType::WARNING => LogLevel::Warn,
+            lsp_types::MessageType::INFO if shown => LogLevel::Info,
+            _ => LogLevel::Debug,
+        };
+        self.logs.record(level, &self.server, message);
+    }
+
+    /// Whether `message` says the process answering for the server died
+    /// (`fatal_log`), while we did not ask it to end.
+    fn is_fatal(&self, message: &str) -> bool {
+        !self.is_closing() && self.fatal_log.iter().any(|line| message.contains(line))
+    }
+
     fn died_behind(&self, line: String) {
         let first = line.lines().next().unwrap_or_default().trim().to_string();
         self.logs.record(
@@ -366,33 +395,10 @@ impl Shared {
             }
             "window/logMessage" | "window/showMessage" => {
                 match serde_json::from_value::<lsp_types::LogMessageParams>(params) {
-                    Ok(mut message) => {
-                        if method == "window/logMessage" {
-                            message.message = self.aside.logged(message.message);
-                        }
-                        // What a server says as it goes down after our
-                        // `exit` (TypeScript 7's "error handling method
-                        // 'exit': EOF") is no news. A server's own log
-                        // lines (TypeScript 7 dumps the client's
-                        // capabilities) are for `level: "debug"`; what it
-                        // shows a user, and its errors and warnings, are
-                        // for everyone.
+                    Ok(message) => {
                         let shown = method == "window/showMessage";
-                        let level = match message.typ {
-                            _ if self.is_closing() => LogLevel::Debug,
-                            lsp_types::MessageType::ERROR => LogLevel::Error,
-                            lsp_types::MessageType::WARNING => LogLevel::Warn,
-                            lsp_types::MessageType::INFO if shown => LogLevel::Info,
-                            _ => LogLevel::Debug,
-                        };
-                        let fatal = !self.is_closing()
-                            && self
-                                .fatal_log
-                                .iter()
-                                .any(|line| message.message.contains(line));
-                        self.logs
-                            .record(level, &self.server, message.message.clone());
-                        if fatal {
+                        self.record_message(shown, message.typ, &message.message);
+                        if self.is_fatal(&message.message) {
                             self.died_behind(message.message);
                         }
                     }

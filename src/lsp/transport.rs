@@ -23,7 +23,7 @@ use tokio::sync::{Notify, watch};
 use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
 
 use super::LspError;
-use super::aside::{AnyResult, AsideReader};
+use super::aside::{AnyResult, Aside, AsideReader};
 use super::config::LanguageConfig;
 use super::inbound::{self, Shared};
 use super::reaper;
@@ -41,6 +41,8 @@ pub struct Transport {
     pub(super) shared: Arc<Shared>,
     pub(super) pid: Option<u32>,
     socket: ServerSocket,
+    /// Large results, taken aside from the server's output by request id.
+    aside: Arc<Aside>,
     /// The id the main loop will give our next request (see `request`).
     next_id: tokio::sync::Mutex<i32>,
     exit: watch::Receiver<Option<ExitInfo>>,
@@ -86,7 +88,12 @@ impl Transport {
         );
         let (main_loop, socket) =
             MainLoop::new_client(|_| StrictAnswers(inbound::router(Arc::clone(&shared))));
-        let stdout = AsideReader::new(stdout, Arc::clone(&shared.aside));
+        let aside = Arc::new(Aside::default());
+        let log = {
+            let shared = Arc::clone(&shared);
+            Box::new(move |kind, message: &str| shared.take_log_message(kind, message))
+        };
+        let stdout = AsideReader::new(stdout, Arc::clone(&aside), log);
 
         let kill = Arc::new(Notify::new());
         let (exit_tx, exit) = watch::channel(None);
@@ -148,6 +155,7 @@ impl Transport {
             shared,
             pid,
             socket,
+            aside,
             next_id: tokio::sync::Mutex::new(0),
             exit,
             kill,
@@ -263,7 +271,7 @@ impl Transport {
         &self,
         answer: Result<serde_json::Value, async_lsp::Error>,
     ) -> Result<R::Result, LspError> {
-        let decoded = answer.and_then(|value| match self.shared.aside.taken(&value) {
+        let decoded = answer.and_then(|value| match self.aside.taken(&value) {
             Ok(Some(raw)) => Ok(serde_json::from_str(raw.get())?),
             Ok(None) => Ok(serde_json::from_value(value)?),
             Err(lost) => Err(async_lsp::Error::Protocol(lost)),
