@@ -7,90 +7,61 @@
 //! `stamped`). Without a watcher every call walks again.
 
 use std::borrow::Borrow;
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use crate::sync::lock;
+use super::memo::Memo;
 
 /// The file lists of walks by their root, sorted; each file a `T` (a
 /// `PathBuf`, or an `Arc<Path>` for an owner that keys by it).
 #[derive(Debug)]
 pub struct KeptLists<T = PathBuf> {
-    inner: Mutex<Lists<T>>,
+    by_root: Memo<PathBuf, Arc<Vec<T>>>,
 }
 
 impl<T> Default for KeptLists<T> {
     fn default() -> Self {
         KeptLists {
-            inner: Mutex::new(Lists {
-                by_root: HashMap::new(),
-                forgotten: 0,
-            }),
+            by_root: Memo::default(),
         }
     }
-}
-
-#[derive(Debug)]
-struct Lists<T> {
-    by_root: HashMap<PathBuf, Arc<Vec<T>>>,
-    /// Counts the changes that forgot a list (or found none to forget): a
-    /// walk under way when one came may have missed its file, and is not
-    /// kept.
-    forgotten: u64,
 }
 
 impl<T: Borrow<Path> + Ord> KeptLists<T> {
     /// The list kept for `root`, or `walk`'s (sorted), kept when
     /// `watched` and no change came while it ran.
     pub fn listed(&self, root: &Path, watched: bool, walk: impl FnOnce() -> Vec<T>) -> Arc<Vec<T>> {
-        let forgotten = {
-            let mut lists = lock(&self.inner);
-            if !watched {
-                lists.by_root.remove(root);
-            } else if let Some(list) = lists.by_root.get(root) {
-                return Arc::clone(list);
-            }
-            lists.forgotten
+        let walk = || {
+            let mut list = walk();
+            // `note_changed` looks paths up by binary search.
+            list.sort();
+            Arc::new(list)
         };
-        let mut list = walk();
-        // `note_changed` looks paths up by binary search.
-        list.sort();
-        let list = Arc::new(list);
-        let mut lists = lock(&self.inner);
-        if watched && lists.forgotten == forgotten {
-            lists.by_root.insert(root.to_path_buf(), Arc::clone(&list));
+        if !watched {
+            self.by_root.remove(root);
+            return walk();
         }
-        list
+        self.by_root.get_or(root.to_path_buf(), walk)
     }
 
     /// Forgets the lists that do not hold a path written (`paths`, from
-    /// the file watcher) under their root.
+    /// the file watcher) under their root. A walk under way when it came
+    /// is not kept.
     pub fn note_changed(&self, paths: &[PathBuf]) {
-        let mut lists = lock(&self.inner);
-        let before = lists.by_root.len();
-        let mut unlisted = false;
-        for path in paths {
-            let mut held = false;
-            lists.by_root.retain(|root, list| {
-                let lacks = path.starts_with(root)
+        self.by_root.forget_where(|root, list| {
+            paths.iter().any(|path| {
+                path.starts_with(root)
                     && list
                         .binary_search_by(|held| held.borrow().cmp(path.as_path()))
-                        .is_err();
-                held |= path.starts_with(root) && !lacks;
-                !lacks
-            });
-            unlisted |= !held;
-        }
-        if unlisted || lists.by_root.len() < before {
-            lists.forgotten += 1;
-        }
+                        .is_err()
+            })
+        });
     }
 
     /// Whether a list is kept for `root`.
     #[cfg(test)]
     fn holds(&self, root: &Path) -> bool {
-        lock(&self.inner).by_root.contains_key(root)
+        self.by_root.get(root).is_some()
     }
 }
 

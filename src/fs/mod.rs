@@ -5,6 +5,7 @@
 pub mod grep;
 pub mod library_path;
 pub mod listed;
+pub mod memo;
 pub mod patch;
 pub mod stamped;
 pub mod text;

@@ -55,7 +55,7 @@ pub struct Supervisor {
     pub(super) uncovered: Arc<UncoveredFiles>,
     /// What choosing a language's server found by walking the projects,
     /// forgotten at every change the watcher hands out (see `walks`).
-    walked: Arc<Mutex<Walked>>,
+    walked: Arc<Walked>,
 }
 
 /// Which server serves a file: two files served by one server have the
@@ -106,12 +106,12 @@ impl Supervisor {
     pub fn new(config: Config, workspace_root: &Path, logs: Arc<LogBook>) -> Supervisor {
         let uncovered = Arc::new(UncoveredFiles::default());
         let forget_uncovered = uncovered::listener(&uncovered, config.clone());
-        let walked = Arc::new(Mutex::new(Walked::default()));
+        let walked = Arc::new(Walked::default());
         let forget_walked = {
             let walked = Arc::downgrade(&walked);
             Box::new(move |_: &[PathBuf]| {
                 if let Some(walked) = walked.upgrade() {
-                    lock(&walked).forget();
+                    walked.forget();
                 }
             }) as ChangeListener
         };

@@ -12,14 +12,12 @@
 //! the server's pid), never a `tsc` on PATH, which is usually an older,
 //! JavaScript TypeScript.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 use super::super::config::{Choice, LanguageConfig, ServerChoice};
 use super::super::shown;
+use crate::fs::memo::Memo;
 use crate::fs::workspace::normalize;
-use crate::sync::lock;
 
 /// The built-in names of TypeScript's two servers (`languages.toml`).
 pub const TYPESCRIPT_GO: &str = "typescript-go";
@@ -56,7 +54,7 @@ pub(in crate::lsp) fn choose(
             // would check each opened file alone.
             if let Some(loose) = &javascript.loose_files
                 && walks.kept(
-                    |walked| &mut walked.loose_files,
+                    |walked| &walked.loose_files,
                     (project_root.to_path_buf(), loose.extensions.clone()),
                     || super::loose_files::wanted(project_root, &loose.extensions),
                 )
@@ -233,7 +231,7 @@ impl TypeScriptProject {
                 workspace_root,
             ),
             checks_with: walks.kept(
-                |walked| &mut walked.checks_with,
+                |walked| &walked.checks_with,
                 project_root.to_path_buf(),
                 || checks_with(project_root, workspace_root),
             ),
@@ -251,19 +249,16 @@ impl TypeScriptProject {
 #[derive(Debug, Default)]
 pub struct Walked {
     /// By project root and the extensions looked for.
-    loose_files: HashMap<(PathBuf, Vec<String>), bool>,
-    checks_with: HashMap<PathBuf, Option<Script>>,
-    /// Times it was forgotten: a walk that saw this number change while
-    /// it ran keeps nothing.
-    forgotten: u64,
+    loose_files: Memo<(PathBuf, Vec<String>), bool>,
+    checks_with: Memo<PathBuf, Option<Script>>,
 }
 
 impl Walked {
-    /// Forgets everything found (the workspace changed).
-    pub fn forget(&mut self) {
-        self.loose_files.clear();
-        self.checks_with.clear();
-        self.forgotten += 1;
+    /// Forgets everything found (the workspace changed); a walk under way
+    /// keeps nothing.
+    pub fn forget(&self) {
+        self.loose_files.forget();
+        self.checks_with.forget();
     }
 }
 
@@ -271,7 +266,7 @@ impl Walked {
 /// keeps a [`Walked`] while its file watcher hears every change in the
 /// workspace, and forgets it at the first change handed out.
 #[derive(Clone, Copy)]
-pub struct Walks<'a>(Option<&'a Mutex<Walked>>);
+pub struct Walks<'a>(Option<&'a Walked>);
 
 impl<'a> Walks<'a> {
     /// Every walk made afresh: nothing would tell when what it found went
@@ -279,36 +274,22 @@ impl<'a> Walks<'a> {
     pub const FRESH: Walks<'static> = Walks(None);
 
     /// What is found kept in `walked`, and taken from it while there.
-    pub fn kept_in(walked: &'a Mutex<Walked>) -> Walks<'a> {
+    pub fn kept_in(walked: &'a Walked) -> Walks<'a> {
         Walks(Some(walked))
     }
 
     /// What `walk` finds for `key`, as kept in the field `of` or walked
-    /// now. The walk runs without the lock (the watcher's hand-out, which
-    /// forgets, must not wait for it), and what it found is kept only if
-    /// nothing was forgotten meanwhile.
+    /// now (see `Memo::get_or`).
     fn kept<K: Eq + std::hash::Hash, T: Clone>(
         self,
-        of: fn(&mut Walked) -> &mut HashMap<K, T>,
+        of: fn(&Walked) -> &Memo<K, T>,
         key: K,
         walk: impl FnOnce() -> T,
     ) -> T {
-        let Some(walked) = self.0 else {
-            return walk();
-        };
-        let forgotten = {
-            let mut walked = lock(walked);
-            if let Some(found) = of(&mut walked).get(&key) {
-                return found.clone();
-            }
-            walked.forgotten
-        };
-        let found = walk();
-        let mut walked = lock(walked);
-        if walked.forgotten == forgotten {
-            of(&mut walked).insert(key, found.clone());
+        match self.0 {
+            Some(walked) => of(walked).get_or(key, walk),
+            None => walk(),
         }
-        found
     }
 }
 
@@ -908,7 +889,7 @@ mod tests {
     /// call walks; a walk during which it was forgotten keeps nothing.
     #[test]
     fn walks_kept_are_taken_until_forgotten() {
-        let walked = Mutex::new(Walked::default());
+        let walked = Walked::default();
         let walks = Walks::kept_in(&walked);
         let root = PathBuf::from("/project");
         let walks_made = std::cell::Cell::new(0);
@@ -916,16 +897,16 @@ mod tests {
             walks_made.set(walks_made.get() + 1);
             None
         };
-        let script = |walks: Walks<'_>| walks.kept(|w| &mut w.checks_with, root.clone(), walk);
+        let script = |walks: Walks<'_>| walks.kept(|w| &w.checks_with, root.clone(), walk);
         assert!(script(walks).is_none() && script(walks).is_none());
         assert_eq!(walks_made.get(), 1);
-        lock(&walked).forget();
+        walked.forget();
         script(walks);
         assert_eq!(walks_made.get(), 2);
         // Forgotten while walking: walked again next time.
         let other = |during: &dyn Fn()| {
             walks.kept(
-                |w| &mut w.checks_with,
+                |w| &w.checks_with,
                 PathBuf::from("/other"),
                 || {
                     during();
@@ -933,7 +914,7 @@ mod tests {
                 },
             )
         };
-        other(&|| lock(&walked).forget());
+        other(&|| walked.forget());
         script(walks);
         assert_eq!(walks_made.get(), 3);
         other(&|| walks_made.set(walks_made.get() + 1));

@@ -9,12 +9,12 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use super::scan::Found;
 use super::{Kept, Kind, MAX_FILE_BYTES, MAX_FILES, Places, Query};
+use crate::fs::memo::{Memo, Since};
 use crate::fs::stamped::Watch;
-use crate::sync::lock;
 
 /// Markdown files, whose code blocks of the language a rename audits.
 const MARKDOWN: [&str; 3] = ["md", "markdown", "mdx"];
@@ -238,46 +238,37 @@ pub(super) fn places_of(outcomes: &[Outcome], reader: &Reader) -> Places {
 /// file watcher hands out a change (`forget`). Kept only while it hears
 /// every change in the workspace: the caller asks
 /// (`Supervisor::hears_everything`) before taking or keeping one.
-#[derive(Debug, Default)]
-pub(super) struct Sweeps(Mutex<Memo>);
+#[derive(Debug)]
+pub(super) struct Sweeps(Memo<Arc<Reader>, Arc<Sweep>>);
 
-#[derive(Debug, Default)]
-struct Memo {
-    /// How many times they were forgotten: a sweep made while they were
-    /// is not kept.
-    forgotten: u64,
-    by_reader: HashMap<Arc<Reader>, Arc<Sweep>>,
+impl Default for Sweeps {
+    fn default() -> Self {
+        Sweeps(Memo::bounded(MAX_SWEEPS))
+    }
 }
 
 impl Sweeps {
-    /// The sweep kept for `reader` through the list `sources`; else the
-    /// count of forgettings to keep one made now under.
-    pub fn get(&self, reader: &Reader, sources: &Arc<Vec<Arc<Path>>>) -> Result<Arc<Sweep>, u64> {
-        let kept = lock(&self.0);
-        match kept.by_reader.get(reader) {
-            Some(sweep) if Arc::ptr_eq(&sweep.sources, sources) => Ok(Arc::clone(sweep)),
-            _ => Err(kept.forgotten),
+    /// The sweep kept for `reader` through the list `sources`; else when
+    /// a sweep made now begins, to keep it by.
+    pub fn get(&self, reader: &Reader, sources: &Arc<Vec<Arc<Path>>>) -> Result<Arc<Sweep>, Since> {
+        let since = self.0.since();
+        match self.0.get(reader) {
+            Some(sweep) if Arc::ptr_eq(&sweep.sources, sources) => Ok(sweep),
+            _ => Err(since),
         }
     }
 
-    /// Keeps `sweep`, unless they were forgotten since `forgotten` or it
+    /// Keeps `sweep`, unless they were forgotten since it began or it
     /// names too many files.
-    pub fn keep(&self, reader: Arc<Reader>, sweep: Arc<Sweep>, forgotten: u64) {
-        let mut kept = lock(&self.0);
-        if kept.forgotten != forgotten || sweep.outcomes.len() > MAX_KEPT_OUTCOMES {
-            return;
+    pub fn keep(&self, reader: Arc<Reader>, sweep: Arc<Sweep>, since: Since) {
+        if sweep.outcomes.len() <= MAX_KEPT_OUTCOMES {
+            self.0.keep(reader, sweep, since);
         }
-        if kept.by_reader.len() >= MAX_SWEEPS {
-            kept.by_reader.clear();
-        }
-        kept.by_reader.insert(reader, sweep);
     }
 
     /// Forgets every sweep: a file changed.
     pub fn forget(&self) {
-        let mut kept = lock(&self.0);
-        kept.forgotten += 1;
-        kept.by_reader.clear();
+        self.0.forget();
     }
 }
 
