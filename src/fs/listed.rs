@@ -2,9 +2,10 @@
 //! workspace: a walk sets up ignore rules and reads every folder, which
 //! costs more than most answers that need its list. A list is forgotten
 //! when the watcher reports a path under its root that it does not hold (a
-//! file created, a folder); a file it holds that is written changes
-//! nothing (what is made from a file's text is kept by its stamp, see
-//! `stamped`). Without a watcher every call walks again.
+//! file created, a folder); a file it holds that is written leaves it kept
+//! (what is made from a file's text is kept by its stamp, see `stamped`),
+//! though a walk under way then is not kept (`memo`). Without a watcher
+//! every call walks again.
 
 use std::borrow::Borrow;
 use std::path::{Path, PathBuf};

@@ -55,9 +55,10 @@ impl<K, V> Memo<K, V> {
         self.forget_where(|_, _| true);
     }
 
-    /// Forgets the values `stale` picks. It counts as a forgetting either
-    /// way: work under way may have read what changed, even for a key
-    /// nothing is kept for yet.
+    /// Forgets the values `stale` picks (called under the memo's lock:
+    /// it must not use the memo). It counts as a forgetting either way:
+    /// work under way may have read what changed, even for a key nothing
+    /// is kept for yet.
     pub fn forget_where(&self, mut stale: impl FnMut(&K, &V) -> bool) {
         let mut entries = lock(&self.inner);
         entries.forgotten += 1;

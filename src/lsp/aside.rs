@@ -143,8 +143,8 @@ struct Peek<'a> {
     error: Option<&'a RawValue>,
 }
 
-/// The server's output, with large results taken aside (see the module
-/// header).
+/// The server's output, with large results taken aside and log messages
+/// handed to the sink (see the module header).
 pub struct AsideReader<R> {
     inner: R,
     aside: std::sync::Arc<Aside>,
@@ -179,8 +179,8 @@ impl<R> AsideReader<R> {
     }
 
     /// Moves what `input` holds to `output`: each whole frame (its result
-    /// taken aside when large), or everything once a frame is malformed
-    /// or the stream has ended.
+    /// taken aside when large; none for a log message the sink took), or
+    /// everything once a frame is malformed or the stream has ended.
     fn make_output(&mut self) {
         while !self.passing {
             match frame_at(&self.input) {

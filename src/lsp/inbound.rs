@@ -192,11 +192,6 @@ impl Shared {
             .store(true, std::sync::atomic::Ordering::SeqCst);
     }
 
-    /// Logs how the connection or process ended: a warning, unless we
-    /// asked it to end.
-    /// The process answering for the server died while the server lives
-    /// on (`line` is how it said so): it is crashed from now on, so no
-    /// answer of its is taken, and the supervisor restarts it.
     /// A `window/logMessage` read before async-lsp (`aside`): recorded,
     /// unless it says the process answering for the server died, which is
     /// left to come in its place among the server's messages.
@@ -231,6 +226,9 @@ impl Shared {
         !self.is_closing() && self.fatal_log.iter().any(|line| message.contains(line))
     }
 
+    /// The process answering for the server died while the server lives
+    /// on (`line` is how it said so): it is crashed from now on, so no
+    /// answer of its is taken, and the supervisor restarts it.
     fn died_behind(&self, line: String) {
         let first = line.lines().next().unwrap_or_default().trim().to_string();
         self.logs.record(
@@ -248,6 +246,8 @@ impl Shared {
         self.state().fatal.clone()
     }
 
+    /// Logs how the connection or process ended: a warning, unless we
+    /// asked it to end.
     pub fn record_end(&self, message: String) {
         let level = if self.is_closing() {
             LogLevel::Debug
@@ -599,5 +599,40 @@ mod tests {
         assert_eq!(canonical(ours.clone()), ours);
         let other = Url::parse("untitled:Untitled-1").unwrap();
         assert_eq!(canonical(other.clone()), other);
+    }
+
+    /// A log message read before async-lsp is recorded at its level, but
+    /// one saying the process answering for the server died is left to
+    /// come in its place, unless the server was asked to end.
+    #[test]
+    fn log_messages_taken_early_leave_the_fatal_ones() {
+        let folder = WorkspaceFolder {
+            uri: Url::parse("file:///w/").unwrap(),
+            name: "w".to_string(),
+        };
+        let logs = Arc::new(LogBook::default());
+        let fatal = vec!["[tsserver] Exited".to_string()];
+        let shared = Shared::new("ts", Arc::clone(&logs), Value::Null, folder, fatal);
+        let levels = || {
+            let tail = logs.tail(|_| true, 10, 0);
+            tail.lines
+                .iter()
+                .map(|line| (line.level, line.message.clone()))
+                .collect::<Vec<_>>()
+        };
+        assert!(shared.take_log_message(lsp_types::MessageType::WARNING, "slow"));
+        assert!(shared.take_log_message(lsp_types::MessageType::INFO, "chatter"));
+        assert!(!shared.take_log_message(lsp_types::MessageType::ERROR, "[tsserver] Exited."));
+        let expected = vec![
+            (LogLevel::Warn, "slow".to_string()),
+            (LogLevel::Debug, "chatter".to_string()),
+        ];
+        assert_eq!(levels(), expected);
+        shared.mark_closing();
+        assert!(shared.take_log_message(lsp_types::MessageType::ERROR, "[tsserver] Exited."));
+        assert_eq!(
+            levels().last(),
+            Some(&(LogLevel::Debug, "[tsserver] Exited.".to_string()))
+        );
     }
 }

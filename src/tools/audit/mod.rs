@@ -501,15 +501,12 @@ impl TextAudit {
             // more could leave files unread for their count: swept with them.
             let within = texts.is_empty() || sources.len() + texts.len() < MAX_FILES;
             let outcomes = if whole && within {
-                let disk = kept
-                    .sweeps
-                    .get(&reader, &sources)
-                    .unwrap_or_else(|forgotten| {
-                        let disk = Arc::new(sweep(&HashMap::new()));
-                        kept.sweeps
-                            .keep(Arc::clone(&reader), Arc::clone(&disk), forgotten);
-                        disk
-                    });
+                let disk = kept.sweeps.get(&reader, &sources).unwrap_or_else(|since| {
+                    let disk = Arc::new(sweep(&HashMap::new()));
+                    kept.sweeps
+                        .keep(Arc::clone(&reader), Arc::clone(&disk), since);
+                    disk
+                });
                 disk.with_texts(&kept, &reader, &texts)
             } else {
                 sweep(&texts).outcomes()

@@ -380,18 +380,18 @@ mod tests {
         let (kept, reader) = (Kept::default(), Arc::new(reader("send")));
         let sweeps = Sweeps::default();
         let sweep = || Arc::new(Sweep::new(&kept, &sources, &reader, &HashMap::new(), None));
-        let forgotten = sweeps.get(&reader, &sources).unwrap_err();
-        sweeps.keep(Arc::clone(&reader), sweep(), forgotten);
+        let since = sweeps.get(&reader, &sources).unwrap_err();
+        sweeps.keep(Arc::clone(&reader), sweep(), since);
         assert!(sweeps.get(&reader, &sources).is_ok());
         // Another list of files, or another name: not this sweep.
         let relisted = Arc::new(sources.to_vec());
         assert!(sweeps.get(&reader, &relisted).is_err());
         assert!(sweeps.get(&self::reader("other"), &sources).is_err());
         // Forgotten; and one made while they were forgotten is not kept.
-        let forgotten = sweeps.get(&reader, &relisted).unwrap_err();
+        let since = sweeps.get(&reader, &relisted).unwrap_err();
         sweeps.forget();
         assert!(sweeps.get(&reader, &sources).is_err());
-        sweeps.keep(Arc::clone(&reader), sweep(), forgotten);
+        sweeps.keep(Arc::clone(&reader), sweep(), since);
         assert!(sweeps.get(&reader, &sources).is_err());
     }
 
@@ -400,10 +400,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let sources = files(dir.path(), &[("a.js", "send();\n")]);
         let (kept, reader) = (Kept::default(), Arc::new(reader("send")));
-        let forgotten = kept.sweeps.get(&reader, &sources).unwrap_err();
+        let since = kept.sweeps.get(&reader, &sources).unwrap_err();
         let sweep = Sweep::new(&kept, &sources, &reader, &HashMap::new(), None);
         kept.sweeps
-            .keep(Arc::clone(&reader), Arc::new(sweep), forgotten);
+            .keep(Arc::clone(&reader), Arc::new(sweep), since);
         assert!(kept.sweeps.get(&reader, &sources).is_ok());
         kept.note_changed(&[dir.path().join("a.js")]);
         assert!(kept.sweeps.get(&reader, &sources).is_err());
