@@ -182,30 +182,32 @@ impl<R> AsideReader<R> {
     /// taken aside when large; none for a log message the sink took), or
     /// everything once a frame is malformed or the stream has ended.
     fn make_output(&mut self) {
+        // Frames are read from `input[used..]` and what they used is
+        // dropped once: dropping each frame as it was read moved the rest
+        // of the input every time, and dozens of log lines come in a read.
+        let mut used = 0;
         while !self.passing {
-            match frame_at(&self.input) {
+            match frame_at(&self.input[used..]) {
                 Some(Ok((header, length))) => {
-                    let body = &self.input[header..header + length];
-                    if self.logged(body) {
-                        self.input.drain(..header + length);
-                        continue;
-                    }
-                    match self.taken_aside(body) {
-                        Some(small) => {
-                            let header = format!("Content-Length: {}\r\n\r\n", small.len());
-                            self.output.extend_from_slice(header.as_bytes());
-                            self.output.extend_from_slice(small.as_bytes());
+                    let frame = used..used + header + length;
+                    let body = &self.input[used + header..frame.end];
+                    if !self.logged(body) {
+                        match self.taken_aside(body) {
+                            Some(small) => {
+                                let header = format!("Content-Length: {}\r\n\r\n", small.len());
+                                self.output.extend_from_slice(header.as_bytes());
+                                self.output.extend_from_slice(small.as_bytes());
+                            }
+                            None => self.output.extend_from_slice(&self.input[frame.clone()]),
                         }
-                        None => self
-                            .output
-                            .extend_from_slice(&self.input[..header + length]),
                     }
-                    self.input.drain(..header + length);
+                    used = frame.end;
                 }
                 Some(Err(())) => self.passing = true,
                 None => break,
             }
         }
+        self.input.drain(..used);
         if self.passing || self.ended {
             self.output.append(&mut self.input);
         }
