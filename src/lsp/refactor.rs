@@ -3,7 +3,8 @@
 //! renames and deletions) applied to the files' texts in memory and handed
 //! back as each file's text before and after, for a patch.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
+use std::collections::hash_map::Entry as Slot;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -144,7 +145,10 @@ pub(super) async fn rewrites(
 
 /// The files a WorkspaceEdit touches, as it leaves them.
 struct Files {
-    files: BTreeMap<PathBuf, Entry>,
+    /// By path: a rename through 71 files of the TypeScript SDK looked
+    /// each up three times in a `BTreeMap`, comparing paths component by
+    /// component (a fifth of applying its edit); sorted once at the end.
+    files: HashMap<PathBuf, Entry>,
     /// The client's line indexes of files as on disk (see
     /// `LspClient::disk_indexes`): a file renamed in again and again is
     /// neither read nor indexed again while it keeps its stamp.
@@ -204,30 +208,34 @@ impl Entry {
 impl Files {
     fn new(kept: Arc<StampedCache<PathBuf, LineIndex>>, heard: Option<Heard>) -> Files {
         Files {
-            files: BTreeMap::new(),
+            files: HashMap::new(),
             kept,
             heard,
         }
     }
 
     fn entry(&mut self, path: PathBuf) -> Result<&mut Entry, String> {
-        if !self.files.contains_key(&path) {
-            let entry = Entry {
-                disk: strict_disk_index(
+        match self.files.entry(path) {
+            Slot::Occupied(entry) => Ok(entry.into_mut()),
+            Slot::Vacant(slot) => {
+                let disk = strict_disk_index(
                     &self.kept,
                     self.heard.as_ref().map(|heard| heard as &dyn Watch),
-                    &path,
-                )?,
-                now: Now::Disk,
-                edits: 0,
-            };
-            self.files.insert(path.clone(), entry);
+                    slot.key(),
+                )?;
+                Ok(slot.insert(Entry {
+                    disk,
+                    now: Now::Disk,
+                    edits: 0,
+                }))
+            }
         }
-        Ok(self.files.get_mut(&path).expect("just inserted"))
     }
 
+    /// The files changed, in path order.
     fn into_rewrites(self) -> Vec<Rewrite> {
-        self.files
+        let mut rewrites: Vec<Rewrite> = self
+            .files
             .into_iter()
             .filter_map(|(path, entry)| {
                 let Now::Changed(after) = entry.now else {
@@ -241,7 +249,9 @@ impl Files {
                     edits: entry.edits,
                 })
             })
-            .collect()
+            .collect();
+        rewrites.sort_by(|a, b| a.path.cmp(&b.path));
+        rewrites
     }
 }
 
@@ -439,6 +449,9 @@ mod tests {
         let mut files = Files::new(Arc::new(StampedCache::new(1 << 20)), None);
         apply_workspace_edit(&mut files, workspace_edit, Encoding::Utf16).unwrap();
         let rewrites = files.into_rewrites();
+        // In path order, whatever order the edit named them in.
+        let paths: Vec<&PathBuf> = rewrites.iter().map(|r| &r.path).collect();
+        assert_eq!(paths, [&a, &new, &old]);
         let find = |p: &PathBuf| rewrites.iter().find(|r| &r.path == p).unwrap().clone();
         assert_eq!(
             find(&a).after.as_deref(),
