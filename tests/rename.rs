@@ -819,3 +819,58 @@ async fn the_audit_looks_again_at_files_written_since_it_last_looked() {
         "{after}"
     );
 }
+
+/// A server may name a file through a symlinked folder inside the root
+/// (TypeScript with `preserveSymlinks`): the rename lands on the real
+/// file, and the audit, which reads the workspace by real paths, reads
+/// the renamed text there, not the file on disk still holding the old
+/// name (which would be named as left, and stop the write).
+#[tokio::test]
+async fn a_file_named_through_a_symlink_is_renamed_and_audited_at_its_real_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for (path, text) in [
+        (
+            "package.json",
+            r#"{ "name": "linked", "private": true, "type": "module" }"#,
+        ),
+        (
+            "jsconfig.json",
+            r#"{ "compilerOptions": { "module": "ES2022", "moduleResolution": "bundler", "preserveSymlinks": true }, "include": ["src/main.js"] }"#,
+        ),
+        (
+            "src/real/thing.js",
+            "export function measure(x) {\n  return x * 2;\n}\n",
+        ),
+        (
+            "src/main.js",
+            "import { measure } from \"./linked/thing.js\";\n\nexport const twice = measure(2);\n",
+        ),
+    ] {
+        std::fs::create_dir_all(root.join(path).parent().unwrap()).unwrap();
+        std::fs::write(root.join(path), text).unwrap();
+    }
+    std::os::unix::fs::symlink("real", root.join("src/linked")).unwrap();
+    let ctx = common::context(root, false);
+    let at = json!({"file": "src/main.js", "line": 3, "character": 22, "new_name": "gauge"});
+    let preview = common::run(&ctx, "rename", at.clone()).await;
+    // The server's path is the one shown; nothing is named as left.
+    assert!(
+        preview.contains("3 changes across 2 files")
+            && preview.contains("+++ b/src/linked/thing.js")
+            && !preview.contains("Note:"),
+        "{preview}"
+    );
+    let mut apply = at;
+    apply["apply"] = json!(true);
+    let applied = common::run(&ctx, "rename", apply).await;
+    assert!(applied.contains("written"), "{applied}");
+    let real = std::fs::read_to_string(root.join("src/real/thing.js")).unwrap();
+    assert!(real.starts_with("export function gauge(x)"), "{real}");
+    assert!(
+        std::fs::symlink_metadata(root.join("src/linked"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+}

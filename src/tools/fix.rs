@@ -12,7 +12,7 @@ use serde::Deserialize;
 
 use super::Tool;
 use super::address::{Address, resolve};
-use super::server_edit::{deliver, describe_within_budget, files_of};
+use super::server_edit::{check_writes, deliver, describe_within_budget, files_of};
 use crate::context::{Context, FixListed};
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::fs::patch::Patch;
@@ -133,11 +133,12 @@ async fn fix(ctx: &Context, params: Params) -> ToolResult<FixAnswer> {
             session.server()
         )));
     }
-    let (files, edits) = files_of(ctx, rewrites, |shown| {
+    let (mut files, edits) = files_of(ctx, rewrites, |shown| {
         cannot(format!(
             "`{title}` would change {shown}, a library file (read-only); nothing was changed"
         ))
     })?;
+    check_writes(ctx, &mut files)?;
     let patch = Patch { files };
     let changes = describe_within_budget(&patch);
     if write {

@@ -15,9 +15,10 @@ use super::BUDGET_CHARS;
 use super::impact::write_patch;
 use super::locations::place;
 
-/// The files of a server's edit, checked writable, and its text edits in
-/// all; `library` is the refusal for a file outside the workspace (given
-/// the file as shown).
+/// The files of a server's edit, each the workspace's own, at the paths
+/// the server named (not yet checked writable: [`check_writes`]), and its
+/// text edits in all; `library` is the refusal for a file outside the
+/// workspace (given the file as shown).
 pub(super) fn files_of(
     ctx: &Context,
     rewrites: Vec<Rewrite>,
@@ -25,23 +26,39 @@ pub(super) fn files_of(
 ) -> ToolResult<(Vec<FileEdit>, usize)> {
     let mut files = Vec::with_capacity(rewrites.len());
     let mut edits = 0;
-    let mut folders = RealFolders::default();
     for rewrite in rewrites {
         let shown = ctx.workspace.display(&rewrite.path);
         if place(ctx, &rewrite.path) != Place::Workspace {
             return Err(library(&shown));
         }
-        // The write check (inside the root, no symlink out of it).
-        let path = ctx.workspace.resolve_write_among(&shown, &mut folders)?;
         edits += rewrite.edits;
         files.push(FileEdit {
-            path,
+            path: rewrite.path,
             shown,
             before: rewrite.before,
             after: rewrite.after,
         });
     }
     Ok((files, edits))
+}
+
+/// The write check of every file (inside the root, no symlink leading out
+/// of it), each path made the one the write lands on; whether any path
+/// changed (a file reached through a symlink inside the root). A `stat`
+/// of each file: what a rename may do beside it (see `rename`).
+pub(super) fn check_writes(ctx: &Context, files: &mut [FileEdit]) -> ToolResult<bool> {
+    let mut folders = RealFolders::default();
+    let mut moved = false;
+    for file in files {
+        let path = ctx
+            .workspace
+            .resolve_write_among(&file.shown, &mut folders)?;
+        if path != file.path {
+            moved = true;
+            file.path = path;
+        }
+    }
+    Ok(moved)
 }
 
 /// What became of a patch: its id when previewed, its impact when
