@@ -272,7 +272,7 @@ impl Transport {
         answer: Result<serde_json::Value, async_lsp::Error>,
     ) -> Result<R::Result, LspError> {
         let decoded = answer.and_then(|value| match self.aside.taken(&value) {
-            Ok(Some(raw)) => Ok(serde_json::from_str(raw.get())?),
+            Ok(Some(raw)) => Ok(serde_json::from_str(&raw)?),
             Ok(None) => Ok(serde_json::from_value(value)?),
             Err(lost) => Err(async_lsp::Error::Protocol(lost)),
         });
