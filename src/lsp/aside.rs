@@ -9,9 +9,10 @@
 //! `result` is there and `error` is not reaches async-lsp with
 //! a token for its result (a string no server writes: `"\u0000aside:7"`),
 //! and its result's JSON is kept in [`Aside`] under that request id, for
-//! `Transport::request` to decode once, straight into its type (where
-//! the result ends is found without parsing it in an answer written
-//! plainly, as servers write them: [`plain_answer`]). The token
+//! `Transport::request` to decode once, straight into its type. In an
+//! answer written plainly, as servers write them, where the result ends
+//! is found without parsing it ([`plain_answer`]), and an `error` written
+//! after it (which no server does) fails that decode. The token
 //! names the entry: no count of ours has to agree with async-lsp's
 //! numbering of requests (which it assigns as requests reach its loop).
 //!

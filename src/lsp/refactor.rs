@@ -250,7 +250,7 @@ impl Files {
                 })
             })
             .collect();
-        rewrites.sort_by(|a, b| a.path.cmp(&b.path));
+        rewrites.sort_unstable_by(|a, b| a.path.cmp(&b.path));
         rewrites
     }
 }

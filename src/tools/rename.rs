@@ -8,6 +8,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::task::Poll;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -178,31 +179,35 @@ async fn rename(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
     // and left in docs, comments and strings, which it may.
     // The audit reads the renamed texts on the blocking pool while each
     // file's write is checked here (a `stat` of each, 0.7 ms through 71
-    // files of the SDK), each text under the path the server named. Where
-    // the check finds a file at another path (through a symlink in the
-    // root), the audit, reading the workspace by real paths, would take
-    // that file from the disk: it reads the texts again under those.
+    // files of the SDK), each text under the path the server named: its
+    // first poll starts it (once the file watcher's changes are in, which
+    // may take longer than the check). A check that fails answers at once.
+    // Where it finds a file at another path (a server naming it through a
+    // symlinked folder, or through the root as given), the audit, reading
+    // the workspace by real paths, would take that file from the disk: it
+    // is made again with the texts under those.
     let audit = TextAudit::for_rename(ctx, &resolved.path);
-    let texts = renamed_texts(&files);
-    let placing = async {
-        match &audit {
-            Some(audit) => audit.places(ctx, &target.name, texts).await.map(Some),
-            None => Ok(None),
+    let audit_at = |texts| {
+        let (audit, name) = (audit.as_ref(), &target.name);
+        async move {
+            match audit {
+                Some(audit) => audit.places(ctx, name, texts).await.map(Some),
+                None => Ok(None),
+            }
         }
     };
-    let (places, checked) = tokio::join!(biased; placing, async {
-        check_writes(ctx, &mut files)
-    });
-    let moved = checked?;
-    let audit_notes = match (&audit, places?) {
+    let mut placing = std::pin::pin!(audit_at(renamed_texts(&files)));
+    let started = futures::poll!(placing.as_mut());
+    let places = if check_writes(ctx, &mut files)? {
+        audit_at(renamed_texts(&files)).await?
+    } else {
+        match started {
+            Poll::Ready(places) => places?,
+            Poll::Pending => placing.await?,
+        }
+    };
+    let audit_notes = match (&audit, places) {
         (Some(audit), Some(places)) => {
-            let places = if moved {
-                audit
-                    .places(ctx, &target.name, renamed_texts(&files))
-                    .await?
-            } else {
-                places
-            };
             let asked = Asked {
                 session: &session,
                 at: target.position,
