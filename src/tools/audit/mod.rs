@@ -106,15 +106,6 @@ pub struct Places {
 }
 
 impl Places {
-    fn add(&mut self, kind: Kind, path: &Path, positions: Vec<Position>) {
-        if !positions.is_empty() {
-            self.by_kind
-                .entry(kind)
-                .or_default()
-                .insert(path.to_path_buf(), positions);
-        }
-    }
-
     /// Without the places of `others`.
     pub fn without(mut self, others: &HashSet<(PathBuf, Position)>) -> Places {
         for files in self.by_kind.values_mut() {
