@@ -185,7 +185,8 @@ async fn rename(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
     // Where it finds a file at another path (a server naming it through a
     // symlinked folder, or through the root as given), the audit, reading
     // the workspace by real paths, would take that file from the disk: it
-    // is made again with the texts under those.
+    // is made again with the texts under those. (An audit not waited for
+    // still runs to its end on the blocking pool; both cases are rare.)
     let audit = TextAudit::for_rename(ctx, &resolved.path);
     let audit_at = |texts| {
         let (audit, name) = (audit.as_ref(), &target.name);
