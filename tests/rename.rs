@@ -820,15 +820,11 @@ async fn the_audit_looks_again_at_files_written_since_it_last_looked() {
     );
 }
 
-/// A server may name a file through a symlinked folder inside the root
-/// (TypeScript with `preserveSymlinks`): the rename lands on the real
-/// file, and the audit, which reads the workspace by real paths, reads
-/// the renamed text there, not the file on disk still holding the old
-/// name (which would be named as left, and stop the write).
-#[tokio::test]
-async fn a_file_named_through_a_symlink_is_renamed_and_audited_at_its_real_path() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
+/// A JavaScript project whose `src/main.js` uses `measure` from
+/// `src/linked/thing.js`, where `src/linked` is a symlink to `folder`
+/// (which gets `thing.js`), read with `preserveSymlinks`: TypeScript then
+/// names the file by the symlink's path.
+fn through_a_symlink(root: &Path, folder: &Path) {
     for (path, text) in [
         (
             "package.json",
@@ -839,10 +835,6 @@ async fn a_file_named_through_a_symlink_is_renamed_and_audited_at_its_real_path(
             r#"{ "compilerOptions": { "module": "ES2022", "moduleResolution": "bundler", "preserveSymlinks": true }, "include": ["src/main.js"] }"#,
         ),
         (
-            "src/real/thing.js",
-            "export function measure(x) {\n  return x * 2;\n}\n",
-        ),
-        (
             "src/main.js",
             "import { measure } from \"./linked/thing.js\";\n\nexport const twice = measure(2);\n",
         ),
@@ -850,10 +842,32 @@ async fn a_file_named_through_a_symlink_is_renamed_and_audited_at_its_real_path(
         std::fs::create_dir_all(root.join(path).parent().unwrap()).unwrap();
         std::fs::write(root.join(path), text).unwrap();
     }
-    std::os::unix::fs::symlink("real", root.join("src/linked")).unwrap();
+    std::fs::create_dir_all(folder).unwrap();
+    std::fs::write(
+        folder.join("thing.js"),
+        "export function measure(x) {\n  return x * 2;\n}\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(folder, root.join("src/linked")).unwrap();
+}
+
+/// The rename of `measure` at its use in `through_a_symlink`'s project.
+fn rename_measure(apply: bool) -> serde_json::Value {
+    json!({"file": "src/main.js", "line": 3, "character": 22, "new_name": "gauge", "apply": apply})
+}
+
+/// A server may name a file through a symlinked folder inside the root
+/// (TypeScript with `preserveSymlinks`): the rename lands on the real
+/// file, and the audit, which reads the workspace by real paths, reads
+/// the renamed text there, not the file on disk still holding the old
+/// name (which would be named as left, and stop the write).
+#[tokio::test]
+async fn a_file_named_through_a_symlink_is_renamed_and_audited_at_its_real_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    through_a_symlink(root, &root.join("src/real"));
     let ctx = common::context(root, false);
-    let at = json!({"file": "src/main.js", "line": 3, "character": 22, "new_name": "gauge"});
-    let preview = common::run(&ctx, "rename", at.clone()).await;
+    let preview = common::run(&ctx, "rename", rename_measure(false)).await;
     // The server's path is the one shown; nothing is named as left.
     assert!(
         preview.contains("3 changes across 2 files")
@@ -861,9 +875,7 @@ async fn a_file_named_through_a_symlink_is_renamed_and_audited_at_its_real_path(
             && !preview.contains("Note:"),
         "{preview}"
     );
-    let mut apply = at;
-    apply["apply"] = json!(true);
-    let applied = common::run(&ctx, "rename", apply).await;
+    let applied = common::run(&ctx, "rename", rename_measure(true)).await;
     assert!(applied.contains("written"), "{applied}");
     let real = std::fs::read_to_string(root.join("src/real/thing.js")).unwrap();
     assert!(real.starts_with("export function gauge(x)"), "{real}");
@@ -872,5 +884,31 @@ async fn a_file_named_through_a_symlink_is_renamed_and_audited_at_its_real_path(
             .unwrap()
             .file_type()
             .is_symlink()
+    );
+}
+
+/// Named through a symlink that leads out of the root, a file fails the
+/// write check: the rename is refused, previewed or applied, and nothing
+/// is written on either side of the link.
+#[tokio::test]
+async fn a_file_named_through_a_symlink_out_of_the_root_is_not_renamed() {
+    let (dir, outside) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = dir.path();
+    through_a_symlink(root, outside.path());
+    let ctx = common::context(root, false);
+    for apply in [false, true] {
+        let refused = common::run(&ctx, "rename", rename_measure(apply)).await;
+        assert!(
+            refused
+                .starts_with("error[outside-root]: src/linked/thing.js is outside the workspace")
+                && refused.contains("through a symlink"),
+            "{refused}"
+        );
+    }
+    let main = std::fs::read_to_string(root.join("src/main.js")).unwrap();
+    let thing = std::fs::read_to_string(outside.path().join("thing.js")).unwrap();
+    assert!(
+        main.contains("measure(2)") && thing.contains("function measure"),
+        "{main}\n{thing}"
     );
 }
