@@ -596,21 +596,11 @@ mod tests {
                 .map_err(|e| e.message);
             assert_eq!(together, alone, "{input}");
         }
-        assert!(
-            workspace
-                .resolve_write_among("src/out/x.rs", &mut folders)
-                .is_err()
-        );
-        assert!(
-            workspace
-                .resolve_write_among("src/x.rs", &mut folders)
-                .is_err()
-        );
-        assert!(
-            workspace
-                .resolve_write_among("src/out/deeper/y.rs", &mut folders)
-                .is_err()
-        );
+        // Out through a folder, a file, or a folder above a folder.
+        for out in ["src/out/x.rs", "src/x.rs", "src/out/deeper/y.rs"] {
+            let refused = workspace.resolve_write_among(out, &mut folders);
+            assert!(refused.is_err(), "{out}: {refused:?}");
+        }
         assert_eq!(
             workspace
                 .resolve_write_among("link/sub/e.rs", &mut folders)
