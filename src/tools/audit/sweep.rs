@@ -9,7 +9,7 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use super::scan::Found;
 use super::{Kept, Kind, MAX_FILE_BYTES, MAX_FILES, Places, Query};
@@ -123,6 +123,12 @@ pub(super) struct Sweep {
     /// sweep of another list is of other files.
     sources: Arc<Vec<Arc<Path>>>,
     outcomes: Vec<Outcome>,
+    /// Each listed file's place in `sources`, made when texts are first
+    /// looked up in this sweep (a kept one serves every preview after):
+    /// a binary search of the list compares paths component by component,
+    /// a fifth of a millisecond for the 71 files of a rename through the
+    /// TypeScript SDK.
+    places: OnceLock<HashMap<Arc<Path>, usize>>,
 }
 
 impl Sweep {
@@ -141,6 +147,7 @@ impl Sweep {
         let mut sweep = Sweep {
             sources: Arc::clone(sources),
             outcomes: Vec::new(),
+            places: OnceLock::new(),
         };
         let mut read = 0;
         for (at, path) in sources.iter().enumerate() {
@@ -185,12 +192,13 @@ impl Sweep {
         // The texts' files by their places in the list, which is in path
         // order (`Kept::sources`): each disk outcome is then told apart
         // by its place, not by hashing its path.
+        let places = self.places.get_or_init(|| {
+            let places = self.sources.iter().enumerate();
+            places.map(|(at, path)| (Arc::clone(path), at)).collect()
+        });
         let mut taken: Vec<(usize, &Arc<str>)> = texts
             .iter()
-            .filter_map(|(path, text)| {
-                let at = self.sources.binary_search_by(|p| (**p).cmp(path)).ok()?;
-                Some((at, text))
-            })
+            .filter_map(|(path, text)| Some((*places.get(path.as_path())?, text)))
             .collect();
         taken.sort_unstable_by_key(|&(at, _)| at);
         let disk = self
@@ -416,6 +424,20 @@ mod tests {
                 (Kind::Markdown, "c.md".to_string())
             ]
         );
+        // The same sweep with other texts (a kept sweep serves every
+        // preview): as a sweep of those.
+        let texts: HashMap<PathBuf, Arc<str>> = [("e.js", "send();\n")]
+            .into_iter()
+            .map(|(name, text)| (dir.path().join(name), Arc::from(text)))
+            .collect();
+        let got = places_of(&disk.with_texts(&kept, &reader, &texts), &reader);
+        let swept = Sweep::new(&kept, &sources, &reader, &texts, None).outcomes();
+        assert_eq!(got.by_kind, places_of(&swept, &reader).by_kind);
+        let code: Vec<String> = got.by_kind[&Kind::Code]
+            .keys()
+            .map(|path| path.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(code, ["a.js", "e.js"]);
     }
 
     #[test]
