@@ -8,9 +8,10 @@
 //! prefix (`export`, `declare`, decorators: part of the preview) and its
 //! leading doc comments and attributes (part of the symbol's range only).
 //! Comments inside a declaration's header are looked up only for the rare
-//! header that holds `//` or `/*`.
+//! header that holds `//` or `/*`. A preview is made once per parsed file.
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use streaming_iterator::StreamingIterator;
 use tree_sitter::{QueryCursor, QueryMatch};
@@ -49,6 +50,10 @@ pub(crate) struct Declarations {
     /// A node's (start, end) -> where its range really starts (prefixes and
     /// leading doc comments and attributes included).
     range_starts: HashMap<(usize, usize), usize>,
+    /// Each declaration's preview, once made: a search shows the same
+    /// declarations again and again, and a header holding a comment costs
+    /// a query (0.16 ms of a search for `McpServer` on the TypeScript SDK).
+    previews: Vec<OnceLock<String>>,
 }
 
 /// A match's declaration before it is indexed.
@@ -181,6 +186,7 @@ impl Builder {
             let entry = index.range_starts.entry(item).or_insert(item.0);
             *entry = (*entry).min(lead);
         }
+        index.previews = index.declarations.iter().map(|_| OnceLock::new()).collect();
         index
     }
 }
@@ -193,7 +199,8 @@ impl Declarations {
     }
 
     /// The preview of the declaration whose name starts at `name` (else
-    /// which starts at `start`).
+    /// which starts at `start`) in `file`, the text these declarations
+    /// are of.
     pub(crate) fn signature(
         &self,
         file: &SourceFile,
@@ -210,8 +217,13 @@ impl Declarations {
                     .offset(text, start)
                     .and_then(|offset| self.by_start.get(&offset))
             })?;
-        let Declaration { start, stop } = self.declarations[*id as usize];
-        Some(preview(file, start, stop))
+        let id = *id as usize;
+        let Declaration { start, stop } = self.declarations[id];
+        Some(
+            self.previews[id]
+                .get_or_init(|| preview(file, start, stop))
+                .clone(),
+        )
     }
 }
 
@@ -461,6 +473,31 @@ mod tests {
                 assert_eq!(preview(&file, start, stop), whole, "{name} at {start}");
             }
         }
+    }
+
+    /// A declaration's preview is made once and given again: the kept one
+    /// is the preview of its text.
+    #[test]
+    fn a_preview_is_made_once_per_parsed_file() {
+        let text = "export function f(/* a */ a: number): void {}\nclass C {}\n";
+        let language = super::super::Language::from_path(std::path::Path::new("a.ts")).unwrap();
+        let file = super::super::parse(language, text.to_string());
+        let symbol = &file.outline()[0];
+        let declarations = file.declarations();
+        assert!(declarations.previews.iter().all(|p| p.get().is_none()));
+        let first = file.signature(symbol);
+        assert_eq!(first.as_deref(), Some("export function f(a: number): void"));
+        let kept: Vec<&String> = declarations
+            .previews
+            .iter()
+            .filter_map(OnceLock::get)
+            .collect();
+        assert_eq!(
+            kept,
+            [first.as_ref().unwrap()],
+            "only the one asked for is kept"
+        );
+        assert_eq!(file.signature(symbol), first);
     }
 
     #[test]
