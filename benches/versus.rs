@@ -6,9 +6,10 @@
 //! change of a few tenths of a millisecond from the weather; this can.
 //!
 //! `cargo bench --bench versus -- --against PROGRAM --corpus NAME=DIR
-//! [--rounds N] [--tools rename,references]`, PROGRAM another build (of
-//! the last landing, say: `git worktree add`, `cargo build --release`
-//! there). For read, read_file, search, inspect, references,
+//! [--rounds N] [--tools rename,references] [--this PROGRAM]`, PROGRAM
+//! another build (of the last landing, say: `git worktree add`, `cargo
+//! build --release` there); `--this` a program to run in this build's
+//! place. For read, read_file, search, inspect, references,
 //! call_hierarchy, rename's preview, diagnostics and logs (or those
 //! `--tools` names), as the corpus table asks them: the median own time
 //! (a call's time less its waits on servers, from each sextant's tool log;
@@ -107,7 +108,14 @@ async fn main() {
         std::fs::copy(program, &path).unwrap_or_else(|err| panic!("{}: {err}", program.display()));
         path
     };
-    let this = copy(Path::new(env!("CARGO_BIN_EXE_sextant")), "this");
+    // `--this` puts another program in this build's place: two builds
+    // (or one run two ways, through a wrapper that `exec`s it) compared
+    // without building the bench for either.
+    let this = flag("--this").map_or_else(
+        || PathBuf::from(env!("CARGO_BIN_EXE_sextant")),
+        PathBuf::from,
+    );
+    let this = copy(&this, "this");
     let other = copy(&against, "against");
     for project in corpora_asked() {
         let sides = [start(&this, &project).await, start(&other, &project).await];
