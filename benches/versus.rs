@@ -9,7 +9,7 @@
 //! [--rounds N] [--tools rename,references] [--this PROGRAM]`, PROGRAM
 //! another build (of the last landing, say: `git worktree add`, `cargo
 //! build --release` there); `--this` a program to run in this build's
-//! place. For read, read_file, search, inspect, references,
+//! place (see below). For read, read_file, search, inspect, references,
 //! call_hierarchy, rename's preview, diagnostics and logs (or those
 //! `--tools` names), as the corpus table asks them: the median own time
 //! (a call's time less its waits on servers, from each sextant's tool log;
@@ -108,19 +108,23 @@ async fn main() {
         std::fs::copy(program, &path).unwrap_or_else(|err| panic!("{}: {err}", program.display()));
         path
     };
-    // `--this` puts another program in this build's place: two builds
-    // (or one run two ways, through a wrapper that `exec`s it) compared
-    // without building the bench for either.
-    let this = flag("--this").map_or_else(
-        || PathBuf::from(env!("CARGO_BIN_EXE_sextant")),
-        PathBuf::from,
+    // `--this` puts another program in this build's place: two other
+    // builds, or one run two ways through a wrapper script. A wrapper must
+    // `exec` the program (its CPU is read by the pid started), and only
+    // the wrapper is copied, not what it runs.
+    let given = flag("--this").map(PathBuf::from);
+    let this = copy(
+        given
+            .as_deref()
+            .unwrap_or(Path::new(env!("CARGO_BIN_EXE_sextant"))),
+        "this",
     );
-    let this = copy(&this, "this");
+    let this_name = given.map_or("this build".to_string(), |p| p.display().to_string());
     let other = copy(&against, "against");
     for project in corpora_asked() {
         let sides = [start(&this, &project).await, start(&other, &project).await];
         println!(
-            "\n{} ({rounds} calls each, alternated): this build against {}\n",
+            "\n{} ({rounds} calls each, alternated): {this_name} against {}\n",
             project.name,
             against.display()
         );

@@ -31,12 +31,16 @@ const COMMENT_SEARCH_BYTES: usize = 8 * 1024;
 const FIRST_COMMENT_BYTES: usize = 256;
 
 /// A declaration, as byte offsets into the text.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug)]
 struct Declaration {
     /// Where the preview starts (the node's start, or its prefix's).
     start: usize,
     /// Where the preview stops: the body's start, or the node's end.
     stop: usize,
+    /// Its preview, once made: a search shows the same declarations again
+    /// and again, and a header holding a comment costs a query (0.16 ms
+    /// of a search for `McpServer` on the TypeScript SDK).
+    preview: OnceLock<Box<str>>,
 }
 
 /// Every declaration of a file, indexed for lookups.
@@ -50,10 +54,6 @@ pub(crate) struct Declarations {
     /// A node's (start, end) -> where its range really starts (prefixes and
     /// leading doc comments and attributes included).
     range_starts: HashMap<(usize, usize), usize>,
-    /// Each declaration's preview, once made: a search shows the same
-    /// declarations again and again, and a header holding a comment costs
-    /// a query (0.16 ms of a search for `McpServer` on the TypeScript SDK).
-    previews: Vec<OnceLock<String>>,
 }
 
 /// A match's declaration before it is indexed.
@@ -171,6 +171,7 @@ impl Builder {
             index.declarations.push(Declaration {
                 start,
                 stop: f.body.unwrap_or(f.node.1),
+                preview: OnceLock::new(),
             });
             index.by_name.insert(f.name, id);
             index.by_start.entry(start).or_insert(id);
@@ -186,7 +187,6 @@ impl Builder {
             let entry = index.range_starts.entry(item).or_insert(item.0);
             *entry = (*entry).min(lead);
         }
-        index.previews = index.declarations.iter().map(|_| OnceLock::new()).collect();
         index
     }
 }
@@ -217,12 +217,13 @@ impl Declarations {
                     .offset(text, start)
                     .and_then(|offset| self.by_start.get(&offset))
             })?;
-        let id = *id as usize;
-        let Declaration { start, stop } = self.declarations[id];
+        let declaration = &self.declarations[*id as usize];
+        let (start, stop) = (declaration.start, declaration.stop);
         Some(
-            self.previews[id]
-                .get_or_init(|| preview(file, start, stop))
-                .clone(),
+            declaration
+                .preview
+                .get_or_init(|| preview(file, start, stop).into())
+                .to_string(),
         )
     }
 }
@@ -461,7 +462,7 @@ mod tests {
             let file = super::super::parse(language, text.clone());
             let declarations = &file.declarations().declarations;
             assert!(!declarations.is_empty(), "{name}");
-            for &Declaration { start, stop } in declarations {
+            for &Declaration { start, stop, .. } in declarations {
                 let searched = stop.min(start + COMMENT_SEARCH_BYTES);
                 let comments = match text[start..searched].contains("//")
                     || text[start..searched].contains("/*")
@@ -481,20 +482,19 @@ mod tests {
     fn a_preview_is_made_once_per_parsed_file() {
         let text = "export function f(/* a */ a: number): void {}\nclass C {}\n";
         let language = super::super::Language::from_path(std::path::Path::new("a.ts")).unwrap();
-        let file = super::super::parse(language, text.to_string());
+        let file = SourceFile::parse(language, text.to_string());
         let symbol = &file.outline()[0];
-        let declarations = file.declarations();
-        assert!(declarations.previews.iter().all(|p| p.get().is_none()));
+        let previews = || {
+            let declarations = &file.declarations().declarations;
+            let previews = declarations.iter().filter_map(|d| d.preview.get());
+            previews.map(|p| p.to_string()).collect::<Vec<_>>()
+        };
+        assert!(previews().is_empty());
         let first = file.signature(symbol);
         assert_eq!(first.as_deref(), Some("export function f(a: number): void"));
-        let kept: Vec<&String> = declarations
-            .previews
-            .iter()
-            .filter_map(OnceLock::get)
-            .collect();
         assert_eq!(
-            kept,
-            [first.as_ref().unwrap()],
+            previews(),
+            [first.clone().unwrap()],
             "only the one asked for is kept"
         );
         assert_eq!(file.signature(symbol), first);

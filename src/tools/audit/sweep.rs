@@ -123,8 +123,9 @@ pub(super) struct Sweep {
     /// sweep of another list is of other files.
     sources: Arc<Vec<Arc<Path>>>,
     outcomes: Vec<Outcome>,
-    /// Each listed file's place in `sources`, made when texts are first
-    /// looked up in this sweep (a kept one serves every preview after):
+    /// Each listed file's place in `sources`, made when a rename's texts
+    /// are first looked up in this sweep (a kept one serves every preview
+    /// of the name after):
     /// a binary search of the list compares paths component by component,
     /// a fifth of a millisecond for the 71 files of a rename through the
     /// TypeScript SDK.
@@ -189,16 +190,20 @@ impl Sweep {
         reader: &Reader,
         texts: &HashMap<PathBuf, Arc<str>>,
     ) -> Vec<Outcome> {
-        // The texts' files by their places in the list, which is in path
-        // order (`Kept::sources`): each disk outcome is then told apart
-        // by its place, not by hashing its path.
+        // References ask with no texts: the sweep as it is (and no map of
+        // the list made for nothing).
+        if texts.is_empty() {
+            return self.outcomes.clone();
+        }
+        // The texts' files by their places in the list: each disk outcome
+        // is then told apart by its place, not by hashing its path.
         let places = self.places.get_or_init(|| {
-            let places = self.sources.iter().enumerate();
-            places.map(|(at, path)| (Arc::clone(path), at)).collect()
+            let listed = self.sources.iter().enumerate();
+            listed.map(|(at, path)| (Arc::clone(path), at)).collect()
         });
         let mut taken: Vec<(usize, &Arc<str>)> = texts
             .iter()
-            .filter_map(|(path, text)| Some((*places.get(path.as_path())?, text)))
+            .filter_map(|(path, text)| places.get(path.as_path()).map(|&at| (at, text)))
             .collect();
         taken.sort_unstable_by_key(|&(at, _)| at);
         let disk = self
