@@ -36,7 +36,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::pin::Pin;
-use std::sync::Mutex;
+use std::sync::{LazyLock, Mutex};
 use std::task::{Context, Poll};
 
 use serde::Deserialize;
@@ -56,6 +56,12 @@ pub const ASIDE_BYTES: usize = 1024;
 /// write `jsonrpc` and `method` before `params`. One that does not is
 /// left to async-lsp's parse.
 const LOG_METHOD_WITHIN: usize = 64;
+
+/// The method of a log message, as it is looked for near a frame's start:
+/// made once, where `memmem::find` made a searcher for every frame (about
+/// 50 log messages come with each TypeScript 7 request on a monorepo).
+static LOG_METHOD: LazyLock<memchr::memmem::Finder<'static>> =
+    LazyLock::new(|| memchr::memmem::Finder::new(br#""window/logMessage""#));
 
 /// Where the log messages read from the server go: each one's type and
 /// text. `false` leaves the message to async-lsp, in its place in the
@@ -219,7 +225,7 @@ impl<R> AsideReader<R> {
     /// Whether `body` was a log message the sink took.
     fn logged(&self, body: &[u8]) -> bool {
         let head = &body[..body.len().min(LOG_METHOD_WITHIN)];
-        if memchr::memmem::find(head, br#""window/logMessage""#).is_none() {
+        if LOG_METHOD.find(head).is_none() {
             return false;
         }
         match serde_json::from_slice::<LogFrame>(body) {
@@ -286,10 +292,17 @@ fn frame_at(input: &[u8]) -> Option<Result<(usize, usize), ()>> {
         if line == b"\r\n" {
             break;
         }
+        // Split at the first `: `, found bytewise: `str::split_once`
+        // builds a substring searcher for every header line.
         let field = std::str::from_utf8(line)
             .ok()
             .and_then(|line| line.strip_suffix("\r\n"))
-            .and_then(|line| line.split_once(": "));
+            .and_then(|line| {
+                let bytes = line.as_bytes();
+                let colon = memchr::memchr_iter(b':', bytes)
+                    .find(|&at| bytes.get(at + 1) == Some(&b' '))?;
+                Some((&line[..colon], &line[colon + 2..]))
+            });
         let Some((name, value)) = field else {
             return Some(Err(()));
         };
@@ -505,6 +518,27 @@ mod tests {
                 "{}",
                 String::from_utf8_lossy(other)
             );
+        }
+    }
+
+    /// Headers as async-lsp reads them: split at the first `: `, the
+    /// length's name in any case, the whole line UTF-8.
+    #[test]
+    fn a_frame_is_found_by_the_header_rule_async_lsp_keeps() {
+        let found = |input: &[u8]| frame_at(input);
+        assert_eq!(found(b"Content-Length: 2\r\n\r\n{}"), Some(Ok((21, 2))));
+        let odd = b"X-A:b: c\r\ncontent-length: 2\r\n\r\n{}";
+        assert_eq!(found(odd), Some(Ok((odd.len() - 2, 2))));
+        assert_eq!(found(b"Content-Length: 2\r\n\r\n{"), None, "not all there");
+        for refused in [
+            &b"Content-Length:2\r\n\r\n{}"[..],
+            b"X-A:b\r\nContent-Length: 2\r\n\r\n{}",
+            b"X-\xff: b\r\nContent-Length: 2\r\n\r\n{}",
+            b"Content-Length: 2\n\r\n{}",
+            b"Content-Length: two\r\n\r\n{}",
+            b"X-A: b\r\n\r\n{}",
+        ] {
+            assert_eq!(found(refused), Some(Err(())), "{}", refused.escape_ascii());
         }
     }
 
