@@ -22,10 +22,10 @@
 //! does not fit), and TypeScript 7 writes about 50 `window/logMessage`s
 //! around every references request on a monorepo (the snapshot it cloned
 //! and its runtime metrics, for each project it asks). A frame that names
-//! `window/logMessage` near its start is read here, in one typed parse,
-//! and handed to a [`LogSink`], which may leave it to async-lsp (a line
-//! that says the server died must keep its place after the answers
-//! before it). A log line taken here is recorded before async-lsp has
+//! `window/logMessage` near its start is read here, in one typed parse
+//! (its text decoded by [`json_text`]), and handed to a [`LogSink`],
+//! which may leave it to async-lsp (a line that says the server died must
+//! keep its place after the answers before it). A log line taken here is recorded before async-lsp has
 //! handled the messages read before it; nothing waits on log lines.
 //!
 //! Everything else passes through as it came: requests and other
@@ -121,7 +121,8 @@ impl<R: lsp_types::request::Request> lsp_types::request::Request for AnyResult<R
     const METHOD: &'static str = R::METHOD;
 }
 
-/// A `window/logMessage` notification, its text decoded once.
+/// A `window/logMessage` notification, its text as written (decoded by
+/// [`json_text`]).
 #[derive(Deserialize)]
 struct LogFrame<'a> {
     #[serde(borrow)]
@@ -137,7 +138,7 @@ struct LogParams<'a> {
     #[serde(rename = "type")]
     kind: lsp_types::MessageType,
     #[serde(borrow)]
-    message: Cow<'a, str>,
+    message: &'a RawValue,
 }
 
 /// What a response is made of, read without building it.
@@ -230,7 +231,10 @@ impl<R> AsideReader<R> {
         }
         match serde_json::from_slice::<LogFrame>(body) {
             Ok(frame) if frame.method == "window/logMessage" && frame.id.is_none() => {
-                (self.log)(frame.params.kind, &frame.params.message)
+                match json_text(frame.params.message.get()) {
+                    Some(message) => (self.log)(frame.params.kind, &message),
+                    None => false,
+                }
             }
             _ => false,
         }
@@ -258,6 +262,68 @@ impl<R> AsideReader<R> {
             r#"{{"jsonrpc":"2.0","id":{id},"result":"\u0000aside:{id}"}}"#
         ))
     }
+}
+
+/// The text of the JSON string `raw` (JSON already: it was parsed as a
+/// value), borrowed where it holds no escape, else decoded into a string
+/// made its length at once: serde_json decodes a string with escapes into
+/// a buffer it grows from nothing, and TypeScript 7's log lines are
+/// kilobytes of escaped JSON each (the growing was half of reading them).
+/// An escape this does not decode (a lone surrogate) is left to serde;
+/// `None` for what serde does not take as a string either.
+fn json_text(raw: &str) -> Option<Cow<'_, str>> {
+    let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
+    if memchr::memchr(b'\\', inner.as_bytes()).is_none() {
+        return Some(Cow::Borrowed(inner));
+    }
+    let mut text = String::with_capacity(inner.len());
+    let mut rest = inner;
+    while let Some(at) = memchr::memchr(b'\\', rest.as_bytes()) {
+        text.push_str(&rest[..at]);
+        let Some((decoded, after)) = unescape(&rest[at + 1..]) else {
+            return serde_json::from_str(raw).ok().map(Cow::Owned);
+        };
+        text.push(decoded);
+        rest = after;
+    }
+    text.push_str(rest);
+    Some(Cow::Owned(text))
+}
+
+/// The character of the JSON escape `escape` begins with (the text after
+/// its backslash), and the text after it; `None` for one that is not a
+/// character (a lone surrogate) or not an escape.
+fn unescape(escape: &str) -> Option<(char, &str)> {
+    let hex = |at: usize| {
+        let digits = escape.get(at..at + 4)?;
+        let digits_only = digits.bytes().all(|b| b.is_ascii_hexdigit());
+        u32::from_str_radix(digits, 16).ok().filter(|_| digits_only)
+    };
+    let simple = match escape.as_bytes().first()? {
+        b'"' => '"',
+        b'\\' => '\\',
+        b'/' => '/',
+        b'b' => '\u{8}',
+        b'f' => '\u{c}',
+        b'n' => '\n',
+        b'r' => '\r',
+        b't' => '\t',
+        b'u' => {
+            let unit = hex(1)?;
+            if !(0xD800..0xDC00).contains(&unit) {
+                return Some((char::from_u32(unit)?, &escape[5..]));
+            }
+            // A surrogate pair: its low half is the next escape.
+            if escape.get(5..7)? != "\\u" {
+                return None;
+            }
+            let low = hex(7).filter(|low| (0xDC00..0xE000).contains(low))?;
+            let code = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
+            return Some((char::from_u32(code)?, &escape[11..]));
+        }
+        _ => return None,
+    };
+    Some((simple, &escape[1..]))
 }
 
 /// How TypeScript 7 and rust-analyzer begin an answer, before its id.
@@ -519,6 +585,63 @@ mod tests {
                 String::from_utf8_lossy(other)
             );
         }
+    }
+
+    /// A log line's text is what serde_json decodes of it: every escape,
+    /// surrogate pairs, and what serde refuses (a lone surrogate) or does
+    /// not take as a string refused alike.
+    #[test]
+    fn a_log_text_is_decoded_as_serde_decodes_it() {
+        let mut cases: Vec<String> = [
+            r#""plain, é 😀""#,
+            r#""\"\\\/\b\f\n\r\t""#,
+            r#""\u0041\u00e9\u00E9\u20ac x \ud83d\ude00 y \uD83D\uDE00""#,
+            r#""a\ud83d""#,
+            r#""a\ud83d\u0041""#,
+            r#""a\ud83dz""#,
+            r#""\ude00 low first""#,
+            r#""\u0000 nul""#,
+            r#""""#,
+            r#""\\u0041 not an escape""#,
+            "7",
+            "null",
+            r#"["x"]"#,
+        ]
+        .map(str::to_string)
+        .into();
+        // Every character class JSON may escape, written by serde and with
+        // each non-ASCII character as \u escapes.
+        let text: String = ('\u{0}'..'\u{80}')
+            .chain(['é', '\u{2028}', '😀', '\u{10ffff}'])
+            .collect();
+        let written = serde_json::to_string(&text).unwrap();
+        let escaped: String = written
+            .chars()
+            .map(|c| match c.is_ascii() {
+                true => c.to_string(),
+                false => c
+                    .encode_utf16(&mut [0; 2])
+                    .iter()
+                    .map(|unit| format!("\\u{unit:04x}"))
+                    .collect(),
+            })
+            .collect();
+        cases.extend([written, escaped]);
+        for raw in &cases {
+            assert!(serde_json::from_str::<&RawValue>(raw).is_ok(), "{raw}");
+            let serde: Option<String> = serde_json::from_str(raw).ok();
+            assert_eq!(json_text(raw).map(Cow::into_owned), serde, "{raw}");
+        }
+        assert!(matches!(
+            json_text(r#""plain""#),
+            Some(Cow::Borrowed("plain"))
+        ));
+        // Decoded here, not left to serde.
+        assert_eq!(unescape(r"ud83d\ude00x"), Some(('😀', "x")));
+        assert_eq!(unescape(r"u00E9"), Some(('é', "")));
+        assert_eq!(unescape(r"n\t"), Some(('\n', r"\t")));
+        assert_eq!(unescape(r"ud83dx"), None);
+        assert_eq!(unescape(r"u+041"), None);
     }
 
     /// Headers as async-lsp reads them: split at the first `: `, the
