@@ -25,8 +25,9 @@
 //! `window/logMessage` near its start is read here, in one typed parse
 //! (its text decoded by [`json_text`]), and handed to a [`LogSink`],
 //! which may leave it to async-lsp (a line that says the server died must
-//! keep its place after the answers before it). A log line taken here is recorded before async-lsp has
-//! handled the messages read before it; nothing waits on log lines.
+//! keep its place after the answers before it). A log line taken here is
+//! recorded before async-lsp has handled the messages read before it;
+//! nothing waits on log lines.
 //!
 //! Everything else passes through as it came: requests and other
 //! notifications from the server, errors, small answers, and any bytes
@@ -276,18 +277,24 @@ fn json_text(raw: &str) -> Option<Cow<'_, str>> {
     if memchr::memchr(b'\\', inner.as_bytes()).is_none() {
         return Some(Cow::Borrowed(inner));
     }
+    let text = decoded(inner).or_else(|| serde_json::from_str(raw).ok())?;
+    Some(Cow::Owned(text))
+}
+
+/// `inner`, a JSON string's text between its quotes, with its escapes
+/// decoded; `None` at an escape [`unescape`] does not decode.
+fn decoded(inner: &str) -> Option<String> {
+    // Never longer than as written.
     let mut text = String::with_capacity(inner.len());
     let mut rest = inner;
     while let Some(at) = memchr::memchr(b'\\', rest.as_bytes()) {
         text.push_str(&rest[..at]);
-        let Some((decoded, after)) = unescape(&rest[at + 1..]) else {
-            return serde_json::from_str(raw).ok().map(Cow::Owned);
-        };
+        let (decoded, after) = unescape(&rest[at + 1..])?;
         text.push(decoded);
         rest = after;
     }
     text.push_str(rest);
-    Some(Cow::Owned(text))
+    Some(text)
 }
 
 /// The character of the JSON escape `escape` begins with (the text after
@@ -382,7 +389,11 @@ fn frame_at(input: &[u8]) -> Option<Result<(usize, usize), ()>> {
     let Some(length) = length else {
         return Some(Err(()));
     };
-    (input.len() >= at + length).then_some(Ok((at, length)))
+    // A length past what memory can hold is no frame either.
+    let Some(end) = at.checked_add(length) else {
+        return Some(Err(()));
+    };
+    (input.len() >= end).then_some(Ok((at, length)))
 }
 
 impl<R: AsyncRead + Unpin> AsyncRead for AsideReader<R> {
@@ -631,6 +642,14 @@ mod tests {
             assert!(serde_json::from_str::<&RawValue>(raw).is_ok(), "{raw}");
             let serde: Option<String> = serde_json::from_str(raw).ok();
             assert_eq!(json_text(raw).map(Cow::into_owned), serde, "{raw}");
+            // A string serde takes is decoded here, not left to serde.
+            if let Some(serde) = serde {
+                assert_eq!(decoded(&raw[1..raw.len() - 1]), Some(serde), "{raw}");
+            }
+        }
+        // The lone surrogates are left to serde (which refuses them).
+        for raw in &cases[3..7] {
+            assert_eq!(decoded(&raw[1..raw.len() - 1]), None, "{raw}");
         }
         assert!(matches!(
             json_text(r#""plain""#),
@@ -660,6 +679,7 @@ mod tests {
             b"Content-Length: 2\n\r\n{}",
             b"Content-Length: two\r\n\r\n{}",
             b"X-A: b\r\n\r\n{}",
+            b"Content-Length: 18446744073709551615\r\n\r\n{}",
         ] {
             assert_eq!(found(refused), Some(Err(())), "{}", refused.escape_ascii());
         }

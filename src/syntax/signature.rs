@@ -223,7 +223,8 @@ impl Declarations {
             declaration
                 .preview
                 .get_or_init(|| preview(file, start, stop).into())
-                .to_string(),
+                .as_ref()
+                .to_owned(),
         )
     }
 }
