@@ -655,7 +655,7 @@ mod tests {
             json_text(r#""plain""#),
             Some(Cow::Borrowed("plain"))
         ));
-        // Decoded here, not left to serde.
+        // Each kind of escape, and what follows it.
         assert_eq!(unescape(r"ud83d\ude00x"), Some(('😀', "x")));
         assert_eq!(unescape(r"u00E9"), Some(('é', "")));
         assert_eq!(unescape(r"n\t"), Some(('\n', r"\t")));
@@ -667,11 +667,14 @@ mod tests {
     /// length's name in any case, the whole line UTF-8.
     #[test]
     fn a_frame_is_found_by_the_header_rule_async_lsp_keeps() {
-        let found = |input: &[u8]| frame_at(input);
-        assert_eq!(found(b"Content-Length: 2\r\n\r\n{}"), Some(Ok((21, 2))));
+        assert_eq!(frame_at(b"Content-Length: 2\r\n\r\n{}"), Some(Ok((21, 2))));
         let odd = b"X-A:b: c\r\ncontent-length: 2\r\n\r\n{}";
-        assert_eq!(found(odd), Some(Ok((odd.len() - 2, 2))));
-        assert_eq!(found(b"Content-Length: 2\r\n\r\n{"), None, "not all there");
+        assert_eq!(frame_at(odd), Some(Ok((odd.len() - 2, 2))));
+        assert_eq!(
+            frame_at(b"Content-Length: 2\r\n\r\n{"),
+            None,
+            "not all there"
+        );
         for refused in [
             &b"Content-Length:2\r\n\r\n{}"[..],
             b"X-A:b\r\nContent-Length: 2\r\n\r\n{}",
@@ -681,7 +684,12 @@ mod tests {
             b"X-A: b\r\n\r\n{}",
             b"Content-Length: 18446744073709551615\r\n\r\n{}",
         ] {
-            assert_eq!(found(refused), Some(Err(())), "{}", refused.escape_ascii());
+            assert_eq!(
+                frame_at(refused),
+                Some(Err(())),
+                "{}",
+                refused.escape_ascii()
+            );
         }
     }
 

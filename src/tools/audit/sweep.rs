@@ -125,10 +125,9 @@ pub(super) struct Sweep {
     outcomes: Vec<Outcome>,
     /// Each listed file's place in `sources`, made when a rename's texts
     /// are first looked up in this sweep (a kept one serves every preview
-    /// of the name after):
-    /// a binary search of the list compares paths component by component,
-    /// a fifth of a millisecond for the 71 files of a rename through the
-    /// TypeScript SDK.
+    /// of the name after): a binary search of the list compares paths
+    /// component by component, a fifth of a millisecond for the 71 files
+    /// of a rename through the TypeScript SDK.
     places: OnceLock<HashMap<Arc<Path>, usize>>,
 }
 
