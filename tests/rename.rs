@@ -379,7 +379,9 @@ async fn read_only_mode_previews_only() {
 /// of the files they change (whole files, through a rename, as editors
 /// save): each apply writes every file of the patch or, the file having
 /// changed since the preview, none; no file is ever seen torn, and no
-/// staged file is left behind.
+/// staged file is left behind. A third of the rounds hold the other writer
+/// off from preview to apply, and each of those applies: a race the other
+/// writer always wins on a slow machine proves nothing of applying.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn renames_raced_against_another_writer_apply_whole_or_not_at_all() {
     use std::sync::Arc;
@@ -403,12 +405,16 @@ async fn renames_raced_against_another_writer_apply_whole_or_not_at_all() {
         f.root().join("src/race_b.ts"),
     );
     let stop = Arc::new(AtomicBool::new(false));
+    // Held by the other writer while it writes, and by the test through a
+    // quiet round.
+    let turn = Arc::new(tokio::sync::Mutex::new(()));
     let writer = {
-        let (stop, b) = (Arc::clone(&stop), b.clone());
+        let (stop, turn, b) = (Arc::clone(&stop), Arc::clone(&turn), b.clone());
         std::thread::spawn(move || {
             let mut n = 0;
             while !stop.load(Ordering::Relaxed) {
                 n += 1;
+                let writing = turn.blocking_lock();
                 let text = std::fs::read_to_string(&b).unwrap();
                 let rewritten: String = text
                     .lines()
@@ -424,6 +430,7 @@ async fn renames_raced_against_another_writer_apply_whole_or_not_at_all() {
                 if std::fs::read_to_string(&b).unwrap() == text {
                     std::fs::rename(&temp, &b).unwrap();
                 }
+                drop(writing);
                 // Pauses, so some previews find their files unchanged.
                 std::thread::sleep(std::time::Duration::from_millis(if n % 4 == 0 {
                     40
@@ -467,6 +474,10 @@ async fn renames_raced_against_another_writer_apply_whole_or_not_at_all() {
             .unwrap()
             .to_string();
         let new_name = format!("shift{}", round + 1);
+        let quiet = match round % 3 == 1 {
+            true => Some(turn.lock().await),
+            false => None,
+        };
         let preview = f
             .run(
                 "rename",
@@ -479,8 +490,9 @@ async fn renames_raced_against_another_writer_apply_whole_or_not_at_all() {
         }
         let forced = round % 3 == 0;
         if forced {
-            // Every third round the other writer surely comes between
-            // preview and apply; the others race it.
+            // Every third round a writer surely comes between preview and
+            // apply; the round after it none does (quiet), and the next
+            // races the other writer.
             let text = std::fs::read_to_string(&b).unwrap();
             let temp = b.with_extension("test");
             std::fs::write(&temp, text.replace("// b by", "// b by the test,")).unwrap();
@@ -490,6 +502,11 @@ async fn renames_raced_against_another_writer_apply_whole_or_not_at_all() {
             .run("apply_patch", json!({"patch": patch_id(&preview)}))
             .await;
         let after = std::fs::read_to_string(&a).unwrap();
+        assert!(
+            quiet.is_none() || answer.starts_with("Applied patch"),
+            "nothing was written since the preview, yet: {answer}"
+        );
+        drop(quiet);
         if answer.starts_with("Applied patch") {
             applied += 1;
             assert!(
