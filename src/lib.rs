@@ -7,6 +7,7 @@ pub mod cli;
 pub mod context;
 pub mod doctor;
 pub mod error;
+pub mod fast_map;
 pub mod fs;
 pub mod index;
 pub mod logbook;

@@ -17,13 +17,13 @@
 //! A text that is not on disk (a rename's result, before it is written) is
 //! stamped by its length and hash instead.
 
-use std::collections::HashMap;
 use std::fs::Metadata;
 use std::hash::Hash;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
+use crate::fast_map::FastMap;
 use crate::sync::lock;
 
 /// How old a file's last write must be for what is made from it to be
@@ -118,7 +118,7 @@ pub struct StampedCache<K, V> {
 }
 
 struct Inner<K, V> {
-    entries: HashMap<K, Entry<V>>,
+    entries: FastMap<K, Entry<V>>,
     weight: usize,
     /// Counts uses, to tell the least recently used.
     clock: u64,
@@ -145,7 +145,7 @@ impl<K: Eq + Hash + Clone, V> StampedCache<K, V> {
     pub fn new(max_weight: usize) -> StampedCache<K, V> {
         StampedCache {
             inner: Mutex::new(Inner {
-                entries: HashMap::new(),
+                entries: FastMap::default(),
                 weight: 0,
                 clock: 0,
             }),

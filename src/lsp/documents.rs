@@ -5,7 +5,7 @@
 //! the disk; and the text of any file an answer points into, as the server
 //! sees it, for converting its positions.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -26,6 +26,7 @@ use super::capabilities::Feature;
 use super::client::LspClient;
 use super::convert::{LineIndex, url_path};
 use super::watch::{ChangeKind, FileChange};
+use crate::fast_map::{FastMap, FastSet};
 use crate::fs::stamped::{Stamp, StampedCache, Watch};
 use crate::sync::lock;
 
@@ -76,7 +77,7 @@ pub(super) struct Synced {
 /// What a client keeps about documents and the disk.
 #[derive(Debug, Default)]
 pub(super) struct Documents {
-    open: tokio::sync::Mutex<HashMap<PathBuf, Document>>,
+    open: tokio::sync::Mutex<FastMap<PathBuf, Document>>,
     /// Syncs so far, to tell the least recently used document.
     syncs: std::sync::atomic::AtomicU64,
     /// Files changed on disk since the last request (the file watcher says
@@ -273,7 +274,7 @@ impl LspClient {
 
     /// Closes the least recently used of `documents` (told under their
     /// lock, as `close` does).
-    fn close_least_used(&self, documents: &mut HashMap<PathBuf, Document>) -> Result<(), LspError> {
+    fn close_least_used(&self, documents: &mut FastMap<PathBuf, Document>) -> Result<(), LspError> {
         let Some(path) = documents
             .values()
             .min_by_key(|document| document.used)
@@ -412,9 +413,9 @@ impl LspClient {
     pub(super) async fn line_indexes(
         &self,
         paths: impl IntoIterator<Item = PathBuf>,
-    ) -> HashMap<PathBuf, Option<Arc<LineIndex>>> {
-        let mut indexes = HashMap::new();
-        let mut unread = HashSet::new();
+    ) -> FastMap<PathBuf, Option<Arc<LineIndex>>> {
+        let mut indexes = FastMap::default();
+        let mut unread = FastSet::default();
         let watch = self.heard.get().map(|heard| heard as &dyn Watch);
         {
             let documents = self.documents.open.lock().await;

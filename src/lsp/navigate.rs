@@ -3,7 +3,6 @@
 //! plain values (paths and sextant positions, converted through each file's
 //! line index), so the tools never see an LSP type.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -25,6 +24,7 @@ use super::convert::{LineIndex, file_path, url_path};
 use super::quirks::cargo_projects;
 use super::session::Session;
 use super::symbols::symbol_kind;
+use crate::fast_map::FastMap;
 use crate::model::{Position, Range, SymbolKind};
 
 /// A range in some file, as a server pointed at it.
@@ -360,7 +360,7 @@ fn paths_of<'u>(uris: impl IntoIterator<Item = &'u Url>) -> Vec<PathBuf> {
 /// The line indexes of the files one answer points into, each read once.
 struct Files<'a> {
     client: &'a LspClient,
-    indexes: HashMap<PathBuf, Option<Arc<LineIndex>>>,
+    indexes: FastMap<PathBuf, Option<Arc<LineIndex>>>,
 }
 
 impl<'a> Files<'a> {

@@ -3,7 +3,6 @@
 //! renames and deletions) applied to the files' texts in memory and handed
 //! back as each file's text before and after, for a patch.
 
-use std::collections::HashMap;
 use std::collections::hash_map::Entry as Slot;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -22,6 +21,7 @@ use super::navigate::{Spot, at, references_at};
 use super::quirks::cargo_projects;
 use super::session::Session;
 use super::watch::Heard;
+use crate::fast_map::FastMap;
 use crate::fs::stamped::{StampedCache, Watch};
 use crate::model::Position;
 
@@ -148,7 +148,7 @@ struct Files {
     /// By path: a rename through 71 files of the TypeScript SDK looked
     /// each up three times in a `BTreeMap`, comparing paths component by
     /// component (a fifth of applying its edit); sorted once at the end.
-    files: HashMap<PathBuf, Entry>,
+    files: FastMap<PathBuf, Entry>,
     /// The client's line indexes of files as on disk (see
     /// `LspClient::disk_indexes`): a file renamed in again and again is
     /// neither read nor indexed again while it keeps its stamp.
@@ -208,7 +208,7 @@ impl Entry {
 impl Files {
     fn new(kept: Arc<StampedCache<PathBuf, LineIndex>>, heard: Option<Heard>) -> Files {
         Files {
-            files: HashMap::new(),
+            files: FastMap::default(),
             kept,
             heard,
         }

@@ -30,6 +30,7 @@ use lsp_types::{FileSystemWatcher, GlobPattern, OneOf, WatchKind};
 use notify::event::{CreateKind, EventKind, ModifyKind, RenameMode};
 use notify::{Config, EventKindMask, RecommendedWatcher, RecursiveMode, Watcher};
 
+use crate::fast_map::FastMap;
 use crate::fs::stamped::Watch;
 use crate::logbook::LogBook;
 use crate::model::{LogLevel, WatchStatus};
@@ -102,7 +103,7 @@ struct Folders {
     /// made again, or another moved in its place) is watched anew under
     /// another, so what was kept of its old files is no longer taken as
     /// heard (see `fs::stamped::Watch`).
-    watched: HashMap<PathBuf, u64>,
+    watched: FastMap<PathBuf, u64>,
     /// The number the next watch takes.
     next_watch: u64,
     /// No more folders are added: the limit was reached (until folders go).

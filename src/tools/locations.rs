@@ -4,13 +4,13 @@
 //! the file's outline, so `McpServer.connect` for a call inside that
 //! method). Each file is read and outlined once per answer.
 
-use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use super::name_path::join_path;
 use super::outline::{FileOutline, outline};
 use crate::context::Context;
+use crate::fast_map::FastMap;
 use crate::model::{OutlineSymbol, Place, Position, SourceLocation, SymbolKind};
 
 /// Lines longer than this are cut around the position they are shown for.
@@ -26,7 +26,7 @@ pub struct SourceFiles<'a> {
     /// about one file many times in a row (each reference's line and
     /// enclosing symbol): the last one asked about (`last`) is looked at
     /// before any hashing.
-    at: HashMap<OsString, usize>,
+    at: FastMap<OsString, usize>,
     last: Option<usize>,
 }
 
@@ -35,7 +35,7 @@ impl<'a> SourceFiles<'a> {
         SourceFiles {
             ctx,
             files: Vec::new(),
-            at: HashMap::new(),
+            at: FastMap::default(),
             last: None,
         }
     }

@@ -18,6 +18,7 @@ use super::locations::{SourceFiles, place};
 use super::page::Pager;
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
+use crate::fast_map::FastMap;
 use crate::lsp::Need;
 use crate::lsp::navigate::{Goto, Spot, goto, references as find_references};
 use crate::model::{NumberedLine, Place, Position, ReferenceFile, ReferenceLine, ReferencesResult};
@@ -301,7 +302,7 @@ async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResul
 /// file by file: the last file is looked at before any hashing.
 fn by_path(spots: Vec<Spot>) -> Vec<(PathBuf, Vec<Position>)> {
     let mut files: Vec<(PathBuf, Vec<Position>)> = Vec::new();
-    let mut at: HashMap<OsString, usize> = HashMap::new();
+    let mut at: FastMap<OsString, usize> = FastMap::default();
     for Spot { path, range } in spots {
         let known = match files.last() {
             Some((last, _)) if last.as_os_str() == path.as_os_str() => Some(files.len() - 1),

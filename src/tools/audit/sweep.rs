@@ -13,6 +13,7 @@ use std::sync::{Arc, OnceLock};
 
 use super::scan::Found;
 use super::{Kept, Kind, MAX_FILE_BYTES, MAX_FILES, Places, Query};
+use crate::fast_map::FastMap;
 use crate::fs::memo::{Memo, Since};
 use crate::fs::stamped::Watch;
 use crate::model::Position;
@@ -128,7 +129,7 @@ pub(super) struct Sweep {
     /// of the name after): a binary search of the list compares paths
     /// component by component, a fifth of a millisecond for the 71 files
     /// of a rename through the TypeScript SDK.
-    places: OnceLock<HashMap<Arc<Path>, usize>>,
+    places: OnceLock<FastMap<Arc<Path>, usize>>,
 }
 
 impl Sweep {
