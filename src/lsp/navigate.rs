@@ -30,7 +30,7 @@ use crate::model::{Position, Range, SymbolKind};
 /// A range in some file, as a server pointed at it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Spot {
-    pub path: PathBuf,
+    pub path: Arc<Path>,
     /// The name's range where the server gives one (a link's selection
     /// range), else the range it gave.
     pub range: Range,
@@ -190,49 +190,106 @@ pub(super) async fn references_at(
             include_declaration,
         },
     };
-    let locations = client
-        .request_settled::<ReferencesAsWritten>(params)
+    let runs = client
+        .request_settled::<ReferencesInRuns>(params)
         .await?
-        .unwrap_or_default();
-    // Servers give a file's references one after another: its path and
-    // index are found once for the run, not for each reference (877
-    // references of the TypeScript SDK's `McpServer` are in 168 files).
-    let runs: Vec<(Option<PathBuf>, &[LocationAsWritten])> = locations
-        .chunk_by(|a, b| a.uri == b.uri)
-        .map(|run| (file_path(&run[0].uri), run))
+        .unwrap_or_default()
+        .0;
+    let runs: Vec<(Option<PathBuf>, Vec<lsp_types::Range>)> = runs
+        .into_iter()
+        .map(|run| (file_path(&run.uri), run.ranges))
         .collect();
     let paths = runs.iter().filter_map(|(path, _)| path.clone()).collect();
     let mut files = Files::read(client, paths).await;
-    let mut spots = Vec::with_capacity(locations.len());
+    let mut spots = Vec::with_capacity(runs.iter().map(|(_, ranges)| ranges.len()).sum());
     // A run whose file cannot be read gives no spots.
-    for (path, run) in runs {
+    for (path, ranges) in runs {
         let Some(path) = path else { continue };
         let Some(index) = files.index(&path).await else {
             continue;
         };
-        spots.extend(run.iter().map(|location| Spot {
-            path: path.clone(),
-            range: index.range_to_model(location.range, client.encoding),
+        // Shared by the run's spots, not copied for each.
+        let path: Arc<Path> = path.into();
+        spots.extend(ranges.into_iter().map(|range| Spot {
+            path: Arc::clone(&path),
+            range: index.range_to_model(range, client.encoding),
         }));
     }
     Ok(spots)
 }
 
-/// `textDocument/references` with each location's URI as the server wrote
-/// it: decoding a `Url` is a parse, which the locations of one file need
-/// once.
-enum ReferencesAsWritten {}
+/// `textDocument/references`, its locations gathered into runs of one
+/// file as they are read (see [`Runs`]).
+enum ReferencesInRuns {}
 
-impl lsp_types::request::Request for ReferencesAsWritten {
+impl lsp_types::request::Request for ReferencesInRuns {
     type Params = ReferenceParams;
-    type Result = Option<Vec<LocationAsWritten>>;
+    type Result = Option<Runs>;
     const METHOD: &'static str = References::METHOD;
 }
 
-#[derive(Debug, serde::Deserialize, serde::Serialize)]
-struct LocationAsWritten {
+/// Locations as a server gives them, each run of one file's locations one
+/// after another (servers give a file's references together) kept as one
+/// URI, as written, and its ranges. Each location's URI is compared where
+/// it lies in the answer, and only a run's first is copied out: the 877
+/// references of the TypeScript SDK's `McpServer` are in 168 files, and a
+/// copy of every URI was a tenth of reading the answer. (Decoding a `Url`
+/// is a parse, which a run needs once.)
+#[derive(Debug, Default)]
+struct Runs(Vec<Run>);
+
+#[derive(Debug, PartialEq)]
+struct Run {
     uri: String,
+    ranges: Vec<lsp_types::Range>,
+}
+
+/// One location, its URI borrowed from the answer where it has no escape.
+#[derive(serde::Deserialize, serde::Serialize)]
+struct LocationAt<'a> {
+    #[serde(borrow)]
+    uri: std::borrow::Cow<'a, str>,
     range: lsp_types::Range,
+}
+
+impl<'de> serde::Deserialize<'de> for Runs {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Runs, D::Error> {
+        struct Gather;
+        impl<'de> serde::de::Visitor<'de> for Gather {
+            type Value = Runs;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list of locations")
+            }
+
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Runs, A::Error> {
+                let mut runs: Vec<Run> = Vec::new();
+                while let Some(LocationAt { uri, range }) = seq.next_element()? {
+                    match runs.last_mut() {
+                        Some(run) if run.uri == uri => run.ranges.push(range),
+                        _ => runs.push(Run {
+                            uri: uri.into_owned(),
+                            ranges: vec![range],
+                        }),
+                    }
+                }
+                Ok(Runs(runs))
+            }
+        }
+        deserializer.deserialize_seq(Gather)
+    }
+}
+
+/// As the locations they were read from (the request type asks for it).
+impl serde::Serialize for Runs {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().flat_map(|run| {
+            run.ranges.iter().map(|&range| LocationAt {
+                uri: std::borrow::Cow::Borrowed(&run.uri),
+                range,
+            })
+        }))
+    }
 }
 
 /// A position in any file as LSP has it: the file as the server sees it
@@ -385,12 +442,19 @@ impl<'a> Files<'a> {
     /// A location as a spot; `None` for a file that cannot be read (or a
     /// URI that is not a file).
     async fn spot(&mut self, uri: &Url, range: lsp_types::Range) -> Option<Spot> {
+        let (path, range) = self.located(uri, range).await?;
+        Some(Spot {
+            path: path.into(),
+            range,
+        })
+    }
+
+    /// A location's path and range; `None` as for `spot`.
+    async fn located(&mut self, uri: &Url, range: lsp_types::Range) -> Option<(PathBuf, Range)> {
         let path = url_path(uri)?;
         let index = self.index(&path).await?;
-        Some(Spot {
-            path,
-            range: index.range_to_model(range, self.client.encoding),
-        })
+        let range = index.range_to_model(range, self.client.encoding);
+        Some((path, range))
     }
 
     async fn ranges(&mut self, uri: &Url, ranges: Vec<lsp_types::Range>) -> Vec<Range> {
@@ -410,13 +474,59 @@ impl<'a> Files<'a> {
     }
 
     async fn call_item(&mut self, item: CallHierarchyItem) -> Option<CallItem> {
-        let spot = self.spot(&item.uri, item.selection_range).await?;
+        let (path, selection) = self.located(&item.uri, item.selection_range).await?;
         Some(CallItem {
             name: item.name.clone(),
             kind: symbol_kind(item.kind),
-            path: spot.path,
-            selection: spot.range,
+            path,
+            selection,
             item,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn range(line: u32, from: u32, to: u32) -> lsp_types::Range {
+        lsp_types::Range::new(
+            lsp_types::Position::new(line, from),
+            lsp_types::Position::new(line, to),
+        )
+    }
+
+    #[test]
+    fn locations_are_read_into_runs_of_one_file() {
+        // The second URI escapes its slashes, which cannot be borrowed; the
+        // first file comes again after it, as a run of its own.
+        let text = r#"[
+            {"uri": "file:///w/a.ts", "range": {"start": {"line": 1, "character": 2}, "end": {"line": 1, "character": 5}}},
+            {"uri": "file:///w/a.ts", "range": {"start": {"line": 4, "character": 0}, "end": {"line": 4, "character": 3}}},
+            {"uri": "file:\/\/\/w\/b.ts", "range": {"start": {"line": 0, "character": 7}, "end": {"line": 0, "character": 9}}},
+            {"uri": "file:///w/b.ts", "range": {"start": {"line": 2, "character": 1}, "end": {"line": 2, "character": 2}}},
+            {"uri": "file:///w/a.ts", "range": {"start": {"line": 9, "character": 0}, "end": {"line": 9, "character": 1}}}
+        ]"#;
+        let run = |uri: &str, ranges| Run {
+            uri: uri.to_string(),
+            ranges,
+        };
+        let expected = vec![
+            run("file:///w/a.ts", vec![range(1, 2, 5), range(4, 0, 3)]),
+            run("file:///w/b.ts", vec![range(0, 7, 9), range(2, 1, 2)]),
+            run("file:///w/a.ts", vec![range(9, 0, 1)]),
+        ];
+        // From the answer's text (taken aside) and from a value alike.
+        let read: Runs = serde_json::from_str(text).unwrap();
+        assert_eq!(read.0, expected);
+        let value: serde_json::Value = serde_json::from_str(text).unwrap();
+        let from_value: Runs = serde_json::from_value(value.clone()).unwrap();
+        assert_eq!(from_value.0, expected);
+        // Written back, the runs are the locations they were read from.
+        let unescaped: serde_json::Value = serde_json::from_str(&text.replace(r"\/", "/")).unwrap();
+        assert_eq!(serde_json::to_value(&read).unwrap(), unescaped);
+        let none: Option<Runs> = serde_json::from_str("null").unwrap();
+        assert!(none.is_none());
+        assert!(serde_json::from_str::<Runs>(r#"[{"uri": 1}]"#).is_err());
     }
 }

@@ -146,12 +146,12 @@ async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResul
     let defined_at: Vec<(PathBuf, Position)> = definition
         .iter()
         .flatten()
-        .map(|spot| (spot.path.clone(), spot.range.start))
+        .map(|spot| (spot.path.to_path_buf(), spot.range.start))
         .collect();
     // The declaration's file first, then by path; by position in a file.
     let declared_in = definition
         .and_then(|d| d.into_iter().next())
-        .map_or_else(|| resolved.path.clone(), |d| d.path);
+        .map_or_else(|| resolved.path.clone(), |d| d.path.to_path_buf());
     // Where the server cannot always tell a name's uses (and the files of
     // other languages that hold this one's code, `.svelte`, which it does
     // not read): the places it left out of those the text holds, but for
@@ -312,7 +312,7 @@ fn by_path(spots: Vec<Spot>) -> Vec<(PathBuf, Vec<Position>)> {
             Some(index) => files[index].1.push(range.start),
             None => {
                 at.insert(path.as_os_str().to_os_string(), files.len());
-                files.push((path, vec![range.start]));
+                files.push((path.to_path_buf(), vec![range.start]));
             }
         }
     }

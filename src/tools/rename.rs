@@ -399,7 +399,7 @@ async fn other_symbols_after(
     };
     let uses: Vec<(PathBuf, Position)> = references
         .into_iter()
-        .map(|spot| (spot.path, spot.range.start))
+        .map(|spot| (spot.path.to_path_buf(), spot.range.start))
         .collect();
     let others = other_symbols(ctx, &candidates, &uses).await;
     on_disk

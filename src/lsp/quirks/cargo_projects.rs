@@ -252,7 +252,7 @@ async fn across(
             if more.iter().any(|spot| known.contains(spot)) {
                 merge(all, &mut known, more);
                 across.asked_from.push(Spot {
-                    path,
+                    path: path.into(),
                     range: crate::model::Range::new(position, position),
                 });
                 break;

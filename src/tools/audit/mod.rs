@@ -190,7 +190,7 @@ async fn told_apart(
         .await
         .unwrap_or_default()
         .into_iter()
-        .map(|spot| (spot.path, spot.range.start))
+        .map(|spot| (spot.path.to_path_buf(), spot.range.start))
         .collect();
     if defined_elsewhere(&defined, path, at, uses) {
         session.release().await;
@@ -201,7 +201,7 @@ async fn told_apart(
     let found: Vec<(PathBuf, Position)> = found
         .ok()?
         .into_iter()
-        .map(|spot| (spot.path, spot.range.start))
+        .map(|spot| (spot.path.to_path_buf(), spot.range.start))
         .collect();
     let beyond_itself = found.iter().any(|(p, a)| p != path || *a != at);
     (beyond_itself && !found.iter().any(|place| uses.contains(place))).then_some(found)
