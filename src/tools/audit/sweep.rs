@@ -163,7 +163,7 @@ impl Sweep {
                     // Gone since the list was made: nothing to find.
                     Err(None) if !path.exists() => continue,
                     Err(stamp)
-                        if read == MAX_FILES
+                        if read >= MAX_FILES
                             || stamp.is_none_or(|s| s.bytes() > MAX_FILE_BYTES) =>
                     {
                         None
@@ -443,6 +443,41 @@ mod tests {
             .map(|path| path.file_name().unwrap().to_string_lossy().into_owned())
             .collect();
         assert_eq!(code, ["a.js", "e.js"]);
+    }
+
+    #[test]
+    fn no_file_is_read_past_the_bound_however_many_were_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        // One file found kept (settled, so the cache keeps it), after the
+        // bound's worth read: the file after it is past the bound.
+        let kept_file = files(dir.path(), &[("kept.js", "send();\n")]);
+        let settled = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+        std::fs::File::options()
+            .write(true)
+            .open(&*kept_file[0])
+            .unwrap()
+            .set_modified(settled)
+            .unwrap();
+        let (kept, reader) = (Kept::default(), reader("send"));
+        let first = Sweep::new(&kept, &kept_file, &reader, &HashMap::new(), None);
+        assert_eq!(places_of(&first.outcomes(), &reader).unread, 0);
+        let names: Vec<(String, &str)> = (0..MAX_FILES)
+            .map(|n| (format!("a{n:05}.js"), "send();\n"))
+            .chain([("past.js".to_string(), "send();\n")])
+            .collect();
+        let named: Vec<(&str, &str)> = names.iter().map(|(n, t)| (n.as_str(), *t)).collect();
+        let written = files(dir.path(), &named);
+        let (bound, past) = written.split_at(MAX_FILES);
+        let sources: Vec<Arc<Path>> = bound
+            .iter()
+            .chain(kept_file.iter())
+            .chain(past)
+            .cloned()
+            .collect();
+        let sweep = Sweep::new(&kept, &Arc::new(sources), &reader, &HashMap::new(), None);
+        let places = places_of(&sweep.outcomes(), &reader);
+        assert_eq!(places.unread, 1, "past.js is past the bound, unread");
+        assert_eq!(places.by_kind[&Kind::Code].len(), MAX_FILES + 1);
     }
 
     #[test]
