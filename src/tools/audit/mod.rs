@@ -36,8 +36,8 @@ use crate::lsp::navigate::{Goto, goto, references};
 use crate::model::Position;
 use crate::syntax::Language;
 
-/// Files read at most, and the largest read: past these the audit says
-/// how many it did not read.
+/// Files looked through at most (read, kept or given as texts), and the
+/// largest read: past these the audit says how many it did not read.
 const MAX_FILES: usize = 5_000;
 const MAX_FILE_BYTES: u64 = 2 * 1024 * 1024;
 

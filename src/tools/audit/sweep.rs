@@ -136,8 +136,9 @@ impl Sweep {
     /// A look through `sources` as `reader` says, a file in `texts` read
     /// from there instead of the disk. What each file gave is taken from
     /// `kept` while the file is unchanged (`watch`: without a `stat` where
-    /// the watcher hears it); past `MAX_FILES` read, or a file larger than
-    /// `MAX_FILE_BYTES`, a file is not read.
+    /// the watcher hears it). Once `MAX_FILES` files have given what they
+    /// hold (read, kept or given as texts), a file not kept is not read,
+    /// nor ever one larger than `MAX_FILE_BYTES`.
     pub fn new(
         kept: &Kept,
         sources: &Arc<Vec<Arc<Path>>>,
@@ -150,7 +151,7 @@ impl Sweep {
             outcomes: Vec::new(),
             places: OnceLock::new(),
         };
-        let mut read = 0;
+        let mut found_in = 0;
         for (at, path) in sources.iter().enumerate() {
             let Some((reading, query)) = reader.reading(path) else {
                 continue;
@@ -163,7 +164,7 @@ impl Sweep {
                     // Gone since the list was made: nothing to find.
                     Err(None) if !path.exists() => continue,
                     Err(stamp)
-                        if read >= MAX_FILES
+                        if found_in >= MAX_FILES
                             || stamp.is_none_or(|s| s.bytes() > MAX_FILE_BYTES) =>
                     {
                         None
@@ -173,7 +174,7 @@ impl Sweep {
                     }),
                 }
             };
-            read += usize::from(found.is_some());
+            found_in += usize::from(found.is_some());
             sweep.outcomes.extend(Outcome::of(at, path, reading, found));
         }
         sweep
