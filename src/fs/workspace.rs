@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex};
 
 use super::library_path::{self, Short};
 use crate::error::{ErrorCode, ToolError, ToolResult};
+use crate::fast_map::FastMap;
 use crate::sync::lock;
 
 /// Where a toolchain's sources are, under it.
@@ -389,7 +390,7 @@ impl Workspace {
 /// The real paths of folders, found once for paths resolved together
 /// (see [`Workspace::resolve_write_among`]).
 #[derive(Debug, Default)]
-pub struct RealFolders(HashMap<PathBuf, PathBuf>);
+pub struct RealFolders(FastMap<PathBuf, PathBuf>);
 
 impl RealFolders {
     /// The real path of `path`, which exists and is not a symlink: its

@@ -5,7 +5,6 @@
 //! the disk; and the text of any file an answer points into, as the server
 //! sees it, for converting its positions.
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -120,7 +119,7 @@ struct DiskChanges {
 /// The files noted as changed on disk since the last request.
 #[derive(Debug, Default)]
 struct ChangedOnDisk {
-    paths: HashSet<PathBuf>,
+    paths: FastSet<PathBuf>,
     /// Too many to list: every open document is synchronised.
     all: bool,
 }
@@ -361,7 +360,7 @@ impl LspClient {
 
     /// Notes files that changed on disk (see `sync_changed`).
     pub(super) fn note_changed(&self, paths: impl IntoIterator<Item = PathBuf>) {
-        let paths: HashSet<PathBuf> = paths.into_iter().collect();
+        let paths: FastSet<PathBuf> = paths.into_iter().collect();
         self.documents
             .disk_indexes
             .0
@@ -371,7 +370,7 @@ impl LspClient {
             changed.paths.extend(paths);
             if changed.paths.len() > MAX_NOTED_CHANGES {
                 *changed = ChangedOnDisk {
-                    paths: HashSet::new(),
+                    paths: FastSet::default(),
                     all: true,
                 };
             }

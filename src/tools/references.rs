@@ -3,7 +3,7 @@
 //! reference, from the file's outline. References on one line share it;
 //! library files are left out unless asked for.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -93,7 +93,7 @@ async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResul
         },
         async {
             let audit = TextAudit::for_file(ctx, &resolved.path)?;
-            Some(audit.places(ctx, name, HashMap::new()).await)
+            Some(audit.places(ctx, name, FastMap::default()).await)
         },
     );
     let spots = found?;
@@ -159,7 +159,7 @@ async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResul
     if let Some(audit) = TextAudit::for_file(ctx, &declared_in) {
         let places = match early_places {
             Some(places) => places?,
-            None => audit.places(ctx, name, HashMap::new()).await?,
+            None => audit.places(ctx, name, FastMap::default()).await?,
         };
         let mut counted: Vec<(PathBuf, Position)> = in_files
             .iter()

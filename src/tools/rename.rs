@@ -5,7 +5,7 @@
 //! language, an address that is not on a name, a library's symbol, and
 //! whatever the server itself refuses.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::task::Poll;
@@ -20,6 +20,7 @@ use super::server_edit::{check_writes, deliver, describe_within_budget, files_of
 use super::{Tool, blocking};
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
+use crate::fast_map::FastMap;
 use crate::fs::patch::{FileEdit, Patch};
 use crate::lsp::navigate::{Spot, references as find_references};
 use crate::lsp::refactor::{Preparation, prepare_rename, rename as server_rename};
@@ -264,7 +265,7 @@ async fn rename(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
 }
 
 /// The renamed texts by path, as the audit reads them.
-fn renamed_texts(files: &[FileEdit]) -> HashMap<PathBuf, Arc<str>> {
+fn renamed_texts(files: &[FileEdit]) -> FastMap<PathBuf, Arc<str>> {
     files
         .iter()
         .map(|f| (f.path.clone(), f.after.clone().unwrap_or_default()))

@@ -9,7 +9,6 @@
 //! cargo project under its root: each workspace's manifest, and each
 //! package's that no workspace above it holds.
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use globset::{GlobBuilder, GlobSetBuilder};
@@ -26,6 +25,7 @@ use lsp_types::{
 
 use super::super::navigate::{Spot, position_in, references_at};
 use super::super::session::Session;
+use crate::fast_map::FastSet;
 use crate::fs::walk;
 use crate::model::Position;
 
@@ -207,7 +207,7 @@ async fn across(
     };
     let projects = Projects::new(&folders);
     let all = &mut across.spots;
-    let mut known: HashSet<Spot> = all.iter().cloned().collect();
+    let mut known: FastSet<Spot> = all.iter().cloned().collect();
     let mut covered: Vec<usize> = projects.of(&document.path).into_iter().collect();
     // Places already found in other projects. Those before `next` are in
     // covered projects (or none), and answers only add places after it.
@@ -318,7 +318,7 @@ fn merge_operations(merged: &mut Vec<DocumentChangeOperation>, more: Vec<Documen
 
 /// Adds the places of `more` that `all` lacks; `known` holds the places
 /// of `all`, so each is looked up, not searched for.
-fn merge(all: &mut Vec<Spot>, known: &mut HashSet<Spot>, more: Vec<Spot>) {
+fn merge(all: &mut Vec<Spot>, known: &mut FastSet<Spot>, more: Vec<Spot>) {
     for spot in more {
         if !known.contains(&spot) {
             known.insert(spot.clone());

@@ -14,7 +14,7 @@
 //! the same name: `var send = require('./res').send`) is not left out.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -27,6 +27,7 @@ use sweep::{Reader, Sweep, Sweeps, places_of};
 use super::blocking;
 use crate::context::Context;
 use crate::error::ToolResult;
+use crate::fast_map::{FastMap, FastSet};
 use crate::fs::listed::KeptLists;
 use crate::fs::stamped::{Stamp, StampedCache, Watch};
 use crate::fs::walk;
@@ -303,7 +304,7 @@ impl Kept {
     /// Forgets what files written (`paths`, from the file watcher) may
     /// have changed.
     pub fn note_changed(&self, paths: &[PathBuf]) {
-        let written: HashSet<&Path> = paths.iter().map(PathBuf::as_path).collect();
+        let written: FastSet<&Path> = paths.iter().map(PathBuf::as_path).collect();
         self.found.forget(|(path, _)| written.contains(&**path));
         self.sources.note_changed(paths);
         self.sweeps.forget();
@@ -434,7 +435,7 @@ impl TextAudit {
         &self,
         ctx: &Context,
         name: &str,
-        texts: HashMap<PathBuf, Arc<str>>,
+        texts: FastMap<PathBuf, Arc<str>>,
     ) -> ToolResult<Places> {
         // The extensions whose files are this language's (the first
         // language to claim one has it): what the walk needs of the
@@ -485,7 +486,7 @@ impl TextAudit {
         blocking(move || {
             let watch = heard.as_ref().map(|heard| heard as &dyn Watch);
             let sources = kept.sources(&root, watched);
-            let sweep = |texts: &HashMap<PathBuf, Arc<str>>| {
+            let sweep = |texts: &FastMap<PathBuf, Arc<str>>| {
                 Sweep::new(&kept, &sources, &reader, texts, watch)
             };
             // With a rename's texts, a workspace of `MAX_FILES` files or
@@ -493,7 +494,7 @@ impl TextAudit {
             let within = texts.is_empty() || sources.len() + texts.len() < MAX_FILES;
             let outcomes = if whole && within {
                 let disk = kept.sweeps.get(&reader, &sources).unwrap_or_else(|since| {
-                    let disk = Arc::new(sweep(&HashMap::new()));
+                    let disk = Arc::new(sweep(&FastMap::default()));
                     kept.sweeps
                         .keep(Arc::clone(&reader), Arc::clone(&disk), since);
                     disk

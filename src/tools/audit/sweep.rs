@@ -7,7 +7,7 @@
 //! files 1.4 ms of CPU, hashing paths.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
@@ -143,7 +143,7 @@ impl Sweep {
         kept: &Kept,
         sources: &Arc<Vec<Arc<Path>>>,
         reader: &Reader,
-        texts: &HashMap<PathBuf, Arc<str>>,
+        texts: &FastMap<PathBuf, Arc<str>>,
         watch: Option<&dyn Watch>,
     ) -> Sweep {
         let mut sweep = Sweep {
@@ -189,7 +189,7 @@ impl Sweep {
         &self,
         kept: &Kept,
         reader: &Reader,
-        texts: &HashMap<PathBuf, Arc<str>>,
+        texts: &FastMap<PathBuf, Arc<str>>,
     ) -> Vec<Outcome> {
         // References ask with no texts: the sweep as it is (and no map of
         // the list made for nothing).
@@ -383,7 +383,7 @@ mod tests {
         // Listed, then deleted: read from the texts all the same.
         std::fs::remove_file(dir.path().join("g.js")).unwrap();
         let (kept, reader) = (Kept::default(), reader("send"));
-        let texts: HashMap<PathBuf, Arc<str>> = [
+        let texts: FastMap<PathBuf, Arc<str>> = [
             ("a.js", "nothing();\n"),
             ("b.js", "send();\n"),
             ("d.txt", "send\n"),
@@ -393,7 +393,7 @@ mod tests {
         .into_iter()
         .map(|(name, text)| (dir.path().join(name), Arc::from(text)))
         .collect();
-        let disk = Sweep::new(&kept, &sources, &reader, &HashMap::new(), None);
+        let disk = Sweep::new(&kept, &sources, &reader, &FastMap::default(), None);
         let merged = disk.with_texts(&kept, &reader, &texts);
         // In the list's order, as a sweep's.
         assert!(
@@ -432,7 +432,7 @@ mod tests {
         );
         // The same sweep with other texts (a kept sweep serves every
         // preview): as a sweep of those.
-        let texts: HashMap<PathBuf, Arc<str>> = [("e.js", "send();\n")]
+        let texts: FastMap<PathBuf, Arc<str>> = [("e.js", "send();\n")]
             .into_iter()
             .map(|(name, text)| (dir.path().join(name), Arc::from(text)))
             .collect();
@@ -460,7 +460,7 @@ mod tests {
             .set_modified(settled)
             .unwrap();
         let (kept, reader) = (Kept::default(), reader("send"));
-        let first = Sweep::new(&kept, &kept_file, &reader, &HashMap::new(), None);
+        let first = Sweep::new(&kept, &kept_file, &reader, &FastMap::default(), None);
         assert_eq!(places_of(&first.outcomes(), &reader).unread, 0);
         let names: Vec<(String, &str)> = (0..MAX_FILES)
             .map(|n| (format!("a{n:05}.js"), "send();\n"))
@@ -475,7 +475,13 @@ mod tests {
             .chain(past)
             .cloned()
             .collect();
-        let sweep = Sweep::new(&kept, &Arc::new(sources), &reader, &HashMap::new(), None);
+        let sweep = Sweep::new(
+            &kept,
+            &Arc::new(sources),
+            &reader,
+            &FastMap::default(),
+            None,
+        );
         let places = places_of(&sweep.outcomes(), &reader);
         assert_eq!(places.unread, 1, "past.js is past the bound, unread");
         assert_eq!(places.by_kind[&Kind::Code].len(), MAX_FILES + 1);
@@ -487,7 +493,15 @@ mod tests {
         let sources = files(dir.path(), &[("a.js", "send();\n")]);
         let (kept, reader) = (Kept::default(), Arc::new(reader("send")));
         let sweeps = Sweeps::default();
-        let sweep = || Arc::new(Sweep::new(&kept, &sources, &reader, &HashMap::new(), None));
+        let sweep = || {
+            Arc::new(Sweep::new(
+                &kept,
+                &sources,
+                &reader,
+                &FastMap::default(),
+                None,
+            ))
+        };
         let since = sweeps.get(&reader, &sources).unwrap_err();
         sweeps.keep(Arc::clone(&reader), sweep(), since);
         assert!(sweeps.get(&reader, &sources).is_ok());
@@ -509,7 +523,7 @@ mod tests {
         let sources = files(dir.path(), &[("a.js", "send();\n")]);
         let (kept, reader) = (Kept::default(), Arc::new(reader("send")));
         let since = kept.sweeps.get(&reader, &sources).unwrap_err();
-        let sweep = Sweep::new(&kept, &sources, &reader, &HashMap::new(), None);
+        let sweep = Sweep::new(&kept, &sources, &reader, &FastMap::default(), None);
         kept.sweeps
             .keep(Arc::clone(&reader), Arc::new(sweep), since);
         assert!(kept.sweeps.get(&reader, &sources).is_ok());
