@@ -233,13 +233,13 @@ impl lsp_types::request::Request for ReferencesInRuns {
 /// URI, as written, and its ranges. Each location's URI is compared where
 /// it lies in the answer (one taken aside, see `aside`; a smaller one comes
 /// as a value, its strings made already), and only a run's first is copied
-/// out: the 877
-/// references of the TypeScript SDK's `McpServer` are in 168 files, and a
-/// copy of every URI was a tenth of reading the answer. (Decoding a `Url`
-/// is a parse, which a run needs once.)
+/// out: the 877 references of the TypeScript SDK's `McpServer` are in 168
+/// files, and a copy of every URI was a tenth of reading the answer.
+/// (Decoding a `Url` is a parse, which a run needs once.)
 #[derive(Debug, Default)]
 struct Runs(Vec<Run>);
 
+/// One file's locations that came one after another.
 #[derive(Debug, PartialEq)]
 struct Run {
     uri: String,
