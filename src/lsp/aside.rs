@@ -628,13 +628,15 @@ mod tests {
         let written = serde_json::to_string(&text).unwrap();
         let escaped: String = written
             .chars()
-            .map(|c| match c.is_ascii() {
-                true => c.to_string(),
-                false => c
-                    .encode_utf16(&mut [0; 2])
-                    .iter()
-                    .map(|unit| format!("\\u{unit:04x}"))
-                    .collect(),
+            .map(|c| {
+                if c.is_ascii() {
+                    c.to_string()
+                } else {
+                    c.encode_utf16(&mut [0; 2])
+                        .iter()
+                        .map(|unit| format!("\\u{unit:04x}"))
+                        .collect()
+                }
             })
             .collect();
         cases.extend([written, escaped]);
