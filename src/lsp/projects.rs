@@ -19,6 +19,7 @@ use super::quirks::tsconfig::{self, Chosen};
 use super::quirks::tsserver;
 use super::supervisor::Supervisor;
 use super::watch::{ChangeKind, FileChange};
+use crate::fs::memo::Memo;
 use crate::fs::walk;
 use crate::sync::lock;
 
@@ -133,8 +134,21 @@ impl Supervisor {
     /// server per member or package would each load the whole project
     /// again. rust-analyzer and tsserver both serve nested projects from
     /// the top (a crate's own Cargo.toml, a package's own tsconfig.json).
+    ///
+    /// Every request asks it, and it looks for each marker in each folder
+    /// up to the root (15 `stat`s for a file of the TypeScript SDK, a tenth
+    /// of a search's own time): a folder's is kept while the file watcher
+    /// hears every change, until it hands out the next.
     pub(super) fn project_root(&self, path: &Path, language: &LanguageConfig) -> PathBuf {
-        outermost_root(&self.workspace_root, path, language)
+        let root = &self.workspace_root;
+        match path.parent() {
+            Some(folder) if folder.starts_with(root) && self.hears_everything() => self
+                .roots
+                .get_or((language.name.clone(), folder.to_path_buf()), || {
+                    outermost_root(root, path, language)
+                }),
+            _ => outermost_root(root, path, language),
+        }
     }
 
     /// Opens one file of each project under `client`'s root that its
@@ -539,6 +553,13 @@ pub(super) fn forget_projects_if_changed(
     }
 }
 
+/// Project roots kept by language and folder (see
+/// `Supervisor::project_root`).
+pub(super) type ProjectRoots = Memo<(String, PathBuf), PathBuf>;
+
+/// Project roots kept at most: one more forgets them all first.
+pub(super) const MAX_KEPT_ROOTS: usize = 50_000;
+
 /// Projects opened at most for a workspace search.
 pub const MAX_PROJECTS: usize = 200;
 
@@ -625,5 +646,45 @@ mod tests {
         assert_eq!(root_of("web/src/app.ts"), root.join("web"));
         assert_eq!(root_of("web/node_modules/foo/index.d.ts"), root.join("web"));
         assert_eq!(root_of("loose.ts"), root);
+    }
+
+    /// A folder's project root is kept while the watcher hears every
+    /// change, and found again once a marker is written above it.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_kept_project_root_is_found_again_after_a_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let file = root.join("web/src/app.ts");
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, "").unwrap();
+        let config = Config::load(&root, None).unwrap();
+        let language = config.language_for(&file).unwrap();
+        let supervisor = Supervisor::new(config.clone(), &root, Arc::new(LogBook::default()));
+        supervisor.watch_files();
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while !supervisor.hears_everything() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the watcher never covered the workspace"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert_eq!(supervisor.project_root(&file, language), root);
+        let key = (language.name.clone(), root.join("web/src"));
+        assert_eq!(supervisor.roots.get(&key), Some(root.clone()), "not kept");
+
+        // Until the change is handed out the root is found afresh; after,
+        // it is kept again: it must be the new one.
+        std::fs::write(root.join("web/package.json"), "{}").unwrap();
+        while !(supervisor.hears_everything()
+            && supervisor.project_root(&file, language) == root.join("web"))
+        {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the kept root was never forgotten"
+            );
+            supervisor.changes_watched().await;
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
     }
 }

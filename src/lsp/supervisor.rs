@@ -19,7 +19,7 @@ use super::choose::{Walked, Walks, choose};
 use super::client::LspClient;
 use super::config::{Config, LanguageConfig};
 use super::install;
-use super::projects::{Known, forget_projects_if_changed};
+use super::projects::{Known, MAX_KEPT_ROOTS, ProjectRoots, forget_projects_if_changed};
 use super::quirks::{cargo_projects, compile_database, loose_files};
 use super::uncovered::{self, UncoveredFiles};
 use super::watch::{ChangeKind, Deliver, FileChange, FileWatcher, Heard};
@@ -56,6 +56,9 @@ pub struct Supervisor {
     /// What choosing a language's server found by walking the projects,
     /// forgotten at every change the watcher hands out (see `walks`).
     walked: Arc<Walked>,
+    /// Project roots by language and folder, kept the same way (see
+    /// `project_root`).
+    pub(super) roots: Arc<ProjectRoots>,
 }
 
 /// Which server serves a file: two files served by one server have the
@@ -115,6 +118,15 @@ impl Supervisor {
                 }
             }) as ChangeListener
         };
+        let roots = Arc::new(ProjectRoots::bounded(MAX_KEPT_ROOTS));
+        let forget_roots = {
+            let roots = Arc::downgrade(&roots);
+            Box::new(move |_: &[PathBuf]| {
+                if let Some(roots) = roots.upgrade() {
+                    roots.forget();
+                }
+            }) as ChangeListener
+        };
         Supervisor {
             config,
             workspace_root: workspace_root.to_path_buf(),
@@ -122,10 +134,15 @@ impl Supervisor {
             slots: Arc::new(Mutex::new(Vec::new())),
             watcher: OnceLock::new(),
             file_watching: AtomicBool::new(true),
-            listeners: Arc::new(Mutex::new(vec![forget_uncovered, forget_walked])),
+            listeners: Arc::new(Mutex::new(vec![
+                forget_uncovered,
+                forget_walked,
+                forget_roots,
+            ])),
             projects: Arc::new(Mutex::new(Known::default())),
             uncovered,
             walked,
+            roots,
         }
     }
 
