@@ -107,26 +107,61 @@ async fn search(ctx: Arc<Context>, params: Params) -> ToolResult<SearchResult> {
         params.limit.unwrap_or(DEFAULT_LIMIT).max(1),
     );
 
+    let gathered = ask::gather(&ctx, &query, include_external).await?;
+    // What is left is the file work of the page (parses kept by their
+    // stamps, read again where a file changed), in one trip to the
+    // blocking pool: each trip is two thread switches.
+    let wanted = Wanted {
+        query,
+        kinds,
+        scope,
+        include_external,
+        preview,
+        offset,
+        limit,
+    };
+    blocking(move || answer(&ctx, gathered, wanted)).await
+}
+
+/// What a search asked for, its query and parameters checked.
+struct Wanted {
+    query: String,
+    kinds: Vec<SymbolKind>,
+    scope: Scope,
+    include_external: bool,
+    preview: SearchPreview,
+    offset: usize,
+    limit: usize,
+}
+
+/// The page of the matches gathered that the search keeps (of its kinds,
+/// in its scope), ranked.
+fn answer(ctx: &Context, gathered: Gathered, wanted: Wanted) -> ToolResult<SearchResult> {
     let Gathered {
         mut found,
         mut sources,
         notes,
-    } = ask::gather(&ctx, &query, include_external).await?;
-
+    } = gathered;
+    let Wanted {
+        query,
+        kinds,
+        scope,
+        include_external,
+        preview,
+        offset,
+        limit,
+    } = wanted;
+    let heard = ctx.lsp.heard();
+    let watch = heard.as_ref().map(|heard| heard as &dyn Watch);
     // Servers name kinds their own way (rust-analyzer: a method is a
     // Function): filtering by kind needs the kinds `read` shows.
     if !kinds.is_empty() {
-        let (kept, heard) = (Arc::clone(&ctx.parsed), ctx.lsp.heard());
-        found = blocking(move || {
-            let watch = heard.as_ref().map(|heard| heard as &dyn Watch);
-            Ok(page::same_as_outlines(&kept, watch, found))
-        })
-        .await?;
+        found = page::same_as_outlines(&ctx.parsed, watch, found);
     }
     found.retain(|f| {
         (kinds.is_empty() || kinds.contains(&f.kind))
-            && scope.contains(&ctx, &f.path)
-            && (include_external || !is_external(&ctx, &f.path))
+            && scope.contains(ctx, &f.path)
+            && (include_external || !is_external(ctx, &f.path))
     });
     // Two projects of one server answer the same symbol: keep one.
     let mut seen = HashSet::new();
@@ -135,12 +170,7 @@ async fn search(ctx: Arc<Context>, params: Params) -> ToolResult<SearchResult> {
     if !found.iter().any(|f| f.from_index) {
         sources.retain(|source| source != ask::INDEX);
     }
-    let (kept, heard) = (Arc::clone(&ctx.parsed), ctx.lsp.heard());
-    let found = blocking(move || {
-        let watch = heard.as_ref().map(|heard| heard as &dyn Watch);
-        Ok(page::declarations_first(&kept, watch, found))
-    })
-    .await?;
+    let found = page::declarations_first(&ctx.parsed, watch, found);
     let ordered = order(found);
     let total = ordered.iter().map(|(_, matches)| matches.len()).sum();
     let total_files = ordered.len();
@@ -150,18 +180,7 @@ async fn search(ctx: Arc<Context>, params: Params) -> ToolResult<SearchResult> {
             format!("{total} matches for query \"{query}\"; offset {offset} is past the end"),
         ));
     }
-    let (files, next_offset) = blocking({
-        let ctx = Arc::clone(&ctx);
-        move || {
-            Ok(page::page(
-                &ctx,
-                &ordered,
-                Pager::new(offset, Some(limit)),
-                preview,
-            ))
-        }
-    })
-    .await?;
+    let (files, next_offset) = page::page(ctx, &ordered, Pager::new(offset, Some(limit)), preview);
     Ok(SearchResult {
         query,
         total,
