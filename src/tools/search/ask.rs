@@ -53,23 +53,13 @@ pub(super) async fn gather(
     // The index hears of files changed from now on.
     ctx.lsp.watch_files();
     let deadline = tokio::time::Instant::now() + SERVER_WAIT;
-    let mut asks: Vec<Asking> = ctx
+    let asks: Vec<Asking> = ctx
         .lsp
         .projects()
         .await
         .into_iter()
         .filter_map(|file| start_asking(ctx, file, query, include_external, deadline))
         .collect();
-    // Ready servers are asked before the index is: the thread woken for
-    // the index's query can take the CPU the requests need to go out (on
-    // two cores it was seen to run in the asking thread's place, delaying
-    // each request by the whole query), while it costs nothing during the
-    // servers' answering. A server still starting is not waited for.
-    if asks.iter().all(|asking| asking.ready) {
-        for asking in &mut asks {
-            asking.wait_asked(deadline).await;
-        }
-    }
     // The tree-sitter index, asked meanwhile (built on the first search,
     // while the servers start): it answers for the languages no server
     // answers for, and adds what a server's matcher left out.
@@ -227,17 +217,8 @@ struct Asking {
     language: String,
     /// The server's name (the language's chosen server for the project).
     server: String,
-    /// Whether the server was running and ready when asked.
-    ready: bool,
-    asked: AskedSignal,
+    asked: tokio::sync::oneshot::Receiver<()>,
     task: tokio::task::JoinHandle<Result<Asked, LspError>>,
-}
-
-/// The signal that a server was asked, until it is waited for; then
-/// whether it came by the deadline (or the asking failed before).
-enum AskedSignal {
-    Awaited(tokio::sync::oneshot::Receiver<()>),
-    InTime(bool),
 }
 
 /// What a server answered.
@@ -269,7 +250,6 @@ fn start_asking(
     };
     let language = language.name.clone();
     let server = ctx.lsp.server_name(&file)?;
-    let ready = ctx.lsp.ready_for(&file);
     let (asked_tx, asked) = tokio::sync::oneshot::channel();
     let ctx = Arc::clone(ctx);
     let ask = async move { ask(&ctx, &file, &queries, deadline, asked_tx).await };
@@ -277,30 +257,20 @@ fn start_asking(
     Some(Asking {
         language,
         server,
-        ready,
-        asked: AskedSignal::Awaited(asked),
+        asked,
         task,
     })
 }
 
 impl Asking {
-    /// Waits (once) until the server was asked, or the deadline: whether
-    /// it was asked in time (or its asking failed).
-    async fn wait_asked(&mut self, deadline: tokio::time::Instant) -> bool {
-        if let AskedSignal::Awaited(asked) = &mut self.asked {
-            let in_time = tokio::time::timeout_at(deadline + Duration::from_millis(100), asked)
-                .await
-                .is_ok();
-            self.asked = AskedSignal::InTime(in_time);
-        }
-        matches!(self.asked, AskedSignal::InTime(true))
-    }
-
     /// The server's answer, or why its language falls back on the index.
     /// A server that was asked by the deadline is waited for (its request
     /// has its own timeout); one still starting is not.
-    async fn outcome(mut self, deadline: tokio::time::Instant) -> Result<Asked, String> {
-        let asked_in_time = self.wait_asked(deadline).await;
+    async fn outcome(self, deadline: tokio::time::Instant) -> Result<Asked, String> {
+        let asked_in_time =
+            tokio::time::timeout_at(deadline + Duration::from_millis(100), self.asked)
+                .await
+                .is_ok();
         if !asked_in_time && !self.task.is_finished() {
             return Err(format!("{} is still starting", self.server));
         }
