@@ -1,6 +1,7 @@
 //! Values worked out from the workspace's files, kept between calls until
 //! a change may have made them stale: the file lists of walks, what the
-//! TypeScript server's choice walks for, the audit's sweeps for a name.
+//! TypeScript server's choice walks for, the project roots of folders, the
+//! audit's sweeps for a name.
 //! The owner says when to forget (a change the file watcher handed out);
 //! the memo makes sure a value worked out while a change came is not kept,
 //! since its work may have read the files before the change.

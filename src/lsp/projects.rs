@@ -20,6 +20,7 @@ use super::quirks::tsserver;
 use super::supervisor::Supervisor;
 use super::watch::{ChangeKind, FileChange};
 use crate::fs::memo::Memo;
+use crate::fs::stamped::Watch;
 use crate::fs::walk;
 use crate::sync::lock;
 
@@ -138,11 +139,17 @@ impl Supervisor {
     /// Every request asks it, and it looks for each marker in each folder
     /// up to the root (15 `stat`s for a file of the TypeScript SDK, a tenth
     /// of a search's own time): a folder's is kept while the file watcher
-    /// hears every change, until it hands out the next.
+    /// hears every change, until it hands out the next. Only a watched
+    /// folder's (its way up walked and watched too): a marker written in
+    /// a folder the watcher leaves out (ignored, hidden) is never heard.
     pub(super) fn project_root(&self, path: &Path, language: &LanguageConfig) -> PathBuf {
         let root = &self.workspace_root;
+        let heard = || {
+            self.heard()
+                .is_some_and(|heard| heard.hears(path).is_some())
+        };
         match path.parent() {
-            Some(folder) if folder.starts_with(root) && self.hears_everything() => self
+            Some(folder) if folder.starts_with(root) && self.hears_everything() && heard() => self
                 .roots
                 .get_or((language.name.clone(), folder.to_path_buf()), || {
                     outermost_root(root, path, language)
@@ -646,17 +653,31 @@ mod tests {
         assert_eq!(root_of("web/src/app.ts"), root.join("web"));
         assert_eq!(root_of("web/node_modules/foo/index.d.ts"), root.join("web"));
         assert_eq!(root_of("loose.ts"), root);
+        // No watcher: nothing is kept.
+        let language = config.language_for(&root.join("loose.ts")).unwrap();
+        assert_eq!(
+            supervisor
+                .roots
+                .get(&(language.name.clone(), root.to_path_buf())),
+            None
+        );
     }
 
     /// A folder's project root is kept while the watcher hears every
-    /// change, and found again once a marker is written above it.
+    /// change, and found again once a marker is written above it; one in a
+    /// folder the watcher leaves out is not kept. (Where writes are heard
+    /// at once: Linux.)
+    #[cfg(target_os = "linux")]
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_kept_project_root_is_found_again_after_a_change() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
         let file = root.join("web/src/app.ts");
-        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-        std::fs::write(&file, "").unwrap();
+        let hidden = root.join(".storybook/main.ts");
+        for path in [&file, &hidden] {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "").unwrap();
+        }
         let config = Config::load(&root, None).unwrap();
         let language = config.language_for(&file).unwrap();
         let supervisor = Supervisor::new(config.clone(), &root, Arc::new(LogBook::default()));
@@ -672,6 +693,9 @@ mod tests {
         assert_eq!(supervisor.project_root(&file, language), root);
         let key = (language.name.clone(), root.join("web/src"));
         assert_eq!(supervisor.roots.get(&key), Some(root.clone()), "not kept");
+        assert_eq!(supervisor.project_root(&hidden, language), root);
+        let unwatched = (language.name.clone(), root.join(".storybook"));
+        assert_eq!(supervisor.roots.get(&unwatched), None, "kept unwatched");
 
         // Until the change is handed out the root is found afresh; after,
         // it is kept again: it must be the new one.
