@@ -180,7 +180,8 @@ fn answer(ctx: &Context, gathered: Gathered, wanted: Wanted) -> ToolResult<Searc
             format!("{total} matches for query \"{query}\"; offset {offset} is past the end"),
         ));
     }
-    let (files, next_offset) = page::page(ctx, &ordered, Pager::new(offset, Some(limit)), preview);
+    let pager = Pager::new(offset, Some(limit));
+    let (files, next_offset) = page::page(ctx, watch, &ordered, pager, preview);
     Ok(SearchResult {
         query,
         total,

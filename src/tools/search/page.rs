@@ -26,6 +26,7 @@ use crate::tools::page::Pager;
 /// sextant has a grammar, else its line).
 pub(super) fn page(
     ctx: &Context,
+    watch: Option<&dyn Watch>,
     ordered: &[(PathBuf, Vec<Found>)],
     mut pager: Pager,
     preview: SearchPreview,
@@ -43,8 +44,6 @@ pub(super) fn page(
         })
         .collect();
     ranked.sort_unstable();
-    let heard = ctx.lsp.heard();
-    let watch = heard.as_ref().map(|heard| heard as &dyn Watch);
     let mut sources: HashMap<usize, Source> = HashMap::new();
     let mut shown: BTreeMap<usize, SearchFile> = BTreeMap::new();
     let mut order: HashMap<usize, Vec<usize>> = HashMap::new();
