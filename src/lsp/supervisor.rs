@@ -69,6 +69,17 @@ pub struct ServerId(usize);
 /// Told of paths created, changed or deleted on disk.
 pub type ChangeListener = Box<dyn Fn(&[PathBuf]) + Send + Sync>;
 
+/// A listener that forgets what `kept` holds at every change handed out,
+/// without keeping it alive.
+fn forgets<T: Send + Sync + 'static>(kept: &Arc<T>, forget: fn(&T)) -> ChangeListener {
+    let kept = Arc::downgrade(kept);
+    Box::new(move |_: &[PathBuf]| {
+        if let Some(kept) = kept.upgrade() {
+            forget(&kept);
+        }
+    })
+}
+
 /// One (language, root) pair and whatever runs for it.
 pub(super) struct Slot {
     /// The language's name (a language with several servers has one chosen
@@ -110,23 +121,9 @@ impl Supervisor {
         let uncovered = Arc::new(UncoveredFiles::default());
         let forget_uncovered = uncovered::listener(&uncovered, config.clone());
         let walked = Arc::new(Walked::default());
-        let forget_walked = {
-            let walked = Arc::downgrade(&walked);
-            Box::new(move |_: &[PathBuf]| {
-                if let Some(walked) = walked.upgrade() {
-                    walked.forget();
-                }
-            }) as ChangeListener
-        };
+        let forget_walked = forgets(&walked, Walked::forget);
         let roots = Arc::new(ProjectRoots::bounded(MAX_KEPT_ROOTS));
-        let forget_roots = {
-            let roots = Arc::downgrade(&roots);
-            Box::new(move |_: &[PathBuf]| {
-                if let Some(roots) = roots.upgrade() {
-                    roots.forget();
-                }
-            }) as ChangeListener
-        };
+        let forget_roots = forgets(&roots, ProjectRoots::forget);
         Supervisor {
             config,
             workspace_root: workspace_root.to_path_buf(),

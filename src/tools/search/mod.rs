@@ -142,15 +142,7 @@ fn answer(ctx: &Context, gathered: Gathered, wanted: Wanted) -> ToolResult<Searc
         mut sources,
         notes,
     } = gathered;
-    let Wanted {
-        query,
-        kinds,
-        scope,
-        include_external,
-        preview,
-        offset,
-        limit,
-    } = wanted;
+    let (kinds, offset, query) = (&wanted.kinds, wanted.offset, wanted.query);
     let heard = ctx.lsp.heard();
     let watch = heard.as_ref().map(|heard| heard as &dyn Watch);
     // Servers name kinds their own way (rust-analyzer: a method is a
@@ -160,8 +152,8 @@ fn answer(ctx: &Context, gathered: Gathered, wanted: Wanted) -> ToolResult<Searc
     }
     found.retain(|f| {
         (kinds.is_empty() || kinds.contains(&f.kind))
-            && scope.contains(ctx, &f.path)
-            && (include_external || !is_external(ctx, &f.path))
+            && wanted.scope.contains(ctx, &f.path)
+            && (wanted.include_external || !is_external(ctx, &f.path))
     });
     // Two projects of one server answer the same symbol: keep one.
     let mut seen = HashSet::new();
@@ -180,8 +172,8 @@ fn answer(ctx: &Context, gathered: Gathered, wanted: Wanted) -> ToolResult<Searc
             format!("{total} matches for query \"{query}\"; offset {offset} is past the end"),
         ));
     }
-    let pager = Pager::new(offset, Some(limit));
-    let (files, next_offset) = page::page(ctx, watch, &ordered, pager, preview);
+    let pager = Pager::new(offset, Some(wanted.limit));
+    let (files, next_offset) = page::page(ctx, watch, &ordered, pager, wanted.preview);
     Ok(SearchResult {
         query,
         total,
