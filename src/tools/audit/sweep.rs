@@ -365,6 +365,11 @@ mod tests {
         Arc::new(paths)
     }
 
+    /// A sweep of the files as on disk (no rename's texts).
+    fn on_disk(kept: &Kept, sources: &Arc<Vec<Arc<Path>>>, reader: &Reader) -> Sweep {
+        Sweep::new(kept, sources, reader, &FastMap::default(), None)
+    }
+
     #[test]
     fn a_kept_sweep_with_texts_finds_what_a_sweep_of_the_texts_finds() {
         let dir = tempfile::tempdir().unwrap();
@@ -393,7 +398,7 @@ mod tests {
         .into_iter()
         .map(|(name, text)| (dir.path().join(name), Arc::from(text)))
         .collect();
-        let disk = Sweep::new(&kept, &sources, &reader, &FastMap::default(), None);
+        let disk = on_disk(&kept, &sources, &reader);
         let merged = disk.with_texts(&kept, &reader, &texts);
         // In the list's order, as a sweep's.
         assert!(
@@ -460,7 +465,7 @@ mod tests {
             .set_modified(settled)
             .unwrap();
         let (kept, reader) = (Kept::default(), reader("send"));
-        let first = Sweep::new(&kept, &kept_file, &reader, &FastMap::default(), None);
+        let first = on_disk(&kept, &kept_file, &reader);
         assert_eq!(places_of(&first.outcomes(), &reader).unread, 0);
         let names: Vec<(String, &str)> = (0..MAX_FILES)
             .map(|n| (format!("a{n:05}.js"), "send();\n"))
@@ -475,13 +480,7 @@ mod tests {
             .chain(past)
             .cloned()
             .collect();
-        let sweep = Sweep::new(
-            &kept,
-            &Arc::new(sources),
-            &reader,
-            &FastMap::default(),
-            None,
-        );
+        let sweep = on_disk(&kept, &Arc::new(sources), &reader);
         let places = places_of(&sweep.outcomes(), &reader);
         assert_eq!(places.unread, 1, "past.js is past the bound, unread");
         assert_eq!(places.by_kind[&Kind::Code].len(), MAX_FILES + 1);
@@ -493,15 +492,7 @@ mod tests {
         let sources = files(dir.path(), &[("a.js", "send();\n")]);
         let (kept, reader) = (Kept::default(), Arc::new(reader("send")));
         let sweeps = Sweeps::default();
-        let sweep = || {
-            Arc::new(Sweep::new(
-                &kept,
-                &sources,
-                &reader,
-                &FastMap::default(),
-                None,
-            ))
-        };
+        let sweep = || Arc::new(on_disk(&kept, &sources, &reader));
         let since = sweeps.get(&reader, &sources).unwrap_err();
         sweeps.keep(Arc::clone(&reader), sweep(), since);
         assert!(sweeps.get(&reader, &sources).is_ok());
@@ -523,7 +514,7 @@ mod tests {
         let sources = files(dir.path(), &[("a.js", "send();\n")]);
         let (kept, reader) = (Kept::default(), Arc::new(reader("send")));
         let since = kept.sweeps.get(&reader, &sources).unwrap_err();
-        let sweep = Sweep::new(&kept, &sources, &reader, &FastMap::default(), None);
+        let sweep = on_disk(&kept, &sources, &reader);
         kept.sweeps
             .keep(Arc::clone(&reader), Arc::new(sweep), since);
         assert!(kept.sweeps.get(&reader, &sources).is_ok());
