@@ -11,8 +11,9 @@
 
 use serde_json::{Value, json};
 
-/// `Ok` for a message rmcp can take; else the answer to send back.
-pub fn check(line: &str) -> Result<(), String> {
+/// The message, parsed, when rmcp can take it; else the answer to send
+/// back.
+pub fn check(line: &str) -> Result<Value, String> {
     let message: Value = serde_json::from_str(line)
         .map_err(|err| error_line(&Value::Null, -32700, &format!("Parse error: {err}")))?;
     let id = match message.get("id") {
@@ -37,13 +38,13 @@ pub fn check(line: &str) -> Result<(), String> {
                 check_tool_call(object.get("params"))
                     .map_err(|why| error_line(&id, -32602, &format!("Invalid params: {why}")))?;
             }
-            Ok(())
         }
-        Some(_) => Err(invalid("`method` must be a string")),
+        Some(_) => return Err(invalid("`method` must be a string")),
         // A response to a request of the server's.
-        None if object.contains_key("result") || object.contains_key("error") => Ok(()),
-        None => Err(invalid("a request needs a `method`")),
+        None if object.contains_key("result") || object.contains_key("error") => {}
+        None => return Err(invalid("a request needs a `method`")),
     }
+    Ok(message)
 }
 
 /// A tool call's params: `{"name": string, "arguments"?: object}`.

@@ -35,7 +35,7 @@ pub async fn guard_posts(request: Request, next: Next) -> Response {
         }
     };
     let checked = match std::str::from_utf8(&bytes) {
-        Ok(text) => check(text),
+        Ok(text) => check(text).map(drop),
         Err(err) => Err(error_line(
             &serde_json::Value::Null,
             -32700,
