@@ -12,7 +12,9 @@ use crate::model::{
 /// `cat -n` style: the number right-aligned in 6 columns, a tab, the line;
 /// then `path · lines A-B of N`.
 pub fn file_lines(result: &FileLines) -> Vec<String> {
-    let mut out = String::new();
+    // Each line's text, its number (6 wide), a tab and its end; the footer.
+    let text: usize = result.lines.iter().map(|line| line.text.len() + 8).sum();
+    let mut out = String::with_capacity(text + 200);
     for line in &result.lines {
         let _ = write!(out, "{:>6}\t{}", line.number, line.text);
         if let Some(full) = line.cut_from {
