@@ -17,6 +17,7 @@
 //! A text that is not on disk (a rename's result, before it is written) is
 //! stamped by its length and hash instead.
 
+use std::borrow::Borrow;
 use std::fs::Metadata;
 use std::hash::Hash;
 use std::path::Path;
@@ -155,7 +156,10 @@ impl<K: Eq + Hash + Clone, V> StampedCache<K, V> {
 
     /// The value kept for `key`, if it was made from the file as `stamp`
     /// says it is now.
-    pub fn get(&self, key: &K, stamp: Stamp) -> Option<Arc<V>> {
+    pub fn get<Q: Hash + Eq + ?Sized>(&self, key: &Q, stamp: Stamp) -> Option<Arc<V>>
+    where
+        K: Borrow<Q>,
+    {
         self.get_checked(key, stamp, None)
     }
 
@@ -170,7 +174,15 @@ impl<K: Eq + Hash + Clone, V> StampedCache<K, V> {
     /// for an owner that forgets the file's values on each change: a value
     /// found that was kept before that clock holds from now until then,
     /// and `get_while_watched` gives it without a stamp.
-    fn get_checked(&self, key: &K, stamp: Stamp, heard: Option<(u64, u64)>) -> Option<Arc<V>> {
+    fn get_checked<Q: Hash + Eq + ?Sized>(
+        &self,
+        key: &Q,
+        stamp: Stamp,
+        heard: Option<(u64, u64)>,
+    ) -> Option<Arc<V>>
+    where
+        K: Borrow<Q>,
+    {
         let mut inner = lock(&self.inner);
         inner.clock += 1;
         let clock = inner.clock;
@@ -194,7 +206,10 @@ impl<K: Eq + Hash + Clone, V> StampedCache<K, V> {
     /// that forgets a file's values whenever the watcher reports it
     /// written, and asks while the watcher still hears the file under that
     /// watch, which spares a `stat` per file.
-    fn get_while_watched(&self, key: &K, watch: u64) -> Option<Arc<V>> {
+    fn get_while_watched<Q: Hash + Eq + ?Sized>(&self, key: &Q, watch: u64) -> Option<Arc<V>>
+    where
+        K: Borrow<Q>,
+    {
         let mut inner = lock(&self.inner);
         inner.clock += 1;
         let clock = inner.clock;
@@ -212,12 +227,15 @@ impl<K: Eq + Hash + Clone, V> StampedCache<K, V> {
     /// read now (and, where `watch` hears the file, checked as heard).
     /// `Err` holds that stamp, taken before any read, to keep a value
     /// made now under.
-    pub fn get_fresh(
+    pub fn get_fresh<Q: Hash + Eq + ?Sized>(
         &self,
-        key: &K,
+        key: &Q,
         path: &Path,
         watch: Option<&dyn Watch>,
-    ) -> Result<Arc<V>, Option<Stamp>> {
+    ) -> Result<Arc<V>, Option<Stamp>>
+    where
+        K: Borrow<Q>,
+    {
         let heard = watch.and_then(|watch| watch.hears(path));
         if let Some(heard) = heard
             && let Some(value) = self.get_while_watched(key, heard)

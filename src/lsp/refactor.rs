@@ -16,13 +16,13 @@ use lsp_types::{
 use super::LspError;
 use super::capabilities::Feature;
 use super::convert::{Encoding, LineIndex, url_path};
-use super::documents::strict_disk_index;
+use super::documents::{DiskIndexCache, strict_disk_index};
 use super::navigate::{Spot, at, references_at};
 use super::quirks::cargo_projects;
 use super::session::Session;
 use super::watch::Heard;
 use crate::fast_map::FastMap;
-use crate::fs::stamped::{StampedCache, Watch};
+use crate::fs::stamped::Watch;
 use crate::model::Position;
 
 /// What the server says of renaming at a position.
@@ -152,7 +152,7 @@ struct Files {
     /// The client's line indexes of files as on disk (see
     /// `LspClient::disk_indexes`): a file renamed in again and again is
     /// neither read nor indexed again while it keeps its stamp.
-    kept: Arc<StampedCache<PathBuf, LineIndex>>,
+    kept: Arc<DiskIndexCache>,
     /// The file watcher, where it runs: a kept index of a file it hears is
     /// taken without a `stat` (the patch's apply checks each file's text
     /// against the one read here).
@@ -206,7 +206,7 @@ impl Entry {
 }
 
 impl Files {
-    fn new(kept: Arc<StampedCache<PathBuf, LineIndex>>, heard: Option<Heard>) -> Files {
+    fn new(kept: Arc<DiskIndexCache>, heard: Option<Heard>) -> Files {
         Files {
             files: FastMap::default(),
             kept,
@@ -396,6 +396,7 @@ fn joined<'a>(parts: impl Iterator<Item = &'a str> + Clone) -> Arc<str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fs::stamped::StampedCache;
 
     fn range(l1: u32, c1: u32, l2: u32, c2: u32) -> lsp_types::Range {
         lsp_types::Range::new(

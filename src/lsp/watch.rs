@@ -21,6 +21,7 @@
 //! agent's next request, which is a model turn away.)
 
 use std::collections::{HashMap, HashSet};
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
@@ -102,8 +103,10 @@ struct Folders {
     /// Each with the number of its watch: a folder replaced (deleted and
     /// made again, or another moved in its place) is watched anew under
     /// another, so what was kept of its old files is no longer taken as
-    /// heard (see `fs::stamped::Watch`).
-    watched: FastMap<PathBuf, u64>,
+    /// heard (see `fs::stamped::Watch`). By the path's bytes: every file of
+    /// an answer asks for its folder (`hears`), and a `Path` is hashed and
+    /// compared component by component.
+    watched: FastMap<OsString, u64>,
     /// The number the next watch takes.
     next_watch: u64,
     /// No more folders are added: the limit was reached (until folders go).
@@ -377,7 +380,9 @@ impl Inner {
     /// by name, whatever the ignore files say), the watcher runs, and
     /// nothing heard waits to go out.
     fn hears(&self, path: &Path) -> Option<u64> {
-        let watch = *lock(&self.folders).watched.get(path.parent()?)?;
+        let watch = *lock(&self.folders)
+            .watched
+            .get(path.parent()?.as_os_str())?;
         self.handed_out_all().then_some(watch)
     }
 
@@ -434,10 +439,12 @@ impl Inner {
         {
             let mut folders = lock(&self.folders);
             for path in &order {
-                if !folders.watched.contains_key(path) {
+                if !folders.watched.contains_key(path.as_os_str()) {
                     continue;
                 }
-                folders.watched.retain(|f, _| !f.starts_with(path));
+                folders
+                    .watched
+                    .retain(|f, _| !Path::new(f).starts_with(path));
                 if path.is_dir() {
                     new_folders.push(path.clone());
                 } else if let Some(seen) = seen.get_mut(path) {
@@ -519,7 +526,7 @@ impl Inner {
     /// Watches one folder; false once no more folders can be watched.
     fn watch_folder(&self, path: &Path) -> bool {
         let mut folders = lock(&self.folders);
-        if folders.watched.contains_key(path) {
+        if folders.watched.contains_key(path.as_os_str()) {
             return true;
         }
         if folders.full || folders.system_full {
@@ -543,7 +550,7 @@ impl Inner {
             Ok(()) => {
                 folders.next_watch += 1;
                 let watch = folders.next_watch;
-                folders.watched.insert(path.to_path_buf(), watch);
+                folders.watched.insert(path.into(), watch);
             }
             Err(err) if matches!(err.kind, notify::ErrorKind::MaxFilesWatch) => {
                 folders.system_full = true;

@@ -125,7 +125,7 @@ pub async fn outline(ctx: &Context, path: &Path, shown: &str) -> ToolResult<File
     let kept = language.and_then(|language| {
         let watch = heard.as_ref().map(|heard| heard as &dyn Watch);
         ctx.parsed
-            .get_fresh(&path.to_path_buf(), path, watch)
+            .get_fresh(path, path, watch)
             .ok()
             .filter(|file| file.language() == language)
     });
@@ -286,7 +286,7 @@ pub fn parsed_blocking(
     path: &Path,
     language: Language,
 ) -> Option<Arc<SourceFile>> {
-    let stamp = match kept.get_fresh(&path.to_path_buf(), path, watch) {
+    let stamp = match kept.get_fresh(path, path, watch) {
         Ok(file) if file.language() == language => return Some(file),
         Ok(_) => Stamp::read(path),
         Err(stamp) => stamp,
