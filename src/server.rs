@@ -178,9 +178,9 @@ fn progress_sink(
 /// ends the process; then shuts the language servers down.
 pub async fn serve_stdio(ctx: Arc<Context>) -> anyhow::Result<()> {
     let stop = StopSignals::register()?;
-    let (rmcp_ends, writer) = stdio::guarded();
+    let (transport, writer) = stdio::guarded();
     let service = McpServer::new(Arc::clone(&ctx))
-        .serve(rmcp_ends)
+        .serve(transport)
         .await
         .map_err(|err| anyhow::anyhow!("MCP initialisation failed: {err}"))?;
     let ended = tokio::select! {

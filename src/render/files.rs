@@ -13,8 +13,14 @@ use crate::model::{
 /// then `path · lines A-B of N`.
 pub fn file_lines(result: &FileLines) -> Vec<String> {
     // Each line's text, its number (6 wide), a tab and its end; the footer.
+    // A cut line's note is about 48 more.
     let text: usize = result.lines.iter().map(|line| line.text.len() + 8).sum();
-    let mut out = String::with_capacity(text + 200);
+    let cut = result
+        .lines
+        .iter()
+        .filter(|line| line.cut_from.is_some())
+        .count();
+    let mut out = String::with_capacity(text + 48 * cut + result.path.len() + 100);
     for line in &result.lines {
         let _ = write!(out, "{:>6}\t{}", line.number, line.text);
         if let Some(full) = line.cut_from {

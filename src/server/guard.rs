@@ -1,9 +1,9 @@
 //! The checks every message from a client passes before rmcp sees it, on
 //! stdio and over HTTP alike.
 //!
-//! rmcp drops a message that is not JSON, or not a JSON-RPC message,
-//! without a word on stdio (over HTTP it answers `415 Unsupported Media
-//! Type`), and answers a `tools/call` whose params are not an object as an
+//! rmcp drops a message that is not JSON without a word on stdio (over
+//! HTTP it answers `415 Unsupported Media Type`), answers one it cannot
+//! type without its id, and answers a `tools/call` whose params are not an object as an
 //! unknown method. So a message that is not JSON gets a parse error
 //! (-32700), one that is not a JSON-RPC 2.0 message an invalid request
 //! (-32600), and a tool call whose params are malformed invalid params

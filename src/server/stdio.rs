@@ -1,13 +1,15 @@
 //! The stdio transport, guarded: every line a client writes is answered.
 //! (A shared instance guards each relay's socket the same way.)
 //!
-//! rmcp drops a line that is not JSON, or not a JSON-RPC message, without a
-//! word, and answers a `tools/call` whose params are not an object as an
-//! unknown method. A client that sent either would wait for an answer
-//! forever. So each line is checked here first ([`guard::check`]): a line
-//! that is not JSON gets a parse error (-32700), one that is not a JSON-RPC
-//! 2.0 message an invalid request (-32600), and a tool call whose params
-//! are malformed invalid params (-32602); the rest goes on to rmcp.
+//! rmcp drops a line that is not JSON without a word, answers one that is
+//! not a message it can type without its id, and a `tools/call` whose
+//! params are not an object as an unknown method. A client that sent any
+//! of these would wait for its answer forever. So each line is checked here
+//! first ([`guard::check`]): a line that is not JSON gets a parse error
+//! (-32700), one that is not a JSON-RPC 2.0 message an invalid request
+//! (-32600), and a tool call whose params are malformed invalid params
+//! (-32602); the rest goes on to rmcp, and a request rmcp cannot type is
+//! answered here with its id (a notification or a response never is).
 //!
 //! This is rmcp's transport itself ([`Guarded`]), not a task in front of
 //! it: rmcp's own reader sat behind an in-memory pipe the guard wrote to,
@@ -15,7 +17,8 @@
 //! call two more task wake-ups, a second parse of its request and a copy
 //! of its answer (a tenth of a millisecond for an answer of 30 KB). rmcp's
 //! answers and the guard's reach the output a whole line at a time, under
-//! one lock, so the two never interleave.
+//! one lock, so the two never interleave; the guard's are written by tasks
+//! that closing waits for (at most [`CLOSE_WAIT`]).
 //!
 //! The process's stdin and stdout are read and written by the runtime's
 //! own reactor where they are pipes or sockets (every MCP client's), not
@@ -41,8 +44,12 @@ use super::guard::{check, error_line};
 type ClientInput = Box<dyn AsyncRead + Unpin + Send>;
 type ClientOutput = Box<dyn AsyncWrite + Unpin + Send>;
 
-/// Says when rmcp has closed the transport: every answer it gave, and
-/// every answer of the guard's, is then written.
+/// How long closing waits for the lines still to be written (a client
+/// that stopped reading would hold it for ever).
+const CLOSE_WAIT: Duration = Duration::from_secs(2);
+
+/// Says when rmcp has closed the transport: the lines given before are
+/// then written (or given up after [`CLOSE_WAIT`]).
 pub struct Writer(watch::Receiver<bool>);
 
 impl Writer {
@@ -71,7 +78,10 @@ pub fn guarded_stream(
         input: BufReader::new(Box::new(input)),
         line: Vec::new(),
         lines: Lines {
-            output: Arc::new(Mutex::new(Some(Box::new(output)))),
+            output: Arc::new(Mutex::new(Output {
+                stream: Some(Box::new(output)),
+                unwritten: Vec::new(),
+            })),
             answers: TaskTracker::new(),
             closed: Arc::new(watch::Sender::new(false)),
         },
@@ -92,22 +102,56 @@ pub struct Guarded {
 /// Where whole lines are written: rmcp's answers and the guard's.
 #[derive(Clone)]
 struct Lines {
-    /// `None` once closed.
-    output: Arc<Mutex<Option<ClientOutput>>>,
+    output: Arc<Mutex<Output>>,
     /// The guard's answers being written: each in a task of its own, so
     /// that a `receive` dropped unfinished never leaves half a line.
     answers: TaskTracker,
     closed: Arc<watch::Sender<bool>>,
 }
 
+/// The output stream and the bytes of lines not yet written to it.
+struct Output {
+    /// `None` once closed.
+    stream: Option<ClientOutput>,
+    /// A write dropped halfway (rmcp gives up a send at its shutdown after
+    /// a time) leaves the rest of its line here, written before anything
+    /// else: a line is never cut by another.
+    unwritten: Vec<u8>,
+}
+
+impl Output {
+    /// Writes what is unwritten; bytes leave `unwritten` only once written.
+    async fn drain(&mut self) -> std::io::Result<()> {
+        let stream = self
+            .stream
+            .as_mut()
+            .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotConnected))?;
+        let written = async {
+            while !self.unwritten.is_empty() {
+                match stream.write(&self.unwritten).await? {
+                    0 => return Err(std::io::ErrorKind::WriteZero.into()),
+                    count => drop(self.unwritten.drain(..count)),
+                }
+            }
+            stream.flush().await
+        }
+        .await;
+        if written.is_err() {
+            // The client is gone: what it did not take is not kept.
+            self.unwritten.clear();
+        }
+        written
+    }
+}
+
 impl Lines {
     async fn write(&self, line: &[u8]) -> std::io::Result<()> {
         let mut output = self.output.lock().await;
-        let output = output
-            .as_mut()
-            .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotConnected))?;
-        output.write_all(line).await?;
-        output.flush().await
+        if output.stream.is_none() {
+            return Err(std::io::ErrorKind::NotConnected.into());
+        }
+        output.unwritten.extend_from_slice(line);
+        output.drain().await
     }
 
     /// The guard's answer to a line rmcp is not given.
@@ -138,18 +182,18 @@ impl Transport<RoleServer> for Guarded {
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
             // Cancel-safe: the bytes read stay in `self.line`.
-            let read = self.input.read_until(b'\n', &mut self.line).await;
-            let line = std::mem::take(&mut self.line);
-            match read {
+            match self.input.read_until(b'\n', &mut self.line).await {
                 // End of input (a last line without a line end is read first).
-                Ok(0) if line.is_empty() => return None,
+                Ok(0) if self.line.is_empty() => return None,
                 Ok(_) => {}
                 Err(err) => {
-                    tracing::debug!("the client's input ended: {err}");
+                    tracing::warn!("reading the client's input failed: {err}");
                     return None;
                 }
             }
-            match read_message(&line) {
+            let read = read_message(&self.line);
+            self.line.clear();
+            match read {
                 Read::Message(message) => return Some(*message),
                 Read::Answer(answer) => self.lines.answer(answer),
                 Read::Nothing => {}
@@ -158,14 +202,20 @@ impl Transport<RoleServer> for Guarded {
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {
-        // The guard's answers first, then the output goes.
-        self.lines.answers.close();
-        self.lines.answers.wait().await;
-        let output = self.lines.output.lock().await.take();
-        if let Some(mut output) = output {
-            let _ = output.shutdown().await;
-        }
-        self.lines.closed.send_replace(true);
+        // The guard's answers first, then what is unwritten, then the
+        // output goes.
+        let lines = &self.lines;
+        lines.answers.close();
+        let _ = tokio::time::timeout(CLOSE_WAIT, async {
+            lines.answers.wait().await;
+            let mut output = lines.output.lock().await;
+            let _ = output.drain().await;
+            if let Some(mut stream) = output.stream.take() {
+                let _ = stream.shutdown().await;
+            }
+        })
+        .await;
+        lines.closed.send_replace(true);
         Ok(())
     }
 }
@@ -181,6 +231,8 @@ enum Read {
 }
 
 fn read_message(line: &[u8]) -> Read {
+    // RFC 8259 lets a reader ignore a byte order mark (rmcp does).
+    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
     let Ok(text) = std::str::from_utf8(line) else {
         return Read::Answer(error_line(
             &Value::Null,
@@ -195,14 +247,21 @@ fn read_message(line: &[u8]) -> Read {
         Ok(message) => message,
         Err(answer) => return Read::Answer(answer),
     };
-    let id = message.get("id").cloned();
+    // Only a request is answered: a notification never is, and a response
+    // answered would fail the client's own request of that id.
+    let request_id = message
+        .get("method")
+        .and_then(|_| message.get("id"))
+        .cloned();
     match serde_json::from_value(message) {
         Ok(message) => Read::Message(Box::new(message)),
-        // A message rmcp has no type for: a notification goes unanswered
-        // (as rmcp leaves those of other protocols), a request is told so.
-        Err(err) => match id {
-            None => Read::Nothing,
+        // A message rmcp has no type for.
+        Err(err) => match request_id {
             Some(id) => Read::Answer(error_line(&id, -32600, &format!("Invalid Request: {err}"))),
+            None => {
+                tracing::debug!("a message of the client's left unread: {err}");
+                Read::Nothing
+            }
         },
     }
 }
@@ -376,6 +435,27 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_write_dropped_halfway_is_finished_before_the_next_line() {
+        let (_client, input) = tokio::io::duplex(64);
+        // Room for 8 bytes until the client reads.
+        let (output, client_reads) = tokio::io::duplex(8);
+        let lines = guarded_stream(input, output).lines;
+        let first = format!("{}\n", "a".repeat(20));
+        // rmcp gives up a send at its shutdown after a time.
+        assert!(futures::poll!(std::pin::pin!(lines.write(first.as_bytes()))).is_pending());
+        let second = lines.clone();
+        let writing = tokio::spawn(async move { second.write(b"second\n").await });
+        let mut client = BufReader::new(client_reads);
+        let mut line = String::new();
+        client.read_line(&mut line).await.unwrap();
+        assert_eq!(line, first, "the first line whole, then the second");
+        line.clear();
+        client.read_line(&mut line).await.unwrap();
+        assert_eq!(line, "second\n");
+        writing.await.unwrap().unwrap();
+    }
+
+    #[tokio::test]
     async fn lines_rmcp_cannot_take_are_answered_and_written_before_it_closes() {
         let (mut guarded, mut client, mut answers) = transport();
         let lines = [
@@ -384,19 +464,31 @@ mod tests {
             r#"{"jsonrpc":"2.0","method":"notifications/of_another_protocol"}"#,
             r#"{"jsonrpc":"2.0","id":"x","method":"initialize","params":7}"#,
             r#"{"jsonrpc":"2.0","id":8,"method":"ping"}"#,
-            "\u{fffd} not UTF-8 either",
+            // Neither a notification nor a response rmcp cannot type is
+            // answered (the client's request 0 is not failed).
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":7}"#,
+            r#"{"jsonrpc":"2.0","id":0,"error":{"code":1}}"#,
+            "{ not JSON either",
+            "\u{feff}{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}",
         ];
         for line in lines {
             client.write_all(line.as_bytes()).await.unwrap();
             client.write_all(b"\n").await.unwrap();
         }
         client.write_all(b"\xff\xfe\n").await.unwrap();
+        // The last line has no line end.
+        client
+            .write_all(br#"{"jsonrpc":"2.0","id":10,"method":"ping"}"#)
+            .await
+            .unwrap();
         drop(client);
         // rmcp takes a notification of any method (and leaves it).
         let first = received(&mut guarded).await;
         assert_eq!(first["method"], json!("notifications/of_another_protocol"));
-        let second = received(&mut guarded).await;
-        assert_eq!(second["id"], json!(8), "{second}");
+        for id in [8, 9, 10] {
+            let next = received(&mut guarded).await;
+            assert_eq!(next["id"], json!(id), "{next}");
+        }
         let end = tokio::time::timeout(Duration::from_secs(5), guarded.receive()).await;
         assert!(
             matches!(end, Ok(None)),
