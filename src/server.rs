@@ -178,7 +178,7 @@ fn progress_sink(
 /// ends the process; then shuts the language servers down.
 pub async fn serve_stdio(ctx: Arc<Context>) -> anyhow::Result<()> {
     let stop = StopSignals::register()?;
-    let (transport, writer) = stdio::guarded();
+    let (transport, closed) = stdio::guarded();
     let service = McpServer::new(Arc::clone(&ctx))
         .serve(transport)
         .await
@@ -188,7 +188,7 @@ pub async fn serve_stdio(ctx: Arc<Context>) -> anyhow::Result<()> {
         () = stop.wait() => Ok(()),
     };
     ctx.lsp.shutdown(Duration::from_secs(2)).await;
-    writer.finished(Duration::from_secs(1)).await;
+    closed.finished(Duration::from_secs(1)).await;
     ended?;
     Ok(())
 }

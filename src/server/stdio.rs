@@ -50,9 +50,9 @@ const CLOSE_WAIT: Duration = Duration::from_secs(2);
 
 /// Says when rmcp has closed the transport: the lines given before are
 /// then written (or given up after [`CLOSE_WAIT`]).
-pub struct Writer(watch::Receiver<bool>);
+pub struct Closed(watch::Receiver<bool>);
 
-impl Writer {
+impl Closed {
     /// Waits (at most `limit`) for the lines given before the transport
     /// closed to reach stdout, so that an answer given as the process ends
     /// is not cut off with the runtime.
@@ -63,10 +63,10 @@ impl Writer {
 
 /// The process's stdio as rmcp's transport, guarded, and what says when
 /// its last line is written.
-pub fn guarded() -> (Guarded, Writer) {
+pub fn guarded() -> (Guarded, Closed) {
     let guarded = guarded_stream(input(), output());
-    let writer = Writer(guarded.lines.closed.subscribe());
-    (guarded, writer)
+    let closed = Closed(guarded.lines.closed.subscribe());
+    (guarded, closed)
 }
 
 /// `guarded` over any pair of byte streams (a relay's socket).
@@ -226,7 +226,8 @@ enum Read {
     Message(Box<RxJsonRpcMessage<RoleServer>>),
     /// Answered by the guard.
     Answer(String),
-    /// Blank, or a notification no one handles.
+    /// Blank, or a notification or response rmcp cannot type (never
+    /// answered).
     Nothing,
 }
 
