@@ -227,6 +227,7 @@ mod tests {
             for filler in [0, 65_530, 65_536, 200_000] {
                 let text = format!("{}{text}", "x\n".repeat(filler / 2));
                 std::fs::write(&path, &text).unwrap();
+                let count = text.lines().count();
                 for (offset, limit) in [(1, 1), (1, 2), (2, 1), (3, 1), (1, 1000)] {
                     let window = LineWindow {
                         offset,
@@ -238,18 +239,17 @@ mod tests {
                         Ok(lines) => lines,
                         // An offset past the end, as the count says.
                         Err(_) => {
-                            assert!(offset > text.lines().count(), "{text:?} {offset}");
+                            assert!(offset > count, "{text:?} {offset}");
                             continue;
                         }
                     };
-                    let count = text.lines().count();
                     assert!(
                         offset <= count.max(1),
                         "{text:?}: offset {offset} is past the end"
                     );
                     assert_eq!(lines.total_lines, count, "{text:?} {offset} {limit}");
                     let shown: Vec<usize> = lines.lines.iter().map(|l| l.number).collect();
-                    let wanted: Vec<usize> = (offset..=text.lines().count()).take(limit).collect();
+                    let wanted: Vec<usize> = (offset..=count).take(limit).collect();
                     assert_eq!(shown, wanted, "{text:?} {offset} {limit}");
                 }
             }

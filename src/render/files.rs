@@ -12,15 +12,14 @@ use crate::model::{
 /// `cat -n` style: the number right-aligned in 6 columns, a tab, the line;
 /// then `path · lines A-B of N`.
 pub fn file_lines(result: &FileLines) -> Vec<String> {
-    // Each line's text, its number (6 wide), a tab and its end; the footer.
-    // A cut line's note is about 48 more.
-    let text: usize = result.lines.iter().map(|line| line.text.len() + 8).sum();
-    let cut = result
+    // Each line's text, its number (6 wide), a tab and its end, a cut
+    // line's note; then the footer.
+    let lines: usize = result
         .lines
         .iter()
-        .filter(|line| line.cut_from.is_some())
-        .count();
-    let mut out = String::with_capacity(text + 48 * cut + result.path.len() + 100);
+        .map(|line| line.text.len() + 8 + if line.cut_from.is_some() { 48 } else { 0 })
+        .sum();
+    let mut out = String::with_capacity(lines + result.path.len() + 100);
     for line in &result.lines {
         let _ = write!(out, "{:>6}\t{}", line.number, line.text);
         if let Some(full) = line.cut_from {

@@ -3,8 +3,8 @@
 //!
 //! rmcp drops a message that is not JSON without a word on stdio (over
 //! HTTP it answers `415 Unsupported Media Type`), answers one it cannot
-//! type without its id, and answers a `tools/call` whose params are not an object as an
-//! unknown method. So a message that is not JSON gets a parse error
+//! type without its id, and answers a `tools/call` whose params are not
+//! an object as an unknown method. So a message that is not JSON gets a parse error
 //! (-32700), one that is not a JSON-RPC 2.0 message an invalid request
 //! (-32600), and a tool call whose params are malformed invalid params
 //! (-32602), keeping the request's id where it has one.
