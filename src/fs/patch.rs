@@ -97,21 +97,24 @@ const CONTEXT: usize = 3;
 /// The unified diff of `old` and `new`, with `headers`, and the lines it
 /// removes and adds; CRLF line ends are compared and shown as LF. Texts
 /// are read side by side first (`changed_regions`); where they have as
-/// many lines (every rename, most edits) only the stretches around the
-/// lines that differ are diffed: diffing a whole file hashes every line,
-/// most of the cost of a preview of a rename through many files. The
-/// hunks are those a diff of the whole texts gives where the changes are
-/// in place. Once the text is past `max_chars`, the hunks after are only
-/// counted, not written: their lines are the fourth figure. A rename
-/// through 71 files of the TypeScript SDK shows each in 600 characters;
-/// writing out the rest cost its preview half a millisecond of CPU.
+/// many lines (every rename, most edits) each stretch around the lines
+/// that differ is one hunk, written as it is read ([`write_in_place`]):
+/// diffing a whole file hashes every line, and diffing even the
+/// stretches (then formatting their hunks) was a tenth of the CPU of a
+/// preview of a rename through 71 files of the TypeScript SDK. Other
+/// texts are diffed whole. Once the text is past `max_chars`, the hunks
+/// after are only counted, not written: their lines are the fourth
+/// figure (that rename shows each file in 600 characters; writing out
+/// the rest cost its preview half a millisecond of CPU).
 fn unified_diff(
     old: &str,
     new: &str,
     headers: (&str, &str),
     max_chars: usize,
 ) -> (String, usize, usize, usize) {
-    let regions = changed_regions(old, new).unwrap_or_else(|| {
+    let regions = changed_regions(old, new);
+    let in_place = regions.is_some();
+    let regions = regions.unwrap_or_else(|| {
         vec![Region {
             // Its hunks count from the first line; its end is not used.
             lines: 0..0,
@@ -126,6 +129,19 @@ fn unified_diff(
         // between lines, never inside a CRLF.
         let old_part = unix_newlines(&old[region.old_bytes]);
         let new_part = unix_newlines(&new[region.new_bytes]);
+        if in_place {
+            let stretch = Stretch {
+                old: &old_part,
+                new: &new_part,
+                first_line: region.lines.start,
+            };
+            if let Some(counts) = write_in_place(&stretch, headers, max_chars, &mut out) {
+                removed += counts.changed;
+                added += counts.changed;
+                beyond += counts.beyond;
+                continue;
+            }
+        }
         let diff = TextDiff::from_lines(old_part.as_ref(), new_part.as_ref());
         for change in diff.iter_all_changes() {
             match change.tag() {
@@ -168,6 +184,133 @@ fn unified_diff(
         }
     }
     (out, removed, added, beyond)
+}
+
+/// One stretch of two texts of as many lines: its lines in each (LF line
+/// ends), which pair one to one, and the number of its first line.
+struct Stretch<'a> {
+    old: &'a str,
+    new: &'a str,
+    first_line: usize,
+}
+
+/// What [`write_in_place`] wrote or counted.
+struct InPlace {
+    /// Lines that differ: each removed and added.
+    changed: usize,
+    /// The lines of the hunks counted, not written, past `max_chars`.
+    beyond: usize,
+}
+
+/// Writes the hunks of `stretch` to `out` (after `headers` when `out` is
+/// empty), as a unified diff: each run of lines that differ in place, its
+/// old lines removed, then its new added, with the lines alike around as
+/// context (runs more than twice the context apart in hunks of their own:
+/// lines that differ only by their CRLF are alike). That is what a diff of
+/// the whole texts gives where the lines changed hold nothing of their
+/// neighbours; where they do (lines swapped), a diff may match some and
+/// change fewer, and this shows them all changed in place, as they were
+/// edited. Hunks past `max_chars` are only counted. `None`, with nothing
+/// written, where the sides do not pair (as many lines in all, not here)
+/// or hold a lone CR (`similar` ends a line there, and the stretch is
+/// left to it).
+fn write_in_place(
+    stretch: &Stretch,
+    headers: (&str, &str),
+    max_chars: usize,
+    out: &mut String,
+) -> Option<InPlace> {
+    let (old, new) = (stretch.old, stretch.new);
+    if memchr::memchr(b'\r', old.as_bytes()).is_some()
+        || memchr::memchr(b'\r', new.as_bytes()).is_some()
+        || line_count(old) != line_count(new)
+    {
+        return None;
+    }
+    let lines: Vec<(&str, &str)> = old
+        .split_inclusive('\n')
+        .zip(new.split_inclusive('\n'))
+        .collect();
+    let differing: Vec<usize> = (0..lines.len())
+        .filter(|&at| lines[at].0 != lines[at].1)
+        .collect();
+    let mut done = InPlace {
+        changed: differing.len(),
+        beyond: 0,
+    };
+    // The hunks: runs of differing lines with their context, those at
+    // most twice the context apart together.
+    let mut hunks: Vec<std::ops::Range<usize>> = Vec::new();
+    for &at in &differing {
+        let (first, end) = (
+            at.saturating_sub(CONTEXT),
+            (at + 1 + CONTEXT).min(lines.len()),
+        );
+        match hunks.last_mut() {
+            Some(last) if first <= last.end => last.end = end,
+            _ => hunks.push(first..end),
+        }
+    }
+    // The line ends a line is written with: its own, or, for a last line
+    // without one, the two of the note after it.
+    let written_lines = |line: &str| if line.ends_with('\n') { 1 } else { 2 };
+    let write = |out: &mut String, tag: char, line: &str| {
+        out.push(tag);
+        out.push_str(line);
+        if !line.ends_with('\n') {
+            out.push_str("\n\\ No newline at end of file\n");
+        }
+    };
+    for hunk in hunks {
+        let lines = &lines[hunk.clone()];
+        if out.len() > max_chars {
+            done.beyond += 1 + lines
+                .iter()
+                .map(|&(old, new)| match old == new {
+                    true => written_lines(old),
+                    false => written_lines(old) + written_lines(new),
+                })
+                .sum::<usize>();
+            continue;
+        }
+        if out.is_empty() {
+            for part in ["--- ", headers.0, "\n+++ ", headers.1, "\n"] {
+                out.push_str(part);
+            }
+        }
+        let range = hunk_range(stretch.first_line + hunk.start, hunk.len());
+        for part in ["@@ -", &range, " +", &range, " @@\n"] {
+            out.push_str(part);
+        }
+        // The run of lines that differ being read: its new lines wait
+        // until its old ones are written.
+        let mut run: Vec<&str> = Vec::new();
+        for &(old, new) in lines {
+            if old == new {
+                for new in run.drain(..) {
+                    write(out, '+', new);
+                }
+                write(out, ' ', old);
+            } else {
+                write(out, '-', old);
+                run.push(new);
+            }
+        }
+        for new in run {
+            write(out, '+', new);
+        }
+    }
+    Some(done)
+}
+
+/// A hunk header's range of `len` lines from line `first` (0-based), as
+/// `similar` and diff write it: `N` for one line, else `N,len`.
+fn hunk_range(first: usize, len: usize) -> String {
+    match len {
+        1 => (first + 1).to_string(),
+        0 => format!("{first},0"),
+        _ => format!("{},{len}", first + 1),
+    }
 }
 
 /// Lines in `text`: its line ends, and a last line without one.
@@ -756,6 +899,117 @@ mod tests {
         // A line added at the start, or one taken away: none.
         assert_eq!(changed_regions(&old, &format!("first\n{old}")), None);
         assert_eq!(changed_regions(&old, &lines[1..].concat()), None);
+    }
+
+    /// `old` with the hunks of the unified diff `diff` applied, each line
+    /// of context and each removed checked against `old`.
+    fn patched(old: &str, diff: &str) -> String {
+        let old: Vec<&str> = old.split_inclusive('\n').collect();
+        let (mut new, mut next) = (String::new(), 0);
+        let mut lines = diff.split_inclusive('\n').skip(2).peekable();
+        while let Some(header) = lines.next() {
+            let range = header
+                .strip_prefix("@@ -")
+                .unwrap()
+                .split(' ')
+                .next()
+                .unwrap();
+            let start: usize = range.split(',').next().unwrap().parse().unwrap();
+            let start = if range.ends_with(",0") {
+                start
+            } else {
+                start - 1
+            };
+            new.extend(old[next..start].iter().copied());
+            next = start;
+            while let Some(line) = lines.next_if(|line| !line.starts_with("@@")) {
+                // A line without its line end, as the note after it says.
+                let line = match lines.next_if(|note| note.starts_with('\\')) {
+                    Some(_) => line.strip_suffix('\n').unwrap(),
+                    None => line,
+                };
+                let (tag, text) = line.split_at(1);
+                if tag != "+" {
+                    assert_eq!(old[next], text, "{diff}");
+                    next += 1;
+                }
+                if tag != "-" {
+                    new.push_str(text);
+                }
+            }
+        }
+        new.extend(old[next..].iter().copied());
+        new
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config {
+            failure_persistence: None,
+            ..proptest::test_runner::Config::default()
+        })]
+
+        /// A diff of texts of as many lines: applied, it makes the new
+        /// text; it removes and adds each line that differs, once; and
+        /// where no changed line holds a neighbour's text, it is the diff
+        /// of the whole texts.
+        #[test]
+        fn a_diff_in_place_is_a_patch_and_a_whole_diff_where_lines_are_unique(
+            lines in proptest::collection::vec("[ab]{0,3}", 1..40),
+            changes in proptest::collection::vec((0usize..40, "[abX]{0,3}"), 0..8),
+            last_newline in proptest::bool::ANY,
+            crlf in (proptest::bool::ANY, proptest::bool::ANY),
+        ) {
+            let text = |lines: &[String]| {
+                let mut text = lines.join("\n");
+                if last_newline {
+                    text.push('\n');
+                }
+                text
+            };
+            let mut changed = lines.clone();
+            for (at, line) in &changes {
+                changed[at % lines.len()] = line.clone();
+            }
+            let (old, new) = (text(&lines), text(&changed));
+            let (diff, removed, added, beyond) =
+                unified_diff(&old, &new, ("a/f", "b/f"), usize::MAX);
+            proptest::prop_assert_eq!(patched(&old, &diff), new.clone());
+            // (A last empty line without a line end is no line.)
+            if line_count(&old) == line_count(&new) {
+                let differing = lines.iter().zip(&changed).filter(|(a, b)| a != b).count();
+                proptest::prop_assert_eq!((removed, added, beyond), (differing, differing, 0));
+            }
+            // Unique lines, changed to others: the whole diff, with CRLF
+            // line ends in either text (compared and shown as LF).
+            let unique = |lines: &[String]| -> Vec<String> {
+                lines.iter().enumerate().map(|(i, l)| format!("{l} {i}")).collect()
+            };
+            let (old, new) = (text(&unique(&lines)), text(&unique(&changed)));
+            let with_crlf = |text: &str, yes: bool| match yes {
+                true => text.replace('\n', "\r\n"),
+                false => text.to_string(),
+            };
+            let whole = TextDiff::from_lines(old.as_str(), new.as_str());
+            let whole = whole.unified_diff().context_radius(CONTEXT).header("a/f", "b/f").to_string();
+            let (diff, ..) = unified_diff(
+                &with_crlf(&old, crlf.0),
+                &with_crlf(&new, crlf.1),
+                ("a/f", "b/f"),
+                usize::MAX,
+            );
+            proptest::prop_assert_eq!(diff, whole);
+        }
+    }
+
+    #[test]
+    fn lines_swapped_are_shown_changed_in_place() {
+        let (diff, removed, added, _) =
+            unified_diff("a\nb\nc\n", "b\na\nc\n", ("a/f", "b/f"), usize::MAX);
+        assert_eq!(
+            diff,
+            "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n-a\n-b\n+b\n+a\n c\n"
+        );
+        assert_eq!((removed, added), (2, 2));
     }
 
     #[test]
