@@ -19,7 +19,12 @@ const DEPENDENCY_FOLDERS: [&str; 2] = ["node_modules", "target"];
 /// dependency folder: other people's code or build output.
 pub fn in_dependency_folder(path: &Path) -> bool {
     path.components()
-        .any(|c| DEPENDENCY_FOLDERS.iter().any(|d| c.as_os_str() == *d))
+        .any(|c| is_dependency_folder(c.as_os_str().as_encoded_bytes()))
+}
+
+/// Whether a path's component (its bytes) names a dependency folder.
+pub fn is_dependency_folder(name: &[u8]) -> bool {
+    DEPENDENCY_FOLDERS.iter().any(|d| name == d.as_bytes())
 }
 
 /// A walk of the workspace's own source tree: .gitignore and friends

@@ -290,14 +290,17 @@ impl<'a> SourceFiles<'a> {
 /// Whose code `path` is: the workspace's (outside `node_modules`), a
 /// library's, or neither.
 pub fn place(ctx: &Context, path: &Path) -> Place {
+    // Most paths asked about are the workspace's own, spelled plainly (as
+    // servers and walks give them): the bytes after the root's tell.
+    // Taking each path apart into components (twice) was 0.1 ms of the
+    // 1.5 ms of sextant's own in a call hierarchy of 82 callers through
+    // 70 files of the TypeScript SDK.
+    if let Some(place) = place_in_root_by_bytes(ctx.workspace.root(), path) {
+        return place;
+    }
     let within = |path: &Path| {
-        if let Ok(rest) = path.strip_prefix(ctx.workspace.root()) {
-            let dependency = crate::fs::walk::in_dependency_folder(rest);
-            return Some(if dependency {
-                Place::Library
-            } else {
-                Place::Workspace
-            });
+        if let Some(place) = place_in_root(ctx.workspace.root(), path) {
+            return Some(place);
         }
         ctx.workspace
             .library_roots()
@@ -308,6 +311,39 @@ pub fn place(ctx: &Context, path: &Path) -> Place {
     within(path)
         .or_else(|| within(&path.canonicalize().ok()?))
         .unwrap_or(Place::Outside)
+}
+
+/// Whose code `path` is, if it is inside `root`: the workspace's, or a
+/// library's in a dependency folder.
+fn place_in_root(root: &Path, path: &Path) -> Option<Place> {
+    let rest = path.strip_prefix(root).ok()?;
+    Some(match crate::fs::walk::in_dependency_folder(rest) {
+        true => Place::Library,
+        false => Place::Workspace,
+    })
+}
+
+/// [`place_in_root`] read from the bytes of `path` after those of `root`
+/// and a `/`, where those bytes are its components as they are (no empty
+/// or `.` segment, which components leave out); `None` otherwise.
+fn place_in_root_by_bytes(root: &Path, path: &Path) -> Option<Place> {
+    use std::os::unix::ffi::OsStrExt;
+    let rest = path
+        .as_os_str()
+        .as_bytes()
+        .strip_prefix(root.as_os_str().as_bytes())?
+        .strip_prefix(b"/")?;
+    let mut dependency = false;
+    for segment in rest.split(|&byte| byte == b'/') {
+        if matches!(segment, b"" | b".") {
+            return None;
+        }
+        dependency |= crate::fs::walk::is_dependency_folder(segment);
+    }
+    Some(match dependency {
+        true => Place::Library,
+        false => Place::Workspace,
+    })
 }
 
 fn innermost<'s>(
@@ -423,6 +459,45 @@ fn heading_names(file: &FileOutline, container: &OutlineSymbol, base: &str) -> b
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_place_read_from_bytes_is_the_place_read_from_components() {
+        let root = Path::new("/work/app");
+        let plain = [
+            ("/work/app/src/main.ts", Some(Place::Workspace)),
+            (
+                "/work/app/node_modules/zod/index.d.ts",
+                Some(Place::Library),
+            ),
+            (
+                "/work/app/packages/a/node_modules/x.ts",
+                Some(Place::Library),
+            ),
+            ("/work/app/target/debug/build.rs", Some(Place::Library)),
+            ("/work/app/targets/a.rs", Some(Place::Workspace)),
+            ("/work/app/../other/node_modules/x.ts", Some(Place::Library)),
+            ("/work/app/x", Some(Place::Workspace)),
+            ("/work/apple/src/main.ts", None),
+            ("/work/other/src/main.ts", None),
+        ];
+        for (path, place) in plain {
+            let path = Path::new(path);
+            assert_eq!(place_in_root_by_bytes(root, path), place, "{path:?}");
+            assert_eq!(place_in_root(root, path), place, "{path:?}");
+        }
+        // Spellings components read past are left to them.
+        for path in [
+            "/work/app//src/main.ts",
+            "/work/app/./node_modules/x.ts",
+            "/work/app/src/",
+            "/work/app/",
+            "/work/app",
+        ] {
+            let path = Path::new(path);
+            assert_eq!(place_in_root_by_bytes(root, path), None, "{path:?}");
+            assert!(place_in_root(root, path).is_some(), "{path:?}");
+        }
+    }
 
     #[test]
     fn a_macro_invocation_is_told_from_the_name_itself() {
