@@ -98,11 +98,13 @@ const CONTEXT: usize = 3;
 /// removes and adds; CRLF line ends are compared and shown as LF. Texts
 /// are read side by side first (`changed_regions`); where they have as
 /// many lines (every rename, most edits) each stretch around the lines
-/// that differ is one hunk, written as it is read ([`write_in_place`]):
-/// diffing a whole file hashes every line, and diffing even the
-/// stretches (then formatting their hunks) was a tenth of the CPU of a
-/// preview of a rename through 71 files of the TypeScript SDK. Other
-/// texts are diffed whole. Once the text is past `max_chars`, the hunks
+/// that differ is written as it is read ([`write_in_place`]), in the
+/// hunks it holds once CRLF is read as LF (none where its lines differ
+/// only by that): diffing a whole file hashes every line, and diffing
+/// even the stretches (then formatting their hunks) was a tenth of the
+/// CPU of a preview of a rename through 71 files of the TypeScript SDK.
+/// A stretch with a lone CR, and texts not of as many lines, are diffed
+/// with `similar`. Once the text is past `max_chars`, the hunks
 /// after are only counted, not written: their lines are the fourth
 /// figure (that rename shows each file in 600 characters; writing out
 /// the rest cost its preview half a millisecond of CPU).
@@ -207,13 +209,13 @@ struct InPlace {
 /// old lines removed, then its new added, with the lines alike around as
 /// context (runs more than twice the context apart in hunks of their own:
 /// lines that differ only by their CRLF are alike). That is what a diff of
-/// the whole texts gives where the lines changed hold nothing of their
-/// neighbours; where they do (lines swapped), a diff may match some and
-/// change fewer, and this shows them all changed in place, as they were
-/// edited. Hunks past `max_chars` are only counted. `None`, with nothing
-/// written, where the sides do not pair (as many lines in all, not here)
-/// or hold a lone CR (`similar` ends a line there, and the stretch is
-/// left to it).
+/// the whole texts gives where no changed line's text is a line of the
+/// other text; where one is (lines swapped or moved), a diff may match it
+/// and change fewer, and this shows them all changed in place, as they
+/// were edited. Hunks past `max_chars` are only counted. `None`, with
+/// nothing written, where the stretch holds a lone CR (`similar` ends a
+/// line there, and the stretch is left to it), or, as a guard, where its
+/// sides do not pair (`changed_regions`' stretches always do).
 fn write_in_place(
     stretch: &Stretch,
     headers: (&str, &str),
@@ -949,17 +951,20 @@ mod tests {
         })]
 
         /// A diff of texts of as many lines: applied, it makes the new
-        /// text; it removes and adds each line that differs, once; and
-        /// where no changed line holds a neighbour's text, it is the diff
-        /// of the whole texts.
+        /// text; it removes and adds each line that differs, once; cut at
+        /// any budget, it is the whole diff cut there, the lines left out
+        /// counted; and where no changed line's text is a line of the
+        /// other text (every line unique), it is the diff of the whole
+        /// texts. Either text may end without a line end.
         #[test]
         fn a_diff_in_place_is_a_patch_and_a_whole_diff_where_lines_are_unique(
             lines in proptest::collection::vec("[ab]{0,3}", 1..40),
             changes in proptest::collection::vec((0usize..40, "[abX]{0,3}"), 0..8),
-            last_newline in proptest::bool::ANY,
+            last_newline in (proptest::bool::ANY, proptest::bool::ANY),
             crlf in (proptest::bool::ANY, proptest::bool::ANY),
+            max_chars in 0usize..400,
         ) {
-            let text = |lines: &[String]| {
+            let text = |lines: &[String], last_newline: bool| {
                 let mut text = lines.join("\n");
                 if last_newline {
                     text.push('\n');
@@ -970,21 +975,33 @@ mod tests {
             for (at, line) in &changes {
                 changed[at % lines.len()] = line.clone();
             }
-            let (old, new) = (text(&lines), text(&changed));
+            let (old, new) = (text(&lines, last_newline.0), text(&changed, last_newline.1));
             let (diff, removed, added, beyond) =
                 unified_diff(&old, &new, ("a/f", "b/f"), usize::MAX);
             proptest::prop_assert_eq!(patched(&old, &diff), new.clone());
             // (A last empty line without a line end is no line.)
             if line_count(&old) == line_count(&new) {
-                let differing = lines.iter().zip(&changed).filter(|(a, b)| a != b).count();
+                let differing = old
+                    .split_inclusive('\n')
+                    .zip(new.split_inclusive('\n'))
+                    .filter(|(a, b)| a != b)
+                    .count();
                 proptest::prop_assert_eq!((removed, added, beyond), (differing, differing, 0));
             }
+            let mut expected = diff;
+            let expected_omitted = cut(&mut expected, max_chars);
+            let (mut shown, _, _, beyond) = unified_diff(&old, &new, ("a/f", "b/f"), max_chars);
+            let omitted = cut(&mut shown, max_chars) + beyond;
+            proptest::prop_assert_eq!((shown, omitted), (expected, expected_omitted));
             // Unique lines, changed to others: the whole diff, with CRLF
             // line ends in either text (compared and shown as LF).
             let unique = |lines: &[String]| -> Vec<String> {
                 lines.iter().enumerate().map(|(i, l)| format!("{l} {i}")).collect()
             };
-            let (old, new) = (text(&unique(&lines)), text(&unique(&changed)));
+            let (old, new) = (
+                text(&unique(&lines), last_newline.0),
+                text(&unique(&changed), last_newline.1),
+            );
             let with_crlf = |text: &str, yes: bool| match yes {
                 true => text.replace('\n', "\r\n"),
                 false => text.to_string(),

@@ -287,8 +287,8 @@ impl<'a> SourceFiles<'a> {
     }
 }
 
-/// Whose code `path` is: the workspace's (outside `node_modules`), a
-/// library's, or neither.
+/// Whose code `path` is: the workspace's (outside the dependency folders,
+/// `node_modules` and `target`), a library's, or neither.
 pub fn place(ctx: &Context, path: &Path) -> Place {
     // Most paths asked about are the workspace's own, spelled plainly (as
     // servers and walks give them): the bytes after the root's tell.
@@ -475,6 +475,8 @@ mod tests {
             ),
             ("/work/app/target/debug/build.rs", Some(Place::Library)),
             ("/work/app/targets/a.rs", Some(Place::Workspace)),
+            // As components read it (`..` is not resolved): kept, not
+            // endorsed; servers' paths come resolved.
             ("/work/app/../other/node_modules/x.ts", Some(Place::Library)),
             ("/work/app/x", Some(Place::Workspace)),
             ("/work/apple/src/main.ts", None),
@@ -485,6 +487,20 @@ mod tests {
             assert_eq!(place_in_root_by_bytes(root, path), place, "{path:?}");
             assert_eq!(place_in_root(root, path), place, "{path:?}");
         }
+        // A name that is not UTF-8 is compared as bytes in both.
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let path = Path::new(std::ffi::OsStr::from_bytes(
+                b"/work/app/\xff/node_modules/x",
+            ));
+            assert_eq!(place_in_root_by_bytes(root, path), Some(Place::Library));
+            assert_eq!(place_in_root(root, path), Some(Place::Library));
+        }
+        // A root spelled with a trailing slash is left to the components.
+        let slashed = Path::new("/work/app/");
+        let path = Path::new("/work/app/src/main.ts");
+        assert_eq!(place_in_root_by_bytes(slashed, path), None);
+        assert_eq!(place_in_root(slashed, path), Some(Place::Workspace));
         // Spellings components read past are left to them.
         for path in [
             "/work/app//src/main.ts",
