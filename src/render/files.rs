@@ -353,9 +353,15 @@ pub fn fix_list(list: &FixList) -> Vec<String> {
     vec![text]
 }
 
-/// One file's diff, saying so when the budget cut it.
+/// One file's diff, saying so when the budget cut it. Only its last line
+/// end is dropped: a blank line of context is a space, and trimming it
+/// left a hunk shorter than its header says.
 fn diff_block(change: &FileChange) -> String {
-    let mut block = change.diff.trim_end().to_string();
+    let mut block = change
+        .diff
+        .strip_suffix('\n')
+        .unwrap_or(&change.diff)
+        .to_string();
     if change.diff_lines_omitted > 0 {
         let _ = write!(
             block,
