@@ -344,6 +344,39 @@ async fn without_a_server_the_index_answers() {
     "#);
 }
 
+/// A search of files parsed before answers from their kept parses (where
+/// the call runs); one whose file changed since reads it again: the same
+/// answer either way, and never a parse the disk no longer holds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_search_from_kept_parses_answers_as_one_that_reads() {
+    let f = common::fixture_with(
+        "ts",
+        &[(
+            "sextant.toml",
+            "auto_install = false\n[language.typescript]\ncommand = \"sextant-no-such-server\"\n",
+        )],
+    );
+    let first = search(&f, json!({"query": "greet"})).await;
+    assert!(
+        first.contains("`export function greet(名前: string): string`"),
+        "{first}"
+    );
+    assert_eq!(search(&f, json!({"query": "greet"})).await, first);
+    // The declaration changed where it stands, its line and name kept (the
+    // index's hit stays); its modification time kept too: the size tells.
+    let text = f.read("src/greeting.ts");
+    f.rewrite_keeping_time(
+        "src/greeting.ts",
+        &text.replace("greet(名前: string)", "greet(名前: string, times: number)"),
+    );
+    let changed = search(&f, json!({"query": "greet"})).await;
+    assert_eq!(
+        changed,
+        first.replace("greet(名前: string)", "greet(名前: string, times: number)"),
+    );
+    assert_eq!(search(&f, json!({"query": "greet"})).await, changed);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rust_answers_from_rust_analyzer_once_ready() {
     let f = fixture("rust");

@@ -35,7 +35,7 @@ pub const SERVER_WAIT: Duration = Duration::from_millis(750);
 pub(super) const INDEX: &str = "tree-sitter";
 
 /// The matches of every source, and what to say about them.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(super) struct Gathered {
     pub found: Vec<Found>,
     /// The servers that answered, then `tree-sitter` if the index did.

@@ -21,6 +21,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use self::ask::Gathered;
+use self::page::Parses;
 use super::page::Pager;
 use super::{Tool, blocking, parse_kinds};
 use crate::context::Context;
@@ -108,9 +109,6 @@ async fn search(ctx: Arc<Context>, params: Params) -> ToolResult<SearchResult> {
     );
 
     let gathered = ask::gather(&ctx, &query, include_external).await?;
-    // What is left is the file work of the page (parses kept by their
-    // stamps, read again where a file changed), in one trip to the
-    // blocking pool: each trip is two thread switches.
     let wanted = Wanted {
         query,
         kinds,
@@ -120,8 +118,34 @@ async fn search(ctx: Arc<Context>, params: Params) -> ToolResult<SearchResult> {
         offset,
         limit,
     };
-    blocking(move || answer(&ctx, gathered, wanted)).await
+    // What is left is the file work of the page: on a workspace searched
+    // before, parses kept by their files' stamps, taken where the call
+    // runs (a trip to the blocking pool and back is two thread switches,
+    // a fifth of a millisecond of a search of the TypeScript SDK). Where a
+    // file must be read and parsed, the answer is made in one trip to the
+    // blocking pool instead, from the matches as gathered: the attempt
+    // works on a copy, so it is tried only where the copy is small.
+    if gathered.found.len() <= IN_PLACE_MATCHES {
+        let heard = ctx.lsp.heard();
+        let parses = Parses::kept_only(&ctx.parsed, heard.as_ref().map(|h| h as &dyn Watch));
+        let answered = super::in_place(|| answer(&ctx, gathered.clone(), &wanted, &parses));
+        if !parses.missed() {
+            return answered;
+        }
+    }
+    blocking(move || {
+        let heard = ctx.lsp.heard();
+        let parses = Parses::reading(&ctx.parsed, heard.as_ref().map(|h| h as &dyn Watch));
+        answer(&ctx, gathered, &wanted, &parses)
+    })
+    .await
 }
+
+/// The most matches a search answers from kept parses where the call
+/// runs (see `search`): their copy, three allocations a match, took 0.05
+/// ms for 256 in a release build, a quarter of the trip it spares, and
+/// twice as long for twice as many.
+const IN_PLACE_MATCHES: usize = 256;
 
 /// What a search asked for, its query and parameters checked.
 struct Wanted {
@@ -136,19 +160,22 @@ struct Wanted {
 
 /// The page of the matches gathered that the search keeps (of its kinds,
 /// in its scope), ranked.
-fn answer(ctx: &Context, gathered: Gathered, wanted: Wanted) -> ToolResult<SearchResult> {
+fn answer(
+    ctx: &Context,
+    gathered: Gathered,
+    wanted: &Wanted,
+    parses: &Parses,
+) -> ToolResult<SearchResult> {
     let Gathered {
         mut found,
         mut sources,
         notes,
     } = gathered;
-    let (kinds, offset, query) = (&wanted.kinds, wanted.offset, wanted.query);
-    let heard = ctx.lsp.heard();
-    let watch = heard.as_ref().map(|heard| heard as &dyn Watch);
+    let (kinds, offset, query) = (&wanted.kinds, wanted.offset, &wanted.query);
     // Servers name kinds their own way (rust-analyzer: a method is a
     // Function): filtering by kind needs the kinds `read` shows.
     if !kinds.is_empty() {
-        found = page::same_as_outlines(&ctx.parsed, watch, found);
+        found = page::same_as_outlines(parses, found);
     }
     found.retain(|f| {
         (kinds.is_empty() || kinds.contains(&f.kind))
@@ -162,7 +189,7 @@ fn answer(ctx: &Context, gathered: Gathered, wanted: Wanted) -> ToolResult<Searc
     if !found.iter().any(|f| f.from_index) {
         sources.retain(|source| source != ask::INDEX);
     }
-    let found = page::declarations_first(&ctx.parsed, watch, found);
+    let found = page::declarations_first(parses, found);
     let ordered = order(found);
     let total = ordered.iter().map(|(_, matches)| matches.len()).sum();
     let total_files = ordered.len();
@@ -173,9 +200,9 @@ fn answer(ctx: &Context, gathered: Gathered, wanted: Wanted) -> ToolResult<Searc
         ));
     }
     let pager = Pager::new(offset, Some(wanted.limit));
-    let (files, next_offset) = page::page(ctx, watch, &ordered, pager, wanted.preview);
+    let (files, next_offset) = page::page(ctx, parses, &ordered, pager, wanted.preview);
     Ok(SearchResult {
-        query,
+        query: query.clone(),
         total,
         total_files,
         sources,

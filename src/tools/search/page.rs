@@ -2,8 +2,9 @@
 //! for, shown by file, each as the file's outline shows it (kind, name
 //! path, declaration), admitted while the answer's text stays within its
 //! budget. A file is read and parsed only when one of its matches is on
-//! the page.
+//! the page, and only where [`Parses`] reads.
 
+use std::cell::Cell;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -17,6 +18,76 @@ use crate::tools::name_path::declared_at;
 use crate::tools::outline::parsed_blocking;
 use crate::tools::page::Pager;
 
+/// Where a search's answer gets the parses of its files: the ones kept by
+/// their files' stamps, and, where it reads, the files with none kept
+/// read and parsed now. Kept ones only is work of a bounded size (a hash
+/// lookup, and a `stat` where the file watcher does not hear the file),
+/// done where the call runs; a file it would have to read is counted as
+/// missed, and the answer is made again by one that reads, on the
+/// blocking pool.
+pub(super) struct Parses<'a> {
+    kept: &'a StampedCache<PathBuf, syntax::SourceFile>,
+    watch: Option<&'a dyn Watch>,
+    reads: bool,
+    missed: Cell<bool>,
+}
+
+impl<'a> Parses<'a> {
+    /// The kept parses only.
+    pub(super) fn kept_only(
+        kept: &'a StampedCache<PathBuf, syntax::SourceFile>,
+        watch: Option<&'a dyn Watch>,
+    ) -> Parses<'a> {
+        Parses {
+            kept,
+            watch,
+            reads: false,
+            missed: Cell::new(false),
+        }
+    }
+
+    /// The kept parses, and files read and parsed where none is (blocking
+    /// work).
+    pub(super) fn reading(
+        kept: &'a StampedCache<PathBuf, syntax::SourceFile>,
+        watch: Option<&'a dyn Watch>,
+    ) -> Parses<'a> {
+        Parses {
+            reads: true,
+            ..Parses::kept_only(kept, watch)
+        }
+    }
+
+    /// Whether a file had to be read: what was made without it is not the
+    /// answer.
+    pub(super) fn missed(&self) -> bool {
+        self.missed.get()
+    }
+
+    /// The parse of the file at `path`, as `parsed_blocking` gives it.
+    fn parsed(&self, path: &Path, language: Language) -> Option<Arc<syntax::SourceFile>> {
+        if self.reads {
+            return parsed_blocking(self.kept, self.watch, path, language);
+        }
+        match self.kept.get_fresh(path, path, self.watch) {
+            Ok(file) if file.language() == language => Some(file),
+            _ => {
+                self.missed.set(true);
+                None
+            }
+        }
+    }
+
+    /// The bytes of the file at `path`, where it reads.
+    fn read(&self, path: &Path) -> Option<Vec<u8>> {
+        if !self.reads {
+            self.missed.set(true);
+            return None;
+        }
+        std::fs::read(path).ok()
+    }
+}
+
 /// The files of the page and where the next page starts. The page holds
 /// the best matches from the pager's offset (by rank, then the file's
 /// place in `ordered`, then position), shown by file in `ordered`'s order
@@ -26,7 +97,7 @@ use crate::tools::page::Pager;
 /// sextant has a grammar, else its line).
 pub(super) fn page(
     ctx: &Context,
-    watch: Option<&dyn Watch>,
+    parses: &Parses,
     ordered: &[(PathBuf, Vec<Found>)],
     mut pager: Pager,
     preview: SearchPreview,
@@ -54,7 +125,7 @@ pub(super) fn page(
         let (path, matches) = &ordered[file];
         let source = sources
             .entry(file)
-            .or_insert_with(|| Source::read(&ctx.parsed, watch, path));
+            .or_insert_with(|| Source::read(parses, path));
         let symbol = source.symbol(matches[at].clone(), preview);
         // A file's header, the first time it is on the page: its path and
         // at most `(999 of 999 results)`.
@@ -106,18 +177,14 @@ enum Text {
 }
 
 impl Source {
-    fn read(
-        kept: &StampedCache<PathBuf, syntax::SourceFile>,
-        watch: Option<&dyn Watch>,
-        path: &Path,
-    ) -> Source {
+    fn read(parses: &Parses, path: &Path) -> Source {
         let language = Language::from_path(path);
         // A file with a grammar that cannot be outlined (binary, too
         // large) is shown as its lines, as one without.
-        let parsed = language.and_then(|language| parsed_blocking(kept, watch, path, language));
+        let parsed = language.and_then(|language| parses.parsed(path, language));
         let text = match parsed {
             Some(file) => Some(Text::Parsed(file)),
-            None => std::fs::read(path).ok().map(|bytes| {
+            None => parses.read(path).map(|bytes| {
                 let text = String::from_utf8_lossy(&bytes).into_owned();
                 let lines = LineIndex::new(&text);
                 Text::Plain(text, lines)
@@ -169,16 +236,12 @@ impl Source {
 /// `pub use` re-export rust-analyzer lists as a symbol of its own) ranks
 /// after the declarations: the declaration is what an agent looks for.
 /// Only exact-name hits are looked at, to parse few files.
-pub(super) fn declarations_first(
-    kept: &StampedCache<PathBuf, syntax::SourceFile>,
-    watch: Option<&dyn Watch>,
-    mut found: Vec<Found>,
-) -> Vec<Found> {
+pub(super) fn declarations_first(parses: &Parses, mut found: Vec<Found>) -> Vec<Found> {
     let mut parsed: HashMap<PathBuf, Option<Arc<syntax::SourceFile>>> = HashMap::new();
     for f in found.iter_mut().filter(|f| f.from_server && f.rank <= 1) {
-        let file = parsed.entry(f.path.clone()).or_insert_with(|| {
-            parsed_blocking(kept, watch, &f.path, Language::from_path(&f.path)?)
-        });
+        let file = parsed
+            .entry(f.path.clone())
+            .or_insert_with(|| parses.parsed(&f.path, Language::from_path(&f.path)?));
         if let Some(file) = file
             && declared_at(file.outline(), f.position, file.language().name_separator()).is_none()
         {
@@ -196,16 +259,12 @@ const RANK_NOT_DECLARED: u8 = 5;
 /// grammar: the outline's kind and name path (`impl Account for
 /// Ledger/balance (Method)` rather than rust-analyzer's `Ledger::balance
 /// (Function)`), so every source shows a symbol one way.
-pub(super) fn same_as_outlines(
-    kept: &StampedCache<PathBuf, syntax::SourceFile>,
-    watch: Option<&dyn Watch>,
-    mut found: Vec<Found>,
-) -> Vec<Found> {
+pub(super) fn same_as_outlines(parses: &Parses, mut found: Vec<Found>) -> Vec<Found> {
     let mut parsed: HashMap<PathBuf, Option<Arc<syntax::SourceFile>>> = HashMap::new();
     for f in found.iter_mut().filter(|f| f.from_server) {
-        let file = parsed.entry(f.path.clone()).or_insert_with(|| {
-            parsed_blocking(kept, watch, &f.path, Language::from_path(&f.path)?)
-        });
+        let file = parsed
+            .entry(f.path.clone())
+            .or_insert_with(|| parses.parsed(&f.path, Language::from_path(&f.path)?));
         if let Some(file) = file {
             like_outline(f, file);
         }
