@@ -420,7 +420,10 @@ impl LspClient {
         &self,
         paths: impl IntoIterator<Item = PathBuf>,
     ) -> FastMap<PathBuf, Option<Arc<LineIndex>>> {
-        let mut indexes = FastMap::default();
+        // Sized at once: an answer may name hundreds of files. (A `Vec`
+        // given is taken as it is.)
+        let paths: Vec<PathBuf> = paths.into_iter().collect();
+        let mut indexes = FastMap::with_capacity_and_hasher(paths.len(), Default::default());
         let mut unread = FastSet::default();
         let watch = self.heard.get().map(|heard| heard as &dyn Watch);
         {

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use schemars::JsonSchema;
@@ -299,21 +299,28 @@ async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResul
 }
 
 /// The spots' starts by file, files in the order first met. Spots come
-/// file by file: the last file is looked at before any hashing.
+/// file by file, a run of one file sharing its path: the last file is
+/// looked at before any hashing, by pointer before its bytes.
 fn by_path(spots: Vec<Spot>) -> Vec<(PathBuf, Vec<Position>)> {
     let mut files: Vec<(PathBuf, Vec<Position>)> = Vec::new();
     let mut at: FastMap<OsString, usize> = FastMap::default();
+    let mut last: Option<Arc<Path>> = None;
     for Spot { path, range } in spots {
-        let known = match files.last() {
-            Some((last, _)) if last.as_os_str() == path.as_os_str() => Some(files.len() - 1),
+        let known = match &last {
+            Some(last) if Arc::ptr_eq(last, &path) || **last == *path => Some(files.len() - 1),
             _ => at.get(path.as_os_str()).copied(),
         };
-        match known {
-            Some(index) => files[index].1.push(range.start),
+        let index = match known {
+            Some(index) => index,
             None => {
                 at.insert(path.as_os_str().to_os_string(), files.len());
-                files.push((path.to_path_buf(), vec![range.start]));
+                files.push((path.to_path_buf(), Vec::new()));
+                files.len() - 1
             }
+        };
+        files[index].1.push(range.start);
+        if index == files.len() - 1 {
+            last = Some(path);
         }
     }
     files
