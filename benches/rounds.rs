@@ -77,6 +77,24 @@ impl Rounds {
         };
     }
 
+    /// Times one `ping` after `idle`: the MCP edge alone (no tool, no
+    /// server), as cold as a call's own time finds it after its servers'
+    /// answering.
+    pub async fn ping(&mut self, client: &common::mcp::Client, idle: Duration) {
+        tokio::time::sleep(idle).await;
+        let before = cpu_time(self.pid);
+        let t = Instant::now();
+        client
+            .send_request(rmcp::model::ClientRequest::PingRequest(Default::default()))
+            .await
+            .expect("a ping answered");
+        self.walls.push(t.elapsed());
+        self.cpu = match (self.cpu, before, cpu_time(self.pid)) {
+            (Some(sum), Some(before), Some(after)) => Some(sum + after.saturating_sub(before)),
+            _ => None,
+        };
+    }
+
     pub fn median(&self) -> Duration {
         percentile(&self.walls, 0.5)
     }

@@ -11,12 +11,14 @@
 //! build --release` there); `--this` a program to run in this build's
 //! place (see below). For read, read_file, search, inspect, references,
 //! call_hierarchy, rename's preview, diagnostics and logs (or those
-//! `--tools` names), as the corpus table asks them: the median own time
-//! (a call's time less its waits on servers, from each sextant's tool log;
-//! a build whose log says nothing of waits gives its wall time) and CPU
-//! per call (its threads' run time) of both, and the change (this build's
-//! less the other's: negative is faster). Printed only: the
-//! figures are for the change at hand.
+//! `--tools` names), as the corpus table asks them, and (where all are
+//! asked) a `ping` after 20 ms idle, the floor under the others: the
+//! median own time (a call's time less its waits on servers, from each
+//! sextant's tool log; a build whose log says nothing of waits gives its
+//! wall time; a ping's is its wall time) and CPU per call (its threads'
+//! run time) of both, and the change (this build's less the other's:
+//! negative is faster). Printed only: the figures are for the change at
+//! hand.
 //!
 //! The side started first is not always even with the other: one build
 //! run against itself on the TypeScript SDK gave its first side's rename
@@ -39,6 +41,9 @@ use serde_json::{Value, json};
 
 use corpora::{Project, corpora_asked, servers_answer_search};
 use rounds::{ROUNDS, Rounds, call, ms};
+
+/// How long the bench's pings wait before each (see `main`).
+const PING_IDLE: Duration = Duration::from_millis(20);
 
 /// One build's server on the project.
 struct Side {
@@ -175,6 +180,36 @@ async fn main() {
             let cpu: Vec<Option<Duration>> = timed.iter().map(Rounds::cpu_per_call).collect();
             println!(
                 "| {tool} | {} | {} | {} | {} | {} | {} |",
+                shown(own[0]),
+                shown(own[1]),
+                change(own[1], own[0]),
+                shown(cpu[0]),
+                shown(cpu[1]),
+                change(cpu[1], cpu[0]),
+            );
+        }
+        // The floor under every own time above: a ping's round trip after
+        // an idle as long as a call's wait on its server. Threads that
+        // slept run slower for a while: on the 2-core machine this was
+        // written on, 0.47-0.51 ms (0.25 ms of CPU), where a Python
+        // client's ping back to back took 0.09 ms, and a pipe's round
+        // trip through `cat` 0.01 ms back to back and 0.11 ms after 20 ms.
+        if tools.is_none() {
+            let mut timed = [Rounds::new(sides[0].pid), Rounds::new(sides[1].pid)];
+            for round in 0..rounds {
+                let mut order = [0, 1];
+                if round % 2 == 1 {
+                    order.reverse();
+                }
+                for side in order {
+                    timed[side].ping(&sides[side].client, PING_IDLE).await;
+                }
+            }
+            let own: Vec<Option<Duration>> = timed.iter().map(|r| Some(r.median())).collect();
+            let cpu: Vec<Option<Duration>> = timed.iter().map(Rounds::cpu_per_call).collect();
+            println!(
+                "| ping after {} ms idle | {} | {} | {} | {} | {} | {} |",
+                PING_IDLE.as_millis(),
                 shown(own[0]),
                 shown(own[1]),
                 change(own[1], own[0]),
