@@ -16,18 +16,29 @@ use crate::model::{OutlineSymbol, Place, Position, SourceLocation, SymbolKind};
 /// Lines longer than this are cut around the position they are shown for.
 const MAX_LINE_CHARS: usize = 160;
 
-/// The files of one answer, each read once.
+/// The files of one answer, each read once, and each one's path as shown
+/// and place found once: a call hierarchy asks for both of a caller's
+/// file for the caller and for each of its calls.
 pub struct SourceFiles<'a> {
     ctx: &'a Context,
-    /// `None`: the file could not be read or outlined (gone, binary, too
-    /// large); its locations are shown without a line.
-    files: Vec<(PathBuf, Option<FileOutline>)>,
+    files: Vec<Known>,
     /// Where each file is in `files`, by its path's bytes. An answer asks
     /// about one file many times in a row (each reference's line and
     /// enclosing symbol): the last one asked about (`last`) is looked at
     /// before any hashing.
     at: FastMap<OsString, usize>,
     last: Option<usize>,
+}
+
+/// What one answer knows of a file.
+struct Known {
+    path: PathBuf,
+    shown: String,
+    place: Place,
+    /// `None` until read; then `None` within where the file could not be
+    /// read or outlined (gone, binary, too large): its locations are shown
+    /// without a line.
+    outline: Option<Option<FileOutline>>,
 }
 
 impl<'a> SourceFiles<'a> {
@@ -40,33 +51,54 @@ impl<'a> SourceFiles<'a> {
         }
     }
 
-    pub fn shown(&self, path: &Path) -> String {
-        self.ctx.workspace.display(path)
+    /// The file at `path` among those met (by its bytes: two spellings
+    /// of one file are two), met now if it was not.
+    fn known(&mut self, path: &Path) -> usize {
+        let known = match self.last {
+            Some(last) if self.files[last].path.as_os_str() == path.as_os_str() => Some(last),
+            _ => self.at.get(path.as_os_str()).copied(),
+        };
+        let index = known.unwrap_or_else(|| {
+            self.files.push(Known {
+                path: path.to_path_buf(),
+                shown: self.ctx.workspace.display(path),
+                place: place(self.ctx, path),
+                outline: None,
+            });
+            self.at
+                .insert(path.as_os_str().to_os_string(), self.files.len() - 1);
+            self.files.len() - 1
+        });
+        self.last = Some(index);
+        index
+    }
+
+    /// `path` as shown.
+    pub fn shown(&mut self, path: &Path) -> String {
+        let index = self.known(path);
+        self.files[index].shown.clone()
     }
 
     /// Whose code `path` is.
-    pub fn place(&self, path: &Path) -> Place {
-        place(self.ctx, path)
+    pub fn place(&mut self, path: &Path) -> Place {
+        let index = self.known(path);
+        self.files[index].place
+    }
+
+    /// A number for the file at `path` within this answer, the same for
+    /// the same path (a key cheaper than the path).
+    pub fn number(&mut self, path: &Path) -> usize {
+        self.known(path)
     }
 
     async fn file(&mut self, path: &Path) -> Option<&FileOutline> {
-        let known = match self.last {
-            Some(last) if self.files[last].0.as_os_str() == path.as_os_str() => Some(last),
-            _ => self.at.get(path.as_os_str()).copied(),
-        };
-        let index = match known {
-            Some(index) => index,
-            None => {
-                let shown = self.shown(path);
-                let file = outline(self.ctx, path, &shown).await.ok();
-                self.files.push((path.to_path_buf(), file));
-                self.at
-                    .insert(path.as_os_str().to_os_string(), self.files.len() - 1);
-                self.files.len() - 1
-            }
-        };
-        self.last = Some(index);
-        self.files[index].1.as_ref()
+        let index = self.known(path);
+        if self.files[index].outline.is_none() {
+            let known = &self.files[index];
+            let file = outline(self.ctx, &known.path, &known.shown).await.ok();
+            self.files[index].outline = Some(file);
+        }
+        self.files[index].outline.as_ref().and_then(Option::as_ref)
     }
 
     /// Line `line` (1-based) of `path`, trimmed; cut around `character`
@@ -278,11 +310,14 @@ impl<'a> SourceFiles<'a> {
 
     /// A location with its line.
     pub async fn location(&mut self, path: &Path, position: Position) -> SourceLocation {
+        let text = self.line(path, position).await;
+        let index = self.known(path);
+        let known = &self.files[index];
         SourceLocation {
-            path: self.shown(path),
+            path: known.shown.clone(),
             position,
-            text: self.line(path, position).await,
-            place: self.place(path),
+            text,
+            place: known.place,
         }
     }
 }
