@@ -420,8 +420,9 @@ impl LspClient {
         &self,
         paths: impl IntoIterator<Item = PathBuf>,
     ) -> FastMap<PathBuf, Option<Arc<LineIndex>>> {
-        // Sized at once: an answer may name hundreds of files. (A `Vec`
-        // given is taken as it is.)
+        // Sized at once for the paths given (an answer may name hundreds
+        // of files; some give a path for each location, repeats and all).
+        // A `Vec` given is taken as it is.
         let paths: Vec<PathBuf> = paths.into_iter().collect();
         let mut indexes = FastMap::with_capacity_and_hasher(paths.len(), Default::default());
         let mut unread = FastSet::default();

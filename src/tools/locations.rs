@@ -17,8 +17,9 @@ use crate::model::{OutlineSymbol, Place, Position, SourceLocation, SymbolKind};
 const MAX_LINE_CHARS: usize = 160;
 
 /// The files of one answer, each read once, and each one's path as shown
-/// and place found once: a call hierarchy asks for both of a caller's
-/// file for the caller and for each of its calls.
+/// and place found once (each when first asked for): a call hierarchy
+/// asks for both of a caller's file for the caller and for each of its
+/// calls.
 pub struct SourceFiles<'a> {
     ctx: &'a Context,
     files: Vec<Known>,
@@ -34,7 +35,8 @@ pub struct SourceFiles<'a> {
 struct Known {
     path: PathBuf,
     shown: String,
-    place: Place,
+    /// `None` until asked for.
+    place: Option<Place>,
     /// `None` until read; then `None` within where the file could not be
     /// read or outlined (gone, binary, too large): its locations are shown
     /// without a line.
@@ -62,7 +64,7 @@ impl<'a> SourceFiles<'a> {
             self.files.push(Known {
                 path: path.to_path_buf(),
                 shown: self.ctx.workspace.display(path),
-                place: place(self.ctx, path),
+                place: None,
                 outline: None,
             });
             self.at
@@ -82,13 +84,20 @@ impl<'a> SourceFiles<'a> {
     /// Whose code `path` is.
     pub fn place(&mut self, path: &Path) -> Place {
         let index = self.known(path);
-        self.files[index].place
+        let known = &mut self.files[index];
+        *known
+            .place
+            .get_or_insert_with(|| place(self.ctx, &known.path))
     }
 
     /// A number for the file at `path` within this answer, the same for
-    /// the same path (a key cheaper than the path).
+    /// paths equal as `Path`s are, by their components (`/a//b` and
+    /// `/a/./b` are `/a/b`): a key cheaper than the path.
     pub fn number(&mut self, path: &Path) -> usize {
-        self.known(path)
+        match spelled_plainly(path) {
+            true => self.known(path),
+            false => self.known(&path.components().collect::<PathBuf>()),
+        }
     }
 
     async fn file(&mut self, path: &Path) -> Option<&FileOutline> {
@@ -311,15 +320,27 @@ impl<'a> SourceFiles<'a> {
     /// A location with its line.
     pub async fn location(&mut self, path: &Path, position: Position) -> SourceLocation {
         let text = self.line(path, position).await;
+        let place = self.place(path);
+        // The last file met: found again without hashing.
         let index = self.known(path);
-        let known = &self.files[index];
         SourceLocation {
-            path: known.shown.clone(),
+            path: self.files[index].shown.clone(),
             position,
             text,
-            place: known.place,
+            place,
         }
     }
+}
+
+/// Whether `path` is spelled as its components give it back (what a
+/// server's path is): no empty or `.` segment after the first, no `/` at
+/// the end (which refuses `/` itself too).
+fn spelled_plainly(path: &Path) -> bool {
+    let bytes = path.as_os_str().as_encoded_bytes();
+    !bytes.ends_with(b"/")
+        && !bytes.ends_with(b"/.")
+        && !bytes.windows(2).any(|pair| pair == b"//")
+        && !bytes.windows(3).any(|three| three == b"/./")
 }
 
 /// Whose code `path` is: the workspace's (outside the dependency folders,
@@ -494,6 +515,34 @@ fn heading_names(file: &FileOutline, container: &OutlineSymbol, base: &str) -> b
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// A path taken as spelled (its own file number's key) is spelled
+        /// as its components give it back: so paths equal as `Path`s have
+        /// one key, and one number.
+        #[test]
+        fn a_path_spelled_plainly_is_its_components(
+            pieces in proptest::collection::vec(
+                proptest::sample::select(vec!["/", "//", "a", "b.ts", ".", "..", "/./", "./"]),
+                0..8,
+            ),
+        ) {
+            let path = PathBuf::from(pieces.concat());
+            let components: PathBuf = path.components().collect();
+            if spelled_plainly(&path) {
+                proptest::prop_assert_eq!(components.as_os_str(), path.as_os_str());
+            }
+            proptest::prop_assert!(spelled_plainly(&components) || components == Path::new("/"));
+        }
+    }
+
+    #[test]
+    fn paths_spelled_otherwise_are_not_taken_as_spelled() {
+        for path in ["/a//b.ts", "/a/./b.ts", "/a/b/", "/a/.", "/"] {
+            assert!(!spelled_plainly(Path::new(path)), "{path}");
+        }
+        assert!(spelled_plainly(Path::new("/a/../b.ts")));
+    }
 
     #[test]
     fn a_place_read_from_bytes_is_the_place_read_from_components() {

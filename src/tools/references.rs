@@ -307,7 +307,9 @@ fn by_path(spots: Vec<Spot>) -> Vec<(PathBuf, Vec<Position>)> {
     let mut last: Option<Arc<Path>> = None;
     for Spot { path, range } in spots {
         let known = match &last {
-            Some(last) if Arc::ptr_eq(last, &path) || **last == *path => Some(files.len() - 1),
+            Some(last) if Arc::ptr_eq(last, &path) || last.as_os_str() == path.as_os_str() => {
+                Some(files.len() - 1)
+            }
             _ => at.get(path.as_os_str()).copied(),
         };
         let index = match known {

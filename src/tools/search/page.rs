@@ -24,7 +24,8 @@ use crate::tools::page::Pager;
 /// lookup, and a `stat` where the file watcher does not hear the file),
 /// done where the call runs; a file it would have to read is counted as
 /// missed, and the answer is made again by one that reads, on the
-/// blocking pool.
+/// blocking pool. (A page showing a file sextant has no grammar for, whose
+/// lines are read each time, is always made there.)
 pub(super) struct Parses<'a> {
     kept: &'a StampedCache<PathBuf, syntax::SourceFile>,
     watch: Option<&'a dyn Watch>,
@@ -65,9 +66,14 @@ impl<'a> Parses<'a> {
     }
 
     /// The parse of the file at `path`, as `parsed_blocking` gives it.
+    /// Once one is missed, no other is looked for (the answer is made
+    /// again).
     fn parsed(&self, path: &Path, language: Language) -> Option<Arc<syntax::SourceFile>> {
         if self.reads {
             return parsed_blocking(self.kept, self.watch, path, language);
+        }
+        if self.missed() {
+            return None;
         }
         match self.kept.get_fresh(path, path, self.watch) {
             Ok(file) if file.language() == language => Some(file),
@@ -296,5 +302,54 @@ fn at(position: Position, kind: SymbolKind) -> OutlineSymbol {
         selection_range: Range::new(position, position),
         qualifier: None,
         children: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The file at `path` written with `text`, its last write a minute
+    /// ago (a parse of a file written in the last seconds is not kept).
+    fn written(path: &Path, text: &str) {
+        std::fs::write(path, text).unwrap();
+        let a_minute_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+        let file = std::fs::File::options().write(true).open(path).unwrap();
+        file.set_modified(a_minute_ago).unwrap();
+    }
+
+    #[test]
+    fn kept_parses_only_answer_while_their_files_keep_their_stamps() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("lib.rs");
+        written(&path, "fn first() {}\n");
+        let kept = StampedCache::new(1 << 20);
+        let rust = Language::from_path(&path).unwrap();
+
+        let kept_only = Parses::kept_only(&kept, None);
+        assert!(kept_only.parsed(&path, rust).is_none());
+        assert!(kept_only.missed(), "nothing kept yet");
+
+        let reading = Parses::reading(&kept, None);
+        let parsed = reading.parsed(&path, rust).unwrap();
+        assert!(!reading.missed());
+        let kept_only = Parses::kept_only(&kept, None);
+        let again = kept_only.parsed(&path, rust).unwrap();
+        assert!(Arc::ptr_eq(&parsed, &again));
+        assert!(!kept_only.missed());
+        // A file with no grammar is read, which only a reading one does.
+        assert!(kept_only.read(&path).is_none());
+        assert!(kept_only.missed());
+
+        written(&path, "fn first() {}\nfn second() {}\n");
+        let kept_only = Parses::kept_only(&kept, None);
+        assert!(kept_only.parsed(&path, rust).is_none());
+        assert!(kept_only.missed(), "the file changed since");
+        let reading = Parses::reading(&kept, None);
+        assert_eq!(
+            reading.parsed(&path, rust).unwrap().text(),
+            "fn first() {}\nfn second() {}\n"
+        );
+        assert!(Parses::kept_only(&kept, None).parsed(&path, rust).is_some());
     }
 }
