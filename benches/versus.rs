@@ -92,6 +92,20 @@ fn shown(figure: Option<Duration>) -> String {
     figure.map_or_else(|| "-".into(), ms)
 }
 
+/// A row of the table: both sides' own time and CPU per call, and the
+/// changes.
+fn print_row(name: &str, own: &[Option<Duration>], cpu: &[Option<Duration>]) {
+    println!(
+        "| {name} | {} | {} | {} | {} | {} | {} |",
+        shown(own[0]),
+        shown(own[1]),
+        change(own[1], own[0]),
+        shown(cpu[0]),
+        shown(cpu[1]),
+        change(cpu[1], cpu[0]),
+    );
+}
+
 async fn start(program: &Path, project: &Project) -> Side {
     let (client, pid) = common::mcp::start_program(program, &project.root, &[]).await;
     servers_answer_search(&client, project.query).await;
@@ -178,15 +192,7 @@ async fn main() {
                 own.push(rounds.own_median(&side.client).await);
             }
             let cpu: Vec<Option<Duration>> = timed.iter().map(Rounds::cpu_per_call).collect();
-            println!(
-                "| {tool} | {} | {} | {} | {} | {} | {} |",
-                shown(own[0]),
-                shown(own[1]),
-                change(own[1], own[0]),
-                shown(cpu[0]),
-                shown(cpu[1]),
-                change(cpu[1], cpu[0]),
-            );
+            print_row(tool, &own, &cpu);
         }
         // The floor under every own time above: a ping's round trip after
         // an idle as long as a call's wait on its server. Threads that
@@ -207,16 +213,8 @@ async fn main() {
             }
             let own: Vec<Option<Duration>> = timed.iter().map(|r| Some(r.median())).collect();
             let cpu: Vec<Option<Duration>> = timed.iter().map(Rounds::cpu_per_call).collect();
-            println!(
-                "| ping after {} ms idle | {} | {} | {} | {} | {} | {} |",
-                PING_IDLE.as_millis(),
-                shown(own[0]),
-                shown(own[1]),
-                change(own[1], own[0]),
-                shown(cpu[0]),
-                shown(cpu[1]),
-                change(cpu[1], cpu[0]),
-            );
+            let name = format!("ping after {} ms idle", PING_IDLE.as_millis());
+            print_row(&name, &own, &cpu);
         }
         for side in sides {
             side.client.cancel().await.ok();
