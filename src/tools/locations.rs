@@ -22,18 +22,47 @@ const MAX_LINE_CHARS: usize = 160;
 /// calls.
 pub struct SourceFiles<'a> {
     ctx: &'a Context,
+    /// The files' paths, numbered; `files` by those numbers.
+    numbers: PathNumbers,
     files: Vec<Known>,
-    /// Where each file is in `files`, by its path's bytes. An answer asks
-    /// about one file many times in a row (each reference's line and
-    /// enclosing symbol): the last one asked about (`last`) is looked at
-    /// before any hashing.
+}
+
+/// Paths numbered in the order first met, by their bytes (two spellings
+/// of one file are two). An answer asks about one file many times in a
+/// row (each reference's line and enclosing symbol): the last one met is
+/// compared before any hashing.
+#[derive(Default)]
+pub struct PathNumbers {
+    paths: Vec<PathBuf>,
     at: FastMap<OsString, usize>,
     last: Option<usize>,
 }
 
+impl PathNumbers {
+    /// `path`'s number, numbered now (the next one) if it was not met.
+    pub fn number(&mut self, path: &Path) -> usize {
+        let known = match self.last {
+            Some(last) if self.paths[last].as_os_str() == path.as_os_str() => Some(last),
+            _ => self.at.get(path.as_os_str()).copied(),
+        };
+        let number = known.unwrap_or_else(|| {
+            self.at
+                .insert(path.as_os_str().to_os_string(), self.paths.len());
+            self.paths.push(path.to_path_buf());
+            self.paths.len() - 1
+        });
+        self.last = Some(number);
+        number
+    }
+
+    /// The paths met, by number.
+    pub fn into_paths(self) -> Vec<PathBuf> {
+        self.paths
+    }
+}
+
 /// What one answer knows of a file.
 struct Known {
-    path: PathBuf,
     shown: String,
     /// `None` until asked for.
     place: Option<Place>,
@@ -47,31 +76,22 @@ impl<'a> SourceFiles<'a> {
     pub fn new(ctx: &'a Context) -> SourceFiles<'a> {
         SourceFiles {
             ctx,
+            numbers: PathNumbers::default(),
             files: Vec::new(),
-            at: FastMap::default(),
-            last: None,
         }
     }
 
     /// The file at `path` among those met (by its bytes: two spellings
     /// of one file are two), met now if it was not.
     fn known(&mut self, path: &Path) -> usize {
-        let known = match self.last {
-            Some(last) if self.files[last].path.as_os_str() == path.as_os_str() => Some(last),
-            _ => self.at.get(path.as_os_str()).copied(),
-        };
-        let index = known.unwrap_or_else(|| {
+        let index = self.numbers.number(path);
+        if index == self.files.len() {
             self.files.push(Known {
-                path: path.to_path_buf(),
                 shown: self.ctx.workspace.display(path),
                 place: None,
                 outline: None,
             });
-            self.at
-                .insert(path.as_os_str().to_os_string(), self.files.len() - 1);
-            self.files.len() - 1
-        });
-        self.last = Some(index);
+        }
         index
     }
 
@@ -84,10 +104,9 @@ impl<'a> SourceFiles<'a> {
     /// Whose code `path` is.
     pub fn place(&mut self, path: &Path) -> Place {
         let index = self.known(path);
-        let known = &mut self.files[index];
-        *known
+        *self.files[index]
             .place
-            .get_or_insert_with(|| place(self.ctx, &known.path))
+            .get_or_insert_with(|| place(self.ctx, path))
     }
 
     /// A number for the file at `path` within this answer, the same for
@@ -103,8 +122,7 @@ impl<'a> SourceFiles<'a> {
     async fn file(&mut self, path: &Path) -> Option<&FileOutline> {
         let index = self.known(path);
         if self.files[index].outline.is_none() {
-            let known = &self.files[index];
-            let file = outline(self.ctx, &known.path, &known.shown).await.ok();
+            let file = outline(self.ctx, path, &self.files[index].shown).await.ok();
             self.files[index].outline = Some(file);
         }
         self.files[index].outline.as_ref().and_then(Option::as_ref)

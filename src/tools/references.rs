@@ -4,7 +4,6 @@
 //! library files are left out unless asked for.
 
 use std::collections::BTreeMap;
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -14,7 +13,7 @@ use serde::Deserialize;
 use super::Tool;
 use super::address::{Address, resolve};
 use super::audit::{TextAudit, other_symbols};
-use super::locations::{SourceFiles, place};
+use super::locations::{PathNumbers, SourceFiles, place};
 use super::page::Pager;
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
@@ -299,31 +298,64 @@ async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResul
 }
 
 /// The spots' starts by file, files in the order first met. Spots come
-/// file by file, a run of one file sharing its path: the last file is
-/// looked at before any hashing, by pointer before its bytes.
+/// file by file, a run of one file sharing its path: the last spot's
+/// file is compared by pointer before any path is.
 fn by_path(spots: Vec<Spot>) -> Vec<(PathBuf, Vec<Position>)> {
-    let mut files: Vec<(PathBuf, Vec<Position>)> = Vec::new();
-    let mut at: FastMap<OsString, usize> = FastMap::default();
-    let mut last: Option<Arc<Path>> = None;
+    let mut numbers = PathNumbers::default();
+    let mut positions: Vec<Vec<Position>> = Vec::new();
+    let mut last: Option<(Arc<Path>, usize)> = None;
     for Spot { path, range } in spots {
-        let known = match &last {
-            Some(last) if Arc::ptr_eq(last, &path) || last.as_os_str() == path.as_os_str() => {
-                Some(files.len() - 1)
-            }
-            _ => at.get(path.as_os_str()).copied(),
+        let number = match &last {
+            Some((last, number)) if Arc::ptr_eq(last, &path) => *number,
+            _ => numbers.number(&path),
         };
-        let index = match known {
-            Some(index) => index,
-            None => {
-                at.insert(path.as_os_str().to_os_string(), files.len());
-                files.push((path.to_path_buf(), Vec::new()));
-                files.len() - 1
-            }
-        };
-        files[index].1.push(range.start);
-        if index == files.len() - 1 {
-            last = Some(path);
+        if number == positions.len() {
+            positions.push(Vec::new());
         }
+        positions[number].push(range.start);
+        last = Some((path, number));
     }
-    files
+    numbers.into_paths().into_iter().zip(positions).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Range;
+
+    #[test]
+    fn spots_are_grouped_by_file_in_the_order_first_met() {
+        let spot = |path: &Arc<Path>, line: u32| Spot {
+            path: Arc::clone(path),
+            range: Range::new(Position::new(line, 1), Position::new(line, 2)),
+        };
+        let a: Arc<Path> = Path::new("/w/a.ts").into();
+        let b: Arc<Path> = Path::new("/w/b.ts").into();
+        // The same file again, through another `Arc` (another run).
+        let a_again: Arc<Path> = Path::new("/w/a.ts").into();
+        let spots = vec![
+            spot(&a, 1),
+            spot(&a, 2),
+            spot(&b, 3),
+            spot(&a_again, 4),
+            spot(&b, 5),
+        ];
+        assert_eq!(
+            by_path(spots),
+            vec![
+                (
+                    PathBuf::from("/w/a.ts"),
+                    vec![
+                        Position::new(1, 1),
+                        Position::new(2, 1),
+                        Position::new(4, 1)
+                    ]
+                ),
+                (
+                    PathBuf::from("/w/b.ts"),
+                    vec![Position::new(3, 1), Position::new(5, 1)]
+                ),
+            ]
+        );
+    }
 }
