@@ -32,6 +32,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::RoleServer;
+use rmcp::model::JsonRpcMessage;
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde_json::Value;
@@ -254,7 +255,7 @@ fn read_message(line: &[u8]) -> Read {
         .get("method")
         .and_then(|_| message.get("id"))
         .cloned();
-    match serde_json::from_value(message) {
+    match typed(message) {
         Ok(message) => Read::Message(Box::new(message)),
         // A message rmcp has no type for.
         Err(err) => match request_id {
@@ -264,6 +265,29 @@ fn read_message(line: &[u8]) -> Read {
                 Read::Nothing
             }
         },
+    }
+}
+
+/// The message as rmcp's own reading types it: its kind told by the keys
+/// present (rmcp's rule), then that kind read. rmcp's reading tries the
+/// kinds in turn from a buffered copy of the message and checks each
+/// kind's keys in a pass of its own: in `perf` of 300 `read_file` calls
+/// 20 ms apart (each read by a process that idled, so slowly), 0.11 ms of
+/// a call's 0.8 ms of CPU; this reading took 0.08. A message of no kind
+/// is left to rmcp to refuse, in its words.
+fn typed(message: Value) -> serde_json::Result<RxJsonRpcMessage<RoleServer>> {
+    let Value::Object(object) = &message else {
+        return serde_json::from_value(message);
+    };
+    let has = |key: &str| object.contains_key(key);
+    match (has("method"), has("id"), has("result"), has("error")) {
+        (true, true, false, false) => serde_json::from_value(message).map(JsonRpcMessage::Request),
+        (true, false, false, false) => {
+            serde_json::from_value(message).map(JsonRpcMessage::Notification)
+        }
+        (false, _, true, false) => serde_json::from_value(message).map(JsonRpcMessage::Response),
+        (false, _, false, true) => serde_json::from_value(message).map(JsonRpcMessage::Error),
+        _ => serde_json::from_value(message),
     }
 }
 
@@ -454,6 +478,47 @@ mod tests {
         client.read_line(&mut line).await.unwrap();
         assert_eq!(line, "second\n");
         writing.await.unwrap().unwrap();
+    }
+
+    /// `typed` reads every message as rmcp's own reading does: the same
+    /// message (as rmcp writes it back, `_meta` and all), or an error where
+    /// rmcp gives one.
+    #[test]
+    fn messages_are_typed_as_rmcp_types_them() {
+        let lines = [
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#,
+            r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"read","arguments":{"file":"src/lib.rs","depth":2},"_meta":{"progressToken":7}}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"logs"}}"#,
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}"#,
+            r#"{"jsonrpc":"2.0","id":18446744073709551615,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":-3,"method":"a/method/of/its/own","params":{"x":[1]}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4,"reason":"r"}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/of_another_protocol","params":[1]}"#,
+            r#"{"jsonrpc":"2.0","id":5,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":6,"result":{"roots":[{"uri":"file:///r","name":"r"}]}}"#,
+            r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"no"}}"#,
+            r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"parse"}}"#,
+            // None that rmcp takes:
+            r#"{"jsonrpc":"2.0","id":"x","method":"initialize","params":7}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":7}"#,
+            r#"{"jsonrpc":"2.0","id":0,"error":{"code":1}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"ping","result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"result":{},"error":{"code":1,"message":"m"}}"#,
+            r#"{"jsonrpc":"2.0"}"#,
+            r#"{"jsonrpc":"1.0","id":3,"method":"ping"}"#,
+            r#"[{"jsonrpc":"2.0","id":3,"method":"ping"}]"#,
+            r#""a string""#,
+        ];
+        let written = |read: serde_json::Result<RxJsonRpcMessage<RoleServer>>| {
+            read.map(|message| serde_json::to_value(message).unwrap())
+                .map_err(drop)
+        };
+        for line in lines {
+            let value: Value = serde_json::from_str(line).unwrap();
+            let rmcps = written(serde_json::from_value(value.clone()));
+            assert_eq!(written(typed(value)), rmcps, "{line}");
+        }
     }
 
     #[tokio::test]
