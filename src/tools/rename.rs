@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::task::Poll;
 
+use futures::future::Either;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -23,7 +24,7 @@ use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::fast_map::FastMap;
 use crate::fs::patch::{FileEdit, Patch};
 use crate::lsp::navigate::{Spot, references as find_references};
-use crate::lsp::refactor::{Preparation, prepare_rename, rename as server_rename};
+use crate::lsp::refactor::{Preparation, Renamed, prepare_rename, rename as server_rename};
 use crate::lsp::{LspError, Need, Session};
 use crate::model::{PatchReport, Place, Position, Renaming};
 use crate::syntax::Language;
@@ -126,22 +127,34 @@ async fn rename(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
         ));
     }
     let server = session.server().to_string();
-    let refusal = match prepare_rename(&session, target.position).await {
-        Ok(Preparation::Renames(_)) => None,
-        Ok(Preparation::Refuses) => Some("it is not a symbol it can rename".to_string()),
-        Err(LspError::Rpc { message, .. }) => Some(message),
-        Err(err) => return Err(err.into()),
+    // The text audit's walk of the workspace for the old name needs
+    // nothing from the server: it runs while the server renames, and the
+    // walk through the renamed texts after it takes what it found in every
+    // other file (kept while each keeps its stamp). After it, a first
+    // rename of a name through the TypeScript SDK walked the workspace for
+    // 150-480 ms once the server had answered. A refusal is not kept
+    // waiting for it (the walk still ends on the blocking pool, and is
+    // kept).
+    let audit = TextAudit::for_rename(ctx, &resolved.path);
+    let renamed = {
+        let walking = std::pin::pin!(async {
+            if let Some(audit) = &audit {
+                // Its errors are the later walk's to report.
+                let _ = audit.places(ctx, &target.name, FastMap::default()).await;
+            }
+        });
+        let asking = std::pin::pin!(ask_server(&session, target.position, new_name));
+        match futures::future::select(asking, walking).await {
+            Either::Left((renamed, walking)) => {
+                if matches!(renamed, Ok(Ok(_))) {
+                    walking.await;
+                }
+                renamed
+            }
+            Either::Right(((), asking)) => asking.await,
+        }
     };
-    let renamed = match refusal {
-        Some(why) => Err(why),
-        None => match server_rename(&session, target.position, new_name).await {
-            Ok(renamed) if renamed.rewrites.is_empty() => Err("it gave no edits".to_string()),
-            Ok(renamed) => Ok(renamed),
-            Err(LspError::Rpc { message, .. }) => Err(message),
-            Err(err) => return Err(err.into()),
-        },
-    };
-    let renamed = match renamed {
+    let renamed = match renamed? {
         Ok(renamed) => renamed,
         Err(why) => {
             // A server that knows the file's text only refuses everything
@@ -188,7 +201,6 @@ async fn rename(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
     // the workspace by real paths, would take that file from the disk: it
     // is made again with the texts under those. (An audit not waited for
     // still runs to its end on the blocking pool; both cases are rare.)
-    let audit = TextAudit::for_rename(ctx, &resolved.path);
     let audit_at = |texts| {
         let (audit, name) = (audit.as_ref(), &target.name);
         async move {
@@ -262,6 +274,27 @@ async fn rename(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
         impact: delivered.impact,
         fix: None,
     })
+}
+
+/// The server's rename at `position`, or why it refuses (its own words,
+/// or its prepareRename's no).
+async fn ask_server(
+    session: &Session,
+    position: Position,
+    new_name: &str,
+) -> Result<Result<Renamed, String>, LspError> {
+    match prepare_rename(session, position).await {
+        Ok(Preparation::Renames(_)) => {}
+        Ok(Preparation::Refuses) => return Ok(Err("it is not a symbol it can rename".into())),
+        Err(LspError::Rpc { message, .. }) => return Ok(Err(message)),
+        Err(err) => return Err(err),
+    }
+    match server_rename(session, position, new_name).await {
+        Ok(renamed) if renamed.rewrites.is_empty() => Ok(Err("it gave no edits".to_string())),
+        Ok(renamed) => Ok(Ok(renamed)),
+        Err(LspError::Rpc { message, .. }) => Ok(Err(message)),
+        Err(err) => Err(err),
+    }
 }
 
 /// The renamed texts by path, as the audit reads them.
