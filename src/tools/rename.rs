@@ -140,7 +140,7 @@ async fn rename(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
         let walking = std::pin::pin!(async {
             if let Some(audit) = &audit {
                 // Its errors are the later walk's to report.
-                let _ = audit.places(ctx, &target.name, FastMap::default()).await;
+                let _ = audit.walk_ahead(ctx, &target.name).await;
             }
         });
         let asking = std::pin::pin!(ask_server(&session, target.position, new_name));

@@ -437,6 +437,28 @@ impl TextAudit {
         name: &str,
         texts: FastMap<PathBuf, Arc<str>>,
     ) -> ToolResult<Places> {
+        let places = self.look(ctx, name, texts, true).await?;
+        Ok(places.unwrap_or_default())
+    }
+
+    /// The walk of the workspace [`TextAudit::places`] makes for `name`
+    /// (with no texts), what it finds only kept: a rename's walk while
+    /// its server renames, which the walk through the renamed texts then
+    /// takes up (and no places made and dropped meanwhile).
+    pub async fn walk_ahead(&self, ctx: &Context, name: &str) -> ToolResult<()> {
+        self.look(ctx, name, FastMap::default(), false)
+            .await
+            .map(drop)
+    }
+
+    /// [`TextAudit::places`]; with `wanted` false, the walk alone (`None`).
+    async fn look(
+        &self,
+        ctx: &Context,
+        name: &str,
+        texts: FastMap<PathBuf, Arc<str>>,
+        wanted: bool,
+    ) -> ToolResult<Option<Places>> {
         // The extensions whose files are this language's (the first
         // language to claim one has it): what the walk needs of the
         // configuration, which is too large to copy for every answer.
@@ -499,11 +521,19 @@ impl TextAudit {
                         .keep(Arc::clone(&reader), Arc::clone(&disk), since);
                     disk
                 });
+                if !wanted {
+                    return Ok(None);
+                }
                 disk.with_texts(&kept, &reader, &texts)
             } else {
-                sweep(&texts).outcomes()
+                // What each file gave is kept by `Kept` as it is read.
+                let sweep = sweep(&texts);
+                if !wanted {
+                    return Ok(None);
+                }
+                sweep.outcomes()
             };
-            Ok(places_of(&outcomes, &reader))
+            Ok(Some(places_of(&outcomes, &reader)))
         })
         .await
     }
@@ -629,6 +659,42 @@ mod tests {
 
     fn place(path: &str, line: u32, character: u32) -> (PathBuf, Position) {
         (PathBuf::from(path), Position { line, character })
+    }
+
+    /// A rename's walk ahead keeps what each file gave, which the walk for
+    /// its places then takes.
+    #[tokio::test]
+    async fn a_walk_ahead_keeps_what_each_file_gave() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = [
+            ("src/a.ts", "export function greet() {}\ngreet();\n"),
+            ("src/b.ts", "// greet the reader\nexport const x = 1;\n"),
+            ("src/c.ts", "export const y = 2;\n"),
+        ];
+        // Written long enough ago for their stamps to be trusted.
+        let long_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+        for (path, text) in files {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, text).unwrap();
+            let file = std::fs::File::options().write(true).open(&path).unwrap();
+            file.set_modified(long_ago).unwrap();
+        }
+        let workspace = crate::fs::workspace::Workspace::new(dir.path(), &[]).unwrap();
+        let root = workspace.root().to_path_buf();
+        let ctx = Context::new(workspace, crate::lsp::config::Config::built_in(), false);
+        let audit = TextAudit::for_rename(&ctx, &root.join("src/a.ts")).unwrap();
+        assert!(ctx.audit.found.is_empty());
+        audit.walk_ahead(&ctx, "greet").await.unwrap();
+        let kept = ctx.audit.found.len();
+        assert!(kept >= 3, "every file's finds kept: {kept}");
+        let places = audit
+            .places(&ctx, "greet", FastMap::default())
+            .await
+            .unwrap();
+        // TypeScript's audit is of prose: the comment in b.ts.
+        let prose = places.by_kind.get(&Kind::Prose).map(|files| files.len());
+        assert_eq!(prose, Some(1), "{places:?}");
     }
 
     #[test]
