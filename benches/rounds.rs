@@ -113,18 +113,21 @@ impl Rounds {
     /// sextant says of each call in its log: the rounds are the last
     /// calls it made), where every call waited on one.
     pub async fn own_median(&self, client: &common::mcp::Client) -> Option<Duration> {
+        // A call that failed has a second line, its error (at debug
+        // level): twice the calls' lines hold every call's own.
         let result = common::mcp::call(
             client,
             "logs",
-            json!({"server": "tool", "tail": self.walls.len()}),
+            json!({"server": "tool", "tail": 2 * self.walls.len()}),
         )
         .await;
         let text = common::mcp::texts(&result).concat();
-        let waits: Vec<Duration> = text
+        let calls: Vec<&str> = text
             .lines()
             .filter(|line| line.contains(" tool ") && line.contains(" -> "))
-            .map(waited)
             .collect();
+        let last = &calls[calls.len().saturating_sub(self.walls.len())..];
+        let waits: Vec<Duration> = last.iter().copied().map(waited).collect();
         if waits.len() != self.walls.len() {
             return None;
         }

@@ -11,8 +11,10 @@
 //! build --release` there); `--this` a program to run in this build's
 //! place (see below). For read, read_file, search, inspect, references,
 //! call_hierarchy, rename's preview, diagnostics and logs (or those
-//! `--tools` names), as the corpus table asks them, and (where all are
-//! asked) a `ping` after 20 ms idle, the floor under the others: the
+//! `--tools` names), as the corpus table asks them; `first_rename`, a
+//! rename previewed of another function or method of the corpus's file
+//! each round (see [`first_renames`]); and (where all are asked) a `ping`
+//! after 20 ms idle, the floor under the others: the
 //! median own time (a call's time less its waits on servers, from each
 //! sextant's tool log; a build whose log says nothing of waits gives its
 //! wall time; a ping's is its wall time) and CPU per call (its threads'
@@ -106,6 +108,40 @@ fn print_row(name: &str, own: &[Option<Duration>], cpu: &[Option<Duration>]) {
     );
 }
 
+/// The row a rename of a name not renamed before makes.
+const FIRST_RENAME: &str = "first_rename";
+
+/// A rename preview of each function and method of the corpus's file, by
+/// position, a name once: what an agent's rename costs. Repeating one
+/// rename (the `rename` row) finds the text audit's walk of the workspace
+/// for its name kept; a name's first walks every file that holds it
+/// (hundreds of milliseconds on the TypeScript SDK). Each side is its own
+/// process, so both meet each name first.
+async fn first_renames(side: &Side, project: &Project) -> Vec<Value> {
+    let args = json!({"file": project.file, "preview": "none"});
+    let result = common::mcp::call(&side.client, "read", args).await;
+    let outline = common::mcp::texts(&result).concat();
+    let mut seen = std::collections::HashSet::new();
+    outline
+        .lines()
+        .filter_map(|line| {
+            let (at, symbol) = line.trim().strip_prefix('@')?.split_once(' ')?;
+            let (kind, name) = symbol.split_once(" - ")?;
+            let (line, character) = at.split_once(':')?;
+            let (line, character) = (line.parse::<u32>().ok()?, character.parse::<u32>().ok()?);
+            let callable = matches!(kind, "Method" | "Function") && name != "constructor";
+            (callable && seen.insert(name.to_string())).then(|| {
+                json!({
+                    "file": project.file,
+                    "line": line,
+                    "character": character,
+                    "new_name": "renamedForBench",
+                })
+            })
+        })
+        .collect()
+}
+
 async fn start(program: &Path, project: &Project) -> Side {
     let (client, pid) = common::mcp::start_program(program, &project.root, &[]).await;
     servers_answer_search(&client, project.query).await;
@@ -160,9 +196,10 @@ async fn main() {
         if let Some(unknown) = tools
             .iter()
             .flatten()
-            .find(|tool| !all.iter().any(|(known, _)| known == tool))
+            .find(|tool| *tool != FIRST_RENAME && !all.iter().any(|(known, _)| known == tool))
         {
-            let known: Vec<&str> = all.iter().map(|(tool, _)| *tool).collect();
+            let mut known: Vec<&str> = all.iter().map(|(tool, _)| *tool).collect();
+            known.push(FIRST_RENAME);
             panic!("--tools: no {unknown}; known: {}", known.join(", "));
         }
         let asked = all
@@ -193,6 +230,29 @@ async fn main() {
             }
             let cpu: Vec<Option<Duration>> = timed.iter().map(Rounds::cpu_per_call).collect();
             print_row(tool, &own, &cpu);
+        }
+        if tools
+            .as_ref()
+            .is_none_or(|t| t.iter().any(|t| t == FIRST_RENAME))
+        {
+            let renames = first_renames(&sides[0], &project).await;
+            let mut timed = [Rounds::new(sides[0].pid), Rounds::new(sides[1].pid)];
+            for (round, args) in renames.iter().take(rounds).enumerate() {
+                let mut order = [0, 1];
+                if round % 2 == 1 {
+                    order.reverse();
+                }
+                for side in order {
+                    timed[side].call(&sides[side].client, "rename", args).await;
+                }
+            }
+            let mut own = Vec::new();
+            for (side, rounds) in sides.iter().zip(&timed) {
+                own.push(rounds.own_median(&side.client).await);
+            }
+            let cpu: Vec<Option<Duration>> = timed.iter().map(Rounds::cpu_per_call).collect();
+            let name = format!("{FIRST_RENAME} ({} names)", renames.len().min(rounds));
+            print_row(&name, &own, &cpu);
         }
         // The floor under every own time above: a ping's round trip after
         // an idle as long as a call's wait on its server. Threads that
