@@ -130,11 +130,10 @@ async fn rename(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
     // The text audit's walk of the workspace for the old name needs
     // nothing from the server: it runs while the server renames, and the
     // walk through the renamed texts after it takes what it found in every
-    // other file (kept while each keeps its stamp). After it, a first
-    // rename of a name through the TypeScript SDK walked the workspace for
-    // 150-480 ms once the server had answered. A refusal is not kept
-    // waiting for it (the walk still ends on the blocking pool, and is
-    // kept).
+    // other file (kept while each keeps its stamp). Run after the answer,
+    // it kept a first rename of a name through the TypeScript SDK 150-480
+    // ms past the server's answer. A refusal is not kept waiting for it
+    // (a walk already on the blocking pool ends there, and is kept).
     let audit = TextAudit::for_rename(ctx, &resolved.path);
     let renamed = {
         let walking = std::pin::pin!(async {
