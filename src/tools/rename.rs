@@ -135,21 +135,19 @@ async fn rename(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
     // ms past the server's answer. A refusal is not kept waiting for it
     // (a walk already on the blocking pool ends there, and is kept).
     let audit = TextAudit::for_rename(ctx, &resolved.path);
+    // Waited for only by the walk through the renamed texts: a refusal
+    // after the server's answer (a library file, a write check) is not
+    // kept waiting either. (Polled again once done, it is done at once.)
+    let mut walking = std::pin::pin!(futures::future::maybe_done(async {
+        if let Some(audit) = &audit {
+            // Its errors are the later walk's to report.
+            let _ = audit.walk_ahead(ctx, &target.name).await;
+        }
+    }));
     let renamed = {
-        let walking = std::pin::pin!(async {
-            if let Some(audit) = &audit {
-                // Its errors are the later walk's to report.
-                let _ = audit.walk_ahead(ctx, &target.name).await;
-            }
-        });
         let asking = std::pin::pin!(ask_server(&session, target.position, new_name));
-        match futures::future::select(asking, walking).await {
-            Either::Left((renamed, walking)) => {
-                if matches!(renamed, Ok(Ok(_))) {
-                    walking.await;
-                }
-                renamed
-            }
+        match futures::future::select(asking, walking.as_mut()).await {
+            Either::Left((renamed, _)) => renamed,
             Either::Right(((), asking)) => asking.await,
         }
     };
@@ -193,8 +191,9 @@ async fn rename(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
     // The audit reads the renamed texts on the blocking pool while each
     // file's write is checked here (a `stat` of each, 0.7 ms through 71
     // files of the SDK), each text under the path the server named: its
-    // first poll starts it (once the file watcher's changes are in, which
-    // may take longer than the check). A check that fails answers at once.
+    // first poll starts it (once the walk ahead has ended and the file
+    // watcher's changes are in, which may take longer than the check). A
+    // check that fails answers at once.
     // Where it finds a file at another path (a server naming it through a
     // symlinked folder, or through the root as given), the audit, reading
     // the workspace by real paths, would take that file from the disk: it
@@ -209,7 +208,11 @@ async fn rename(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
             }
         }
     };
-    let mut placing = std::pin::pin!(audit_at(renamed_texts(&files)));
+    let texts = renamed_texts(&files);
+    let mut placing = std::pin::pin!(async move {
+        walking.await;
+        audit_at(texts).await
+    });
     let started = futures::poll!(placing.as_mut());
     let places = if check_writes(ctx, &mut files)? {
         audit_at(renamed_texts(&files)).await?
