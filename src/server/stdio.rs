@@ -485,22 +485,24 @@ mod tests {
     /// rmcp gives one.
     #[test]
     fn messages_are_typed_as_rmcp_types_them() {
-        let lines = [
+        let taken = [
             r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#,
             r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"read","arguments":{"file":"src/lib.rs","depth":2},"_meta":{"progressToken":7}}}"#,
             r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"logs"}}"#,
-            r#"{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}"#,
-            r#"{"jsonrpc":"2.0","id":18446744073709551615,"method":"ping"}"#,
             r#"{"jsonrpc":"2.0","id":-3,"method":"a/method/of/its/own","params":{"x":[1]}}"#,
             r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
             r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4,"reason":"r"}}"#,
-            r#"{"jsonrpc":"2.0","method":"notifications/of_another_protocol","params":[1]}"#,
             r#"{"jsonrpc":"2.0","id":5,"result":{}}"#,
             r#"{"jsonrpc":"2.0","id":6,"result":{"roots":[{"uri":"file:///r","name":"r"}]}}"#,
             r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"no"}}"#,
             r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"parse"}}"#,
-            // None that rmcp takes:
+        ];
+        // None that rmcp takes:
+        let refused = [
+            r#"{"jsonrpc":"2.0","method":"notifications/of_another_protocol","params":[1]}"#,
+            r#"{"jsonrpc":"2.0","id":18446744073709551615,"method":"ping"}"#,
             r#"{"jsonrpc":"2.0","id":"x","method":"initialize","params":7}"#,
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}"#,
             r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":7}"#,
             r#"{"jsonrpc":"2.0","id":0,"error":{"code":1}}"#,
             r#"{"jsonrpc":"2.0","id":3,"method":"ping","result":{}}"#,
@@ -514,9 +516,11 @@ mod tests {
             read.map(|message| serde_json::to_value(message).unwrap())
                 .map_err(drop)
         };
-        for line in lines {
+        let taken = taken.map(|line| (line, true));
+        for (line, takes) in taken.into_iter().chain(refused.map(|line| (line, false))) {
             let value: Value = serde_json::from_str(line).unwrap();
             let rmcps = written(serde_json::from_value(value.clone()));
+            assert_eq!(rmcps.is_ok(), takes, "rmcp's reading of {line}");
             assert_eq!(written(typed(value)), rmcps, "{line}");
         }
     }
