@@ -113,6 +113,9 @@ impl Rounds {
     /// sextant says of each call in its log: the rounds are the last
     /// calls it made), where every call waited on one.
     pub async fn own_median(&self, client: &common::mcp::Client) -> Option<Duration> {
+        if self.walls.is_empty() {
+            return None;
+        }
         // A call that failed has a second line, its error (at debug
         // level): twice the calls' lines hold every call's own.
         let result = common::mcp::call(

@@ -205,6 +205,35 @@ async fn main() {
         let asked = all
             .into_iter()
             .filter(|(tool, _)| tools.as_ref().is_none_or(|t| t.iter().any(|t| t == tool)));
+        // First, so that no name was renamed before (the rename row's).
+        if tools
+            .as_ref()
+            .is_none_or(|t| t.iter().any(|t| t == FIRST_RENAME))
+        {
+            let renames = first_renames(&sides[0], &project).await;
+            assert!(
+                !renames.is_empty(),
+                "no function or method in {}",
+                project.file
+            );
+            let mut timed = [Rounds::new(sides[0].pid), Rounds::new(sides[1].pid)];
+            for (round, args) in renames.iter().take(rounds).enumerate() {
+                let mut order = [0, 1];
+                if round % 2 == 1 {
+                    order.reverse();
+                }
+                for side in order {
+                    timed[side].call(&sides[side].client, "rename", args).await;
+                }
+            }
+            let mut own = Vec::new();
+            for (side, rounds) in sides.iter().zip(&timed) {
+                own.push(rounds.own_median(&side.client).await);
+            }
+            let cpu: Vec<Option<Duration>> = timed.iter().map(Rounds::cpu_per_call).collect();
+            let name = format!("{FIRST_RENAME} ({} names)", renames.len().min(rounds));
+            print_row(&name, &own, &cpu);
+        }
         for (tool, args) in asked {
             // A warm-up call each, then the rounds in turn.
             let mut timed = Vec::new();
@@ -230,29 +259,6 @@ async fn main() {
             }
             let cpu: Vec<Option<Duration>> = timed.iter().map(Rounds::cpu_per_call).collect();
             print_row(tool, &own, &cpu);
-        }
-        if tools
-            .as_ref()
-            .is_none_or(|t| t.iter().any(|t| t == FIRST_RENAME))
-        {
-            let renames = first_renames(&sides[0], &project).await;
-            let mut timed = [Rounds::new(sides[0].pid), Rounds::new(sides[1].pid)];
-            for (round, args) in renames.iter().take(rounds).enumerate() {
-                let mut order = [0, 1];
-                if round % 2 == 1 {
-                    order.reverse();
-                }
-                for side in order {
-                    timed[side].call(&sides[side].client, "rename", args).await;
-                }
-            }
-            let mut own = Vec::new();
-            for (side, rounds) in sides.iter().zip(&timed) {
-                own.push(rounds.own_median(&side.client).await);
-            }
-            let cpu: Vec<Option<Duration>> = timed.iter().map(Rounds::cpu_per_call).collect();
-            let name = format!("{FIRST_RENAME} ({} names)", renames.len().min(rounds));
-            print_row(&name, &own, &cpu);
         }
         // The floor under every own time above: a ping's round trip after
         // an idle as long as a call's wait on its server. Threads that
