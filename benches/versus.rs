@@ -108,6 +108,17 @@ fn print_row(name: &str, own: &[Option<Duration>], cpu: &[Option<Duration>]) {
     );
 }
 
+/// The row of calls timed on both sides: own times (from each side's log)
+/// and CPU per call.
+async fn print_measured(name: &str, sides: &[Side], timed: &[Rounds]) {
+    let mut own = Vec::new();
+    for (side, rounds) in sides.iter().zip(timed) {
+        own.push(rounds.own_median(&side.client).await);
+    }
+    let cpu: Vec<Option<Duration>> = timed.iter().map(Rounds::cpu_per_call).collect();
+    print_row(name, &own, &cpu);
+}
+
 /// The row a rename of a name not renamed before makes.
 const FIRST_RENAME: &str = "first_rename";
 
@@ -226,13 +237,8 @@ async fn main() {
                     timed[side].call(&sides[side].client, "rename", args).await;
                 }
             }
-            let mut own = Vec::new();
-            for (side, rounds) in sides.iter().zip(&timed) {
-                own.push(rounds.own_median(&side.client).await);
-            }
-            let cpu: Vec<Option<Duration>> = timed.iter().map(Rounds::cpu_per_call).collect();
             let name = format!("{FIRST_RENAME} ({} names)", renames.len().min(rounds));
-            print_row(&name, &own, &cpu);
+            print_measured(&name, &sides, &timed).await;
         }
         for (tool, args) in asked {
             // A warm-up call each, then the rounds in turn.
@@ -253,12 +259,7 @@ async fn main() {
                     rounds.call(&side.client, tool, &args).await;
                 }
             }
-            let mut own = Vec::new();
-            for (side, rounds) in sides.iter().zip(&timed) {
-                own.push(rounds.own_median(&side.client).await);
-            }
-            let cpu: Vec<Option<Duration>> = timed.iter().map(Rounds::cpu_per_call).collect();
-            print_row(tool, &own, &cpu);
+            print_measured(tool, &sides, &timed).await;
         }
         // The floor under every own time above: a ping's round trip after
         // an idle as long as a call's wait on its server. Threads that

@@ -132,12 +132,10 @@ async fn rename(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
     // walk through the renamed texts after it takes what it found in every
     // other file (kept while each keeps its stamp). Run after the answer,
     // it kept a first rename of a name through the TypeScript SDK 150-480
-    // ms past the server's answer. A refusal is not kept waiting for it
-    // (a walk already on the blocking pool ends there, and is kept).
+    // ms past the server's answer. Only that walk waits for it, so no
+    // refusal does (a walk already on the blocking pool ends there, and is
+    // kept). Polled again once done, it is done at once.
     let audit = TextAudit::for_rename(ctx, &resolved.path);
-    // Waited for only by the walk through the renamed texts: a refusal
-    // after the server's answer (a library file, a write check) is not
-    // kept waiting either. (Polled again once done, it is done at once.)
     let mut walking = std::pin::pin!(futures::future::maybe_done(async {
         if let Some(audit) = &audit {
             // Its errors are the later walk's to report.

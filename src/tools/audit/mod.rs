@@ -661,8 +661,8 @@ mod tests {
         (PathBuf::from(path), Position { line, character })
     }
 
-    /// A rename's walk ahead keeps what each file gave, which the walk for
-    /// its places then takes.
+    /// A rename's walk ahead keeps what each file gave, and the places
+    /// asked for after it are those the files hold.
     #[tokio::test]
     async fn a_walk_ahead_keeps_what_each_file_gave() {
         let dir = tempfile::tempdir().unwrap();
