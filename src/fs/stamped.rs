@@ -163,6 +163,20 @@ impl<K: Eq + Hash + Clone, V> StampedCache<K, V> {
         self.get_checked(key, stamp, None)
     }
 
+    /// The value kept for `key` whatever it was made from: for a value
+    /// that says itself what it was made from, which its caller checks.
+    pub fn get_any<Q: Hash + Eq + ?Sized>(&self, key: &Q) -> Option<Arc<V>>
+    where
+        K: Borrow<Q>,
+    {
+        let mut inner = lock(&self.inner);
+        inner.clock += 1;
+        let clock = inner.clock;
+        let entry = inner.entries.get_mut(key)?;
+        entry.used = clock;
+        Some(Arc::clone(&entry.value))
+    }
+
     /// The cache's clock now: read before a stamp that `get_checked`
     /// then checks.
     fn now(&self) -> u64 {

@@ -304,6 +304,16 @@ impl Language {
         self.spec().tokens.derives.iter().any(|d| d == kind)
     }
 
+    /// Whether `word` is a token of the grammar's own (a keyword,
+    /// contextual or not: `type`, `get`, `union`), whose place in a text
+    /// can change how the text around it parses.
+    pub fn is_grammar_word(self, word: &str) -> bool {
+        super::grammar::grammar(self)
+            .language
+            .id_for_node_kind(word, false)
+            != 0
+    }
+
     /// Whether a node of kind `kind` is code again inside a literal
     /// (`${...}`).
     pub(super) fn is_code_in_literal(self, kind: &str) -> bool {

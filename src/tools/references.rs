@@ -12,12 +12,11 @@ use serde::Deserialize;
 
 use super::Tool;
 use super::address::{Address, resolve};
-use super::audit::{TextAudit, other_symbols};
+use super::audit::{RenamedTexts, TextAudit, other_symbols};
 use super::locations::{PathNumbers, SourceFiles, place};
 use super::page::Pager;
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
-use crate::fast_map::FastMap;
 use crate::lsp::Need;
 use crate::lsp::navigate::{Goto, Spot, goto, references as find_references};
 use crate::model::{NumberedLine, Place, Position, ReferenceFile, ReferenceLine, ReferencesResult};
@@ -92,7 +91,7 @@ async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResul
         },
         async {
             let audit = TextAudit::for_file(ctx, &resolved.path)?;
-            Some(audit.places(ctx, name, FastMap::default()).await)
+            Some(audit.places(ctx, name, RenamedTexts::default()).await)
         },
     );
     let spots = found?;
@@ -158,7 +157,7 @@ async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResul
     if let Some(audit) = TextAudit::for_file(ctx, &declared_in) {
         let places = match early_places {
             Some(places) => places?,
-            None => audit.places(ctx, name, FastMap::default()).await?,
+            None => audit.places(ctx, name, RenamedTexts::default()).await?,
         };
         let mut counted: Vec<(PathBuf, Position)> = in_files
             .iter()

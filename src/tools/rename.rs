@@ -15,13 +15,12 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::address::{Address, resolve};
-use super::audit::{Places, TextAudit, other_symbols};
+use super::audit::{Places, RenamedText, RenamedTexts, TextAudit, other_symbols};
 use super::locations::place;
 use super::server_edit::{check_writes, deliver, describe_within_budget, files_of};
 use super::{Tool, blocking};
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
-use crate::fast_map::FastMap;
 use crate::fs::patch::{FileEdit, Patch};
 use crate::lsp::navigate::{Spot, references as find_references};
 use crate::lsp::refactor::{Preparation, Renamed, prepare_rename, rename as server_rename};
@@ -206,14 +205,14 @@ async fn rename(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
             }
         }
     };
-    let texts = renamed_texts(&files);
+    let texts = renamed_texts(&files, new_name);
     let mut placing = std::pin::pin!(async move {
         walking.await;
         audit_at(texts).await
     });
     let started = futures::poll!(placing.as_mut());
     let places = if check_writes(ctx, &mut files)? {
-        audit_at(renamed_texts(&files)).await?
+        audit_at(renamed_texts(&files, new_name)).await?
     } else {
         match started {
             Poll::Ready(places) => places?,
@@ -298,11 +297,18 @@ async fn ask_server(
 }
 
 /// The renamed texts by path, as the audit reads them.
-fn renamed_texts(files: &[FileEdit]) -> FastMap<PathBuf, Arc<str>> {
-    files
-        .iter()
-        .map(|f| (f.path.clone(), f.after.clone().unwrap_or_default()))
-        .collect()
+fn renamed_texts(files: &[FileEdit], new_name: &str) -> RenamedTexts {
+    let files = files.iter().map(|f| {
+        let text = RenamedText {
+            before: f.before.clone(),
+            after: f.after.clone().unwrap_or_default(),
+        };
+        (f.path.clone(), text)
+    });
+    RenamedTexts {
+        new_name: new_name.to_string(),
+        files: files.collect(),
+    }
 }
 
 /// Lines at most named in the aliases note.

@@ -259,6 +259,25 @@ impl Scan {
 /// for a name is a few hundred bytes, most of them empty.
 const MAX_KEPT_BYTES: usize = 16 * 1024 * 1024;
 
+/// What the audit found in a rename's texts kept at most, in bytes.
+const MAX_KEPT_RENAMED_BYTES: usize = 4 * 1024 * 1024;
+
+/// A rename's result, which the audit reads instead of the disk: the new
+/// name, and each renamed file's texts (by the path the server named).
+#[derive(Debug, Default)]
+pub struct RenamedTexts {
+    pub new_name: String,
+    pub files: FastMap<PathBuf, RenamedText>,
+}
+
+/// A file as a rename leaves it, and as it was.
+#[derive(Debug)]
+pub struct RenamedText {
+    /// `None` for a file the rename creates.
+    pub before: Option<Arc<str>>,
+    pub after: Arc<str>,
+}
+
 /// What the audit keeps between calls, so that a rename or references
 /// asked again (or of another name) does not walk and read the whole
 /// workspace again: the list of its source files while the file watcher
@@ -271,6 +290,10 @@ pub struct Kept {
     /// file a sweep reads, which would otherwise copy each path.
     sources: KeptLists<Arc<Path>>,
     found: StampedCache<(Arc<Path>, Arc<Query>), Found>,
+    /// Where each name was found in a rename's texts, by the text's
+    /// stamp: apart from `found`, whose disk finds the next rename's
+    /// texts are carried over from.
+    renamed: StampedCache<(Arc<Path>, Arc<Query>), Found>,
     /// Whole sweeps of the disk, while the file watcher hears everything.
     sweeps: Sweeps,
 }
@@ -287,6 +310,7 @@ impl Default for Kept {
         Kept {
             sources: KeptLists::default(),
             found: StampedCache::new(MAX_KEPT_BYTES),
+            renamed: StampedCache::new(MAX_KEPT_RENAMED_BYTES),
             sweeps: Sweeps::default(),
         }
     }
@@ -337,20 +361,40 @@ impl Kept {
         self.found.get_fresh(&key, path, watch)
     }
 
-    /// Where the `query`'s name appears in `text`, given for the file at
-    /// `path` instead of the disk's (a rename's result), kept by the
-    /// text's stamp.
+    /// Where the `query`'s name appears in `text`, a rename's result for
+    /// the file at `path` given instead of the disk's, renaming it to
+    /// `new_name`; kept by the text's stamp. Carried over from what the
+    /// file's text before the rename gave (`scan::renamed`), where that
+    /// is kept: a first rename of a common name read every renamed text
+    /// again, a parse of each (8 ms a rename through ripgrep, most of the
+    /// walk's time past the server's answer); else read.
     fn found_in_text(
         &self,
         path: &Arc<Path>,
         query: &Arc<Query>,
-        text: &str,
-    ) -> Option<Arc<Found>> {
-        let stamp = Stamp::of_text(text);
+        text: &RenamedText,
+        new_name: &str,
+    ) -> Arc<Found> {
+        let stamp = Stamp::of_text(&text.after);
         let key = (Arc::clone(path), Arc::clone(query));
-        self.found
-            .get(&key, stamp)
-            .or_else(|| self.find(path, Some(stamp), query, || Some(Cow::Borrowed(text))))
+        if let Some(found) = self.renamed.get(&key, stamp) {
+            return found;
+        }
+        let carried = match (&query.scan, &text.before) {
+            (Scan::Source { .. }, Some(before)) => self.found.get_any(&key).and_then(|disk| {
+                let language = Language::from_path(path);
+                scan::renamed(&disk, before, &text.after, &query.name, new_name, language)
+            }),
+            _ => None,
+        };
+        let found = Arc::new(carried.unwrap_or_else(|| {
+            query
+                .scan
+                .run(path, Cow::Borrowed(&text.after), &query.name)
+        }));
+        let weight = found_weight(path, query, &found);
+        self.renamed.put(key, stamp, Arc::clone(&found), weight);
+        found
     }
 
     /// Where the `query`'s name appears in the text `read` gives of the
@@ -364,13 +408,18 @@ impl Kept {
     ) -> Option<Arc<Found>> {
         let found = Arc::new(query.scan.run(path, read()?, &query.name));
         if let Some(stamp) = stamp {
-            let places = found.code.len() + found.conditional.len() + found.prose.len();
-            let weight = 256 + path.as_os_str().len() + query.name.len() + places * 8;
+            let weight = found_weight(path, query, &found);
             let key = (Arc::clone(path), Arc::clone(query));
             self.found.put(key, stamp, Arc::clone(&found), weight);
         }
         Some(found)
     }
+}
+
+/// The bytes (roughly) a find kept takes.
+fn found_weight(path: &Path, query: &Query, found: &Found) -> usize {
+    let places = found.code.len() + found.conditional.len() + found.prose.len();
+    256 + path.as_os_str().len() + query.name.len() + places * 8
 }
 
 impl TextAudit {
@@ -425,19 +474,19 @@ impl TextAudit {
     }
 
     /// Every place `name` appears in the workspace's files the audit
-    /// reads, .gitignore respected; a file in `texts` is read from there
+    /// reads, .gitignore respected; a file of `renamed` is read from there
     /// instead of the disk (a rename's result). What was found in a file
     /// before is taken again while the file is unchanged (`Kept`): while
     /// the file watcher covers the workspace, without a `stat` of each;
     /// while it hears every change, the whole look is taken again, but
-    /// for the files of `texts`.
+    /// for the files of `renamed`.
     pub async fn places(
         &self,
         ctx: &Context,
         name: &str,
-        texts: FastMap<PathBuf, Arc<str>>,
+        renamed: RenamedTexts,
     ) -> ToolResult<Places> {
-        let places = self.look(ctx, name, texts, true).await?;
+        let places = self.look(ctx, name, renamed, true).await?;
         Ok(places.unwrap_or_default())
     }
 
@@ -446,7 +495,7 @@ impl TextAudit {
     /// its server renames, which the walk through the renamed texts then
     /// takes up (and no places made and dropped meanwhile).
     pub async fn walk_ahead(&self, ctx: &Context, name: &str) -> ToolResult<()> {
-        self.look(ctx, name, FastMap::default(), false)
+        self.look(ctx, name, RenamedTexts::default(), false)
             .await
             .map(drop)
     }
@@ -456,7 +505,7 @@ impl TextAudit {
         &self,
         ctx: &Context,
         name: &str,
-        texts: FastMap<PathBuf, Arc<str>>,
+        texts: RenamedTexts,
         wanted: bool,
     ) -> ToolResult<Option<Places>> {
         // The extensions whose files are this language's (the first
@@ -508,15 +557,13 @@ impl TextAudit {
         blocking(move || {
             let watch = heard.as_ref().map(|heard| heard as &dyn Watch);
             let sources = kept.sources(&root, watched);
-            let sweep = |texts: &FastMap<PathBuf, Arc<str>>| {
-                Sweep::new(&kept, &sources, &reader, texts, watch)
-            };
+            let sweep = |texts: &RenamedTexts| Sweep::new(&kept, &sources, &reader, texts, watch);
             // With a rename's texts, a workspace of `MAX_FILES` files or
             // more could leave files unread for their count: swept with them.
-            let within = texts.is_empty() || sources.len() + texts.len() < MAX_FILES;
+            let within = texts.files.is_empty() || sources.len() + texts.files.len() < MAX_FILES;
             let outcomes = if whole && within {
                 let disk = kept.sweeps.get(&reader, &sources).unwrap_or_else(|since| {
-                    let disk = Arc::new(sweep(&FastMap::default()));
+                    let disk = Arc::new(sweep(&RenamedTexts::default()));
                     kept.sweeps
                         .keep(Arc::clone(&reader), Arc::clone(&disk), since);
                     disk
@@ -689,12 +736,52 @@ mod tests {
         let kept = ctx.audit.found.len();
         assert!(kept >= 3, "every file's finds kept: {kept}");
         let places = audit
-            .places(&ctx, "greet", FastMap::default())
+            .places(&ctx, "greet", RenamedTexts::default())
             .await
             .unwrap();
         // TypeScript's audit is of prose: the comment in b.ts.
         let prose = places.by_kind.get(&Kind::Prose).map(|files| files.len());
         assert_eq!(prose, Some(1), "{places:?}");
+    }
+
+    /// A rename's text is given the places the disk's text before it
+    /// gave, carried over, where they are kept; else it is read.
+    #[test]
+    fn a_renamed_text_takes_the_places_kept_of_its_text_before() {
+        let kept = Kept::default();
+        let path: Arc<Path> = Arc::from(Path::new("/w/src/a.ts"));
+        let query = Arc::new(Query {
+            name: "send".to_string(),
+            scan: Scan::Source {
+                scope: AuditScope::Code,
+                conditional: false,
+            },
+        });
+        let before = "// send\nsend(x.send);\n";
+        let text = RenamedText {
+            before: Some(Arc::from(before)),
+            after: Arc::from("// send\nship(x.send);\n"),
+        };
+        // As the disk's read gave them, but for a place no read gives:
+        // what is carried over is told by it.
+        let disk = Found {
+            code: vec![Position::new(2, 1), Position::new(2, 8)],
+            conditional: vec![Position::new(1, 1)],
+            prose: vec![Position::new(1, 4)],
+            carries: Some(Stamp::of_text(before)),
+        };
+        let key = (Arc::clone(&path), Arc::clone(&query));
+        kept.found
+            .put(key, Stamp::of_text(before), Arc::new(disk), 256);
+        let found = kept.found_in_text(&path, &query, &text, "ship");
+        assert_eq!(found.code, [Position::new(2, 8)]);
+        assert_eq!(found.conditional, [Position::new(1, 1)]);
+        assert_eq!(found.prose, [Position::new(1, 4)]);
+        // Another file, nothing kept of it: read.
+        let other: Arc<Path> = Arc::from(Path::new("/w/src/b.ts"));
+        let found = kept.found_in_text(&other, &query, &text, "ship");
+        assert!(found.conditional.is_empty());
+        assert_eq!(found.code, [Position::new(2, 8)]);
     }
 
     #[test]

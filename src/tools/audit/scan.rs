@@ -10,6 +10,7 @@ use std::borrow::Cow;
 use std::ops::Range;
 use std::path::Path;
 
+use crate::fs::stamped::Stamp;
 use crate::lsp::config::AuditScope;
 use crate::model::Position;
 use crate::syntax::{self, Language, LineIndex, Token};
@@ -23,6 +24,10 @@ pub struct Found {
     /// asked for.
     pub conditional: Vec<Position>,
     pub prose: Vec<Position>,
+    /// The text read, by its stamp, where its places carry over to a
+    /// rename of it (see [`renamed`]): one that parsed without an error,
+    /// for a name that is no word of the grammar's own.
+    pub carries: Option<Stamp>,
 }
 
 /// The byte offsets where `name` is a whole word of `text`.
@@ -30,7 +35,6 @@ pub fn word_offsets(text: &str, name: &str) -> Vec<usize> {
     if name.is_empty() || !text.contains(name) {
         return Vec::new();
     }
-    let is_word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
     text.match_indices(name)
         .map(|(at, _)| at)
         .filter(|&at| {
@@ -58,7 +62,11 @@ pub fn source(
     // Copied only to be parsed: most texts a rename hands in no longer
     // hold the name.
     let file = syntax::parse(language, text.into_owned());
-    let mut found = Found::default();
+    let mut found = Found {
+        carries: (!file.has_syntax_errors() && !language.is_grammar_word(name))
+            .then(|| Stamp::of_text(file.text())),
+        ..Found::default()
+    };
     for at in offsets {
         let position = file.lines().position(file.text(), at);
         match file.token_at(position) {
@@ -73,6 +81,90 @@ pub fn source(
         }
     }
     found
+}
+
+/// Where `name` is in `after`, a rename of `before` (the text `found`
+/// was read from, as its `carries` says) to `new`: the places of `found`
+/// the rename left, each moved along its line by the names renamed
+/// before it there. Renaming one name to another changes no token's kind
+/// around it, so a place read as code, conditional code or prose stays
+/// so; `language` (the grammar that read `before`, if one did) must not
+/// hold `new` as a word of its own. `None` where that cannot be told
+/// without reading `after` again: `after` is not `before` with some of
+/// the name's whole-word places made `new` and nothing else changed,
+/// `new` is not a plain name, or `before` is not the text read.
+pub fn renamed(
+    found: &Found,
+    before: &str,
+    after: &str,
+    name: &str,
+    new: &str,
+    language: Option<Language>,
+) -> Option<Found> {
+    let plain = !new.is_empty() && new != name && new.chars().all(is_word);
+    if !plain || language.is_some_and(|language| language.is_grammar_word(new)) {
+        return None;
+    }
+    if found.carries != Some(Stamp::of_text(before)) {
+        return None;
+    }
+    // The name's places in `before` the rename made `new`, walking both
+    // texts side by side: between two places they must be alike.
+    let mut replaced = Vec::new();
+    let (mut read, mut at_after) = (0, 0);
+    for at in word_offsets(before, name) {
+        let between = &before[read..at];
+        if after.get(at_after..at_after + between.len())? != between {
+            return None;
+        }
+        at_after += between.len();
+        let rest = &after[at_after..];
+        let word = &rest[..rest.find(|c| !is_word(c)).unwrap_or(rest.len())];
+        if word == new {
+            replaced.push(at);
+        } else if word != name {
+            return None;
+        }
+        at_after += word.len();
+        read = at + name.len();
+    }
+    if after.get(at_after..)? != &before[read..] {
+        return None;
+    }
+    let lines = LineIndex::new(before);
+    let replaced: Vec<Position> = replaced
+        .into_iter()
+        .map(|at| lines.position(before, at))
+        .collect();
+    let longer = new.chars().count() as i64 - name.chars().count() as i64;
+    let moved = |places: &[Position]| -> Vec<Position> {
+        places
+            .iter()
+            .filter(|place| replaced.binary_search(place).is_err())
+            .map(|place| {
+                let earlier = replaced
+                    .iter()
+                    .filter(|r| r.line == place.line && r.character < place.character)
+                    .count() as i64;
+                let character = i64::from(place.character) + earlier * longer;
+                Position::new(
+                    place.line,
+                    u32::try_from(character).unwrap_or(place.character),
+                )
+            })
+            .collect()
+    };
+    Some(Found {
+        code: moved(&found.code),
+        conditional: moved(&found.conditional),
+        prose: moved(&found.prose),
+        // No text on disk: nothing renames it again.
+        carries: None,
+    })
+}
+
+fn is_word(c: char) -> bool {
+    c.is_alphanumeric() || c == '_' || c == '$'
 }
 
 /// `name` in a component that embeds `language`'s code: its script
@@ -339,6 +431,91 @@ fn plain(e: &Entry) -> i64 { e.amount() + total!(e.amount()) }
             false,
         );
         assert!(found.conditional.is_empty() && found.code.is_empty());
+    }
+
+    /// `text` with the name's whole-word places numbered in `which` (from
+    /// 0) made `new`.
+    fn rename_places(text: &str, name: &str, new: &str, which: &[usize]) -> String {
+        let mut out = text.to_string();
+        for (n, at) in word_offsets(text, name).into_iter().enumerate().rev() {
+            if which.contains(&n) {
+                out.replace_range(at..at + name.len(), new);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_renamed_text_carries_the_places_a_read_of_it_finds() {
+        let typescript = "// send it\nconst send = x.send; send(send, 'send');\nconst é = `${send} send`; // é send\nfunction f() { send(); }\n";
+        let rust = "//! send\n#[cfg(windows)]\nfn a(e: &E) { e.send(); send!(e.send()) }\nfn é() { send!(é.send(), \"send\") }\n";
+        let cases = [
+            ("a.ts", typescript, AuditScope::Code, vec![1, 2, 6]),
+            ("a.ts", typescript, AuditScope::Code, vec![]),
+            ("a.rs", rust, AuditScope::Macros, vec![1, 4]),
+            ("a.rs", rust, AuditScope::Macros, vec![2, 3, 5]),
+        ];
+        for (file, before, scope, which) in cases {
+            let path = Path::new(file);
+            let language = Language::from_path(path);
+            let read = |text: &str| source(path, Cow::Borrowed(text), "send", scope, true);
+            let found = read(before);
+            for new in ["deliverAll", "s"] {
+                let after = rename_places(before, "send", new, &which);
+                let carried = renamed(&found, before, &after, "send", new, language)
+                    .unwrap_or_else(|| panic!("{file} {which:?} to {new}: not carried"));
+                let again = read(&after);
+                assert_eq!(
+                    (&carried.code, &carried.conditional, &carried.prose),
+                    (&again.code, &again.conditional, &again.prose),
+                    "{file} {which:?} to {new}"
+                );
+            }
+        }
+        // Places move along their lines: `send(send` made `s(send`.
+        let found = source(
+            Path::new("a.ts"),
+            Cow::Borrowed(typescript),
+            "send",
+            AuditScope::Code,
+            false,
+        );
+        assert!(found.code.contains(&at(2, 27)));
+        let after = rename_places(typescript, "send", "s", &[1, 2, 3]);
+        let carried = renamed(&found, typescript, &after, "send", "s", language_of("a.ts"));
+        assert!(carried.unwrap().code.contains(&at(2, 18)));
+    }
+
+    fn language_of(file: &str) -> Option<Language> {
+        Language::from_path(Path::new(file))
+    }
+
+    #[test]
+    fn what_a_renamed_text_cannot_carry_is_read_again() {
+        let path = Path::new("a.ts");
+        let before = "const send = 1;\nsend;\n";
+        let found = source(path, Cow::Borrowed(before), "send", AuditScope::Code, false);
+        let ts = language_of("a.ts");
+        let carry = |after: &str, new: &str| renamed(&found, before, after, "send", new, ts);
+        assert!(carry("const ship = 1;\nsend;\n", "ship").is_some());
+        // Anything else changed, a name not the new one, a new name that
+        // is a word of the grammar or no plain name.
+        assert!(carry("const ship = 2;\nsend;\n", "ship").is_none());
+        assert!(carry("const ship = 1;\nsend;\n// x\n", "ship").is_none());
+        assert!(carry("const sail = 1;\nsend;\n", "ship").is_none());
+        assert!(carry("const type = 1;\nsend;\n", "type").is_none());
+        assert!(carry("const r#ship = 1;\nsend;\n", "r#ship").is_none());
+        // Places found in another text than the one renamed.
+        let other = "let send = 1;\nsend;\n";
+        assert!(renamed(&found, other, "let ship = 1;\nsend;\n", "send", "ship", ts).is_none());
+        // A text that does not parse cleanly carries nothing.
+        let broken = "const send = (;\nsend;\n";
+        let found = source(path, Cow::Borrowed(broken), "send", AuditScope::Code, false);
+        assert_eq!(found.carries, None);
+        // Nor does one read for a word of the grammar's own.
+        let typed = "type T = 1;\nlet type = 2;\n";
+        let found = source(path, Cow::Borrowed(typed), "type", AuditScope::Code, false);
+        assert_eq!(found.carries, None);
     }
 
     #[test]

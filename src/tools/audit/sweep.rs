@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use super::scan::Found;
-use super::{Kept, Kind, MAX_FILE_BYTES, MAX_FILES, Places, Query};
+use super::{Kept, Kind, MAX_FILE_BYTES, MAX_FILES, Places, Query, RenamedText, RenamedTexts};
 use crate::fast_map::FastMap;
 use crate::fs::memo::{Memo, Since};
 use crate::fs::stamped::Watch;
@@ -133,8 +133,8 @@ pub(super) struct Sweep {
 }
 
 impl Sweep {
-    /// A look through `sources` as `reader` says, a file in `texts` read
-    /// from there instead of the disk. What each file gave is taken from
+    /// A look through `sources` as `reader` says, a file of `texts` (a
+    /// rename's) read from there instead of the disk. What each file gave is taken from
     /// `kept` while the file is unchanged (`watch`: without a `stat` where
     /// the watcher hears it). Once `MAX_FILES` files have given what they
     /// hold (read, kept or given as texts), a file not kept is not read,
@@ -143,7 +143,7 @@ impl Sweep {
         kept: &Kept,
         sources: &Arc<Vec<Arc<Path>>>,
         reader: &Reader,
-        texts: &FastMap<PathBuf, Arc<str>>,
+        texts: &RenamedTexts,
         watch: Option<&dyn Watch>,
     ) -> Sweep {
         let mut sweep = Sweep {
@@ -156,8 +156,8 @@ impl Sweep {
             let Some((reading, query)) = reader.reading(path) else {
                 continue;
             };
-            let found = if let Some(text) = texts.get(&**path) {
-                kept.found_in_text(path, query, text)
+            let found = if let Some(text) = texts.files.get(&**path) {
+                Some(kept.found_in_text(path, query, text, &texts.new_name))
             } else {
                 match kept.kept_found(path, query, watch) {
                     Ok(found) => Some(found),
@@ -185,15 +185,10 @@ impl Sweep {
     /// files number fewer than `MAX_FILES` with the texts (so that no
     /// file goes unread for their count; the caller sees to it). In the
     /// list's order, as a sweep's.
-    pub fn with_texts(
-        &self,
-        kept: &Kept,
-        reader: &Reader,
-        texts: &FastMap<PathBuf, Arc<str>>,
-    ) -> Vec<Outcome> {
+    pub fn with_texts(&self, kept: &Kept, reader: &Reader, texts: &RenamedTexts) -> Vec<Outcome> {
         // References ask with no texts: the sweep as it is (and no map of
         // the list made for nothing).
-        if texts.is_empty() {
+        if texts.files.is_empty() {
             return self.outcomes.clone();
         }
         // The texts' files by their places in the list: each disk outcome
@@ -202,7 +197,8 @@ impl Sweep {
             let listed = self.sources.iter().enumerate();
             listed.map(|(at, path)| (Arc::clone(path), at)).collect()
         });
-        let mut taken: Vec<(usize, &Arc<str>)> = texts
+        let mut taken: Vec<(usize, &RenamedText)> = texts
+            .files
             .iter()
             .filter_map(|(path, text)| places.get(path.as_path()).map(|&at| (at, text)))
             .collect();
@@ -219,7 +215,8 @@ impl Sweep {
         let of_texts = taken.iter().filter_map(|&(at, text)| {
             let path = &self.sources[at];
             let (reading, query) = reader.reading(path)?;
-            Outcome::of(at, path, reading, kept.found_in_text(path, query, text))
+            let found = kept.found_in_text(path, query, text, &texts.new_name);
+            Outcome::of(at, path, reading, Some(found))
         });
         let mut outcomes: Vec<Outcome> = disk.chain(of_texts).collect();
         // Two runs in order, merged.
@@ -367,7 +364,22 @@ mod tests {
 
     /// A sweep of the files as on disk (no rename's texts).
     fn on_disk(kept: &Kept, sources: &Arc<Vec<Arc<Path>>>, reader: &Reader) -> Sweep {
-        Sweep::new(kept, sources, reader, &FastMap::default(), None)
+        Sweep::new(kept, sources, reader, &RenamedTexts::default(), None)
+    }
+
+    /// A rename's texts of files in `dir`, each as if created by it.
+    fn renamed(dir: &Path, files: &[(&str, &str)]) -> RenamedTexts {
+        let files = files.iter().map(|(name, text)| {
+            let text = RenamedText {
+                before: None,
+                after: Arc::from(*text),
+            };
+            (dir.join(name), text)
+        });
+        RenamedTexts {
+            new_name: "renamed".to_string(),
+            files: files.collect(),
+        }
     }
 
     #[test]
@@ -388,16 +400,16 @@ mod tests {
         // Listed, then deleted: read from the texts all the same.
         std::fs::remove_file(dir.path().join("g.js")).unwrap();
         let (kept, reader) = (Kept::default(), reader("send"));
-        let texts: FastMap<PathBuf, Arc<str>> = [
-            ("a.js", "nothing();\n"),
-            ("b.js", "send();\n"),
-            ("d.txt", "send\n"),
-            ("g.js", "send();\n"),
-            ("elsewhere.js", "send();\n"),
-        ]
-        .into_iter()
-        .map(|(name, text)| (dir.path().join(name), Arc::from(text)))
-        .collect();
+        let texts = renamed(
+            dir.path(),
+            &[
+                ("a.js", "nothing();\n"),
+                ("b.js", "send();\n"),
+                ("d.txt", "send\n"),
+                ("g.js", "send();\n"),
+                ("elsewhere.js", "send();\n"),
+            ],
+        );
         let disk = on_disk(&kept, &sources, &reader);
         let merged = disk.with_texts(&kept, &reader, &texts);
         // In the list's order, as a sweep's.
@@ -437,10 +449,7 @@ mod tests {
         );
         // The same sweep with other texts (a kept sweep serves every
         // preview): as a sweep of those.
-        let texts: FastMap<PathBuf, Arc<str>> = [("e.js", "send();\n")]
-            .into_iter()
-            .map(|(name, text)| (dir.path().join(name), Arc::from(text)))
-            .collect();
+        let texts = renamed(dir.path(), &[("e.js", "send();\n")]);
         let got = places_of(&disk.with_texts(&kept, &reader, &texts), &reader);
         let swept = Sweep::new(&kept, &sources, &reader, &texts, None).outcomes();
         assert_eq!(got.by_kind, places_of(&swept, &reader).by_kind);
