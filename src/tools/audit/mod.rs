@@ -21,7 +21,7 @@ use std::sync::Arc;
 mod scan;
 mod sweep;
 
-use scan::Found;
+use scan::{Found, Words};
 use sweep::{Reader, Sweep, Sweeps, places_of};
 
 use super::blocking;
@@ -294,8 +294,13 @@ pub struct Kept {
     /// stamp: apart from `found`, whose disk finds the next rename's
     /// texts are carried over from.
     renamed: StampedCache<(Arc<Path>, Arc<Query>), Found>,
+    /// The words of each file read (`scan::Words`), while it keeps its
+    /// stamp: a file that does not hold a name is not read for it.
+    words: StampedCache<Arc<Path>, Words>,
     /// Whole sweeps of the disk, while the file watcher hears everything.
     sweeps: Sweeps,
+    /// What a file that does not hold the name gives.
+    nowhere: Arc<Found>,
 }
 
 /// What the audit looks for in a file: a name, read as `scan` says.
@@ -311,7 +316,9 @@ impl Default for Kept {
             sources: KeptLists::default(),
             found: StampedCache::new(MAX_KEPT_BYTES),
             renamed: StampedCache::new(MAX_KEPT_RENAMED_BYTES),
+            words: StampedCache::new(MAX_KEPT_BYTES),
             sweeps: Sweeps::default(),
+            nowhere: Arc::default(),
         }
     }
 }
@@ -330,6 +337,7 @@ impl Kept {
     pub fn note_changed(&self, paths: &[PathBuf]) {
         let written: FastSet<&Path> = paths.iter().map(PathBuf::as_path).collect();
         self.found.forget(|(path, _)| written.contains(&**path));
+        self.words.forget(|path| written.contains(&**path));
         self.sources.note_changed(paths);
         self.sweeps.forget();
     }
@@ -395,6 +403,32 @@ impl Kept {
         let weight = found_weight(path, query, &found);
         self.renamed.put(key, stamp, Arc::clone(&found), weight);
         found
+    }
+
+    /// Where the `query`'s name appears in the file at `path` as the disk
+    /// holds it, stamped `stamp` (read before it): nowhere, unread, where
+    /// the file's words kept under that stamp do not hold the name; else
+    /// as read now (its words kept). `None` when it cannot be read.
+    fn find_on_disk(
+        &self,
+        path: &Arc<Path>,
+        stamp: Option<Stamp>,
+        query: &Arc<Query>,
+    ) -> Option<Arc<Found>> {
+        if let Some(stamp) = stamp
+            && let Some(words) = self.words.get(path, stamp)
+            && !words.may_hold(&query.name)
+        {
+            return Some(Arc::clone(&self.nowhere));
+        }
+        let text = std::fs::read_to_string(path).ok()?;
+        if let Some(stamp) = stamp {
+            let words = Words::of(&text);
+            let weight = path.as_os_str().len() + words.weight();
+            self.words
+                .put(Arc::clone(path), stamp, Arc::new(words), weight);
+        }
+        self.find(path, stamp, query, || Some(Cow::Owned(text)))
     }
 
     /// Where the `query`'s name appears in the text `read` gives of the

@@ -30,6 +30,42 @@ pub struct Found {
     pub carries: Option<Stamp>,
 }
 
+/// The words of a text (its longest runs of name characters, each once,
+/// by hash): whether a name is a whole word of it is told without the
+/// text, so a name's first walk of the workspace reads only the files
+/// that may hold it (reading every file took the TypeScript SDK's first
+/// renames 6 ms each).
+#[derive(Debug)]
+pub struct Words(Vec<u64>);
+
+impl Words {
+    pub fn of(text: &str) -> Words {
+        let mut hashes: Vec<u64> = text
+            .split(|c: char| !is_word(c))
+            .filter(|word| !word.is_empty())
+            .map(|word| xxhash_rust::xxh3::xxh3_64(word.as_bytes()))
+            .collect();
+        hashes.sort_unstable();
+        hashes.dedup();
+        Words(hashes)
+    }
+
+    /// Whether `name` may be a whole word of the text: surely not where
+    /// this says no (a name of other characters always may).
+    pub fn may_hold(&self, name: &str) -> bool {
+        !name.chars().all(is_word)
+            || self
+                .0
+                .binary_search(&xxhash_rust::xxh3::xxh3_64(name.as_bytes()))
+                .is_ok()
+    }
+
+    /// The bytes it takes, roughly.
+    pub fn weight(&self) -> usize {
+        64 + self.0.len() * 8
+    }
+}
+
 /// The byte offsets where `name` is a whole word of `text`.
 pub fn word_offsets(text: &str, name: &str) -> Vec<usize> {
     if name.is_empty() || !text.contains(name) {
@@ -364,6 +400,19 @@ mod tests {
 
     fn typescript() -> Language {
         Language::from_path(Path::new("a.ts")).unwrap()
+    }
+
+    #[test]
+    fn a_texts_words_hold_its_whole_words_only() {
+        let words = Words::of("greet(x.greeter, $é_1)—send;\n// ünï\n");
+        for word in ["greet", "x", "greeter", "$é_1", "send", "ünï"] {
+            assert!(words.may_hold(word), "{word}");
+        }
+        for word in ["gree", "é_1", "sen", "ün", "missing"] {
+            assert!(!words.may_hold(word), "{word}");
+        }
+        // A name of other characters may always be there.
+        assert!(words.may_hold("r#greet"));
     }
 
     #[test]
