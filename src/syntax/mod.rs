@@ -62,6 +62,10 @@ pub struct SourceFile {
     lines: LineIndex,
     /// The outline and the declarations, from one run of the query.
     derived: OnceLock<(Vec<OutlineSymbol>, signature::Declarations)>,
+    /// Whether the whole file is conditional (see `in_conditional`): told
+    /// once, where each place asked went through every item of the file
+    /// (half of a Rust rename's audit of its places).
+    conditional_file: OnceLock<bool>,
 }
 
 impl std::fmt::Debug for SourceFile {
@@ -84,6 +88,7 @@ impl SourceFile {
             trees,
             lines,
             derived: OnceLock::new(),
+            conditional_file: OnceLock::new(),
         }
     }
 
@@ -186,15 +191,16 @@ impl SourceFile {
             prefixes.iter().any(|p| text.starts_with(p.as_str()))
                 && !tokens.always_on.iter().any(|on| text.trim() == on)
         };
-        if !tokens.conditional_file.is_empty() {
+        let whole = self.conditional_file.get_or_init(|| {
             let root = self.trees[0].root_node();
             let mut cursor = root.walk();
-            if root
-                .named_children(&mut cursor)
-                .any(|child| under(child, &tokens.conditional_file))
-            {
-                return true;
-            }
+            !tokens.conditional_file.is_empty()
+                && root
+                    .named_children(&mut cursor)
+                    .any(|child| under(child, &tokens.conditional_file))
+        });
+        if *whole {
+            return true;
         }
         if tokens.conditional.is_empty() {
             return false;

@@ -367,6 +367,7 @@ mod tests {
                 text: text.clone(),
                 lines: lines.clone(),
                 derived: OnceLock::new(),
+                conditional_file: OnceLock::new(),
             };
             assert_eq!(split.trees.len(), 3, "{language:?}: not cut in 3");
             let whole = SourceFile {
@@ -375,6 +376,7 @@ mod tests {
                 text,
                 lines,
                 derived: OnceLock::new(),
+                conditional_file: OnceLock::new(),
             };
             assert_eq!(split.outline(), whole.outline(), "{language:?}");
             let mut symbols = Vec::new();
