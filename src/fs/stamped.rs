@@ -15,7 +15,9 @@
 //! the files the file watcher reports written (`forget`).
 //!
 //! A text that is not on disk (a rename's result, before it is written) is
-//! stamped by its length and hash instead.
+//! stamped by its length and hash instead. A value that says itself what
+//! text it was made from may be taken whatever its stamp (`get_any`), for
+//! its owner to check.
 
 use std::borrow::Borrow;
 use std::fs::Metadata;

@@ -9,7 +9,7 @@
 //! the language's `[outline]` table, turned into a table by node kind.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{LazyLock, OnceLock};
 
 use tree_sitter::{Node, Parser, Query, Range, Tree};
@@ -99,6 +99,8 @@ pub(crate) struct Grammar {
     files: QueryFiles,
     /// Where the outline walk looks, by node kind id (see [`Grammar::visit`]).
     scopes: Vec<Scope>,
+    /// The words in the names of the grammar's node kinds (see `words`).
+    words: OnceLock<HashSet<String>>,
 }
 
 /// What the language's `[outline]` table says of one node kind.
@@ -161,6 +163,25 @@ impl Grammar {
             comments: OnceLock::new(),
             files,
             scopes,
+            words: OnceLock::new(),
+        })
+    }
+
+    /// Every word (a run of letters, digits, `_` and `$`) in the name of
+    /// one of the grammar's node kinds: its keywords, contextual or not
+    /// (`type`, `get`), the words of its longer tokens (`macro_rules` of
+    /// `macro_rules!`), and the named kinds of fixed text (`undefined`,
+    /// `self`) among names of node kinds no text is (`identifier`).
+    pub(crate) fn words(&self) -> &HashSet<String> {
+        self.words.get_or_init(|| {
+            let is_word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+            let kinds = 0..self.language.node_kind_count();
+            kinds
+                .filter_map(|id| self.language.node_kind_for_id(id as u16))
+                .flat_map(|kind| kind.split(|c| !is_word(c)))
+                .filter(|word| !word.is_empty())
+                .map(str::to_string)
+                .collect()
         })
     }
 

@@ -304,14 +304,11 @@ impl Language {
         self.spec().tokens.derives.iter().any(|d| d == kind)
     }
 
-    /// Whether `word` is a token of the grammar's own (a keyword,
-    /// contextual or not: `type`, `get`, `union`), whose place in a text
-    /// can change how the text around it parses.
+    /// Whether `word` is a word of the grammar's own (a keyword,
+    /// contextual or not: `type`, `get`, `union`; see `Grammar::words`),
+    /// whose place in a text can change how the text around it parses.
     pub fn is_grammar_word(self, word: &str) -> bool {
-        super::grammar::grammar(self)
-            .language
-            .id_for_node_kind(word, false)
-            != 0
+        super::grammar::grammar(self).words().contains(word)
     }
 
     /// Whether a node of kind `kind` is code again inside a literal

@@ -181,6 +181,26 @@ impl SourceFile {
         self.inside(position, |kind| self.language.is_macro(kind))
     }
 
+    /// Whether `position` is in the text of an attribute that makes code
+    /// conditional (`#[cfg(windows)]`, `#![cfg(unix)]`), which
+    /// [`SourceFile::in_conditional`] reads by its words.
+    pub fn in_conditional_attribute(&self, position: crate::model::Position) -> bool {
+        let tokens = &self.language.spec().tokens;
+        let prefixes = || tokens.conditional.iter().chain(&tokens.conditional_file);
+        if prefixes().next().is_none() {
+            return false;
+        }
+        let mut node = self.leaf_at(position);
+        while let Some(n) = node {
+            let text = self.text.get(n.byte_range()).unwrap_or_default();
+            if prefixes().any(|prefix| text.starts_with(prefix.as_str())) {
+                return true;
+            }
+            node = n.parent();
+        }
+        false
+    }
+
     /// Whether `position` is in conditional code: an item (or a file)
     /// under an attribute the grammar's `conditional` tokens name
     /// (`#[cfg(windows)]`), but for those always on (`#[cfg(test)]`).

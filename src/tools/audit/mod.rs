@@ -275,6 +275,7 @@ pub struct RenamedTexts {
 pub struct RenamedText {
     /// `None` for a file the rename creates.
     pub before: Option<Arc<str>>,
+    /// Empty for a file the rename deletes (or moves away).
     pub after: Arc<str>,
 }
 
@@ -282,9 +283,13 @@ pub struct RenamedText {
 /// asked again (or of another name) does not walk and read the whole
 /// workspace again: the list of its source files while the file watcher
 /// covers it (forgotten when a file it does not hold is written: one
-/// created, a folder), where each name was found in each file, while
-/// the file keeps its stamp (see `fs::stamped`), and the whole look for a
-/// name while the watcher hears every change (`sweep::Sweeps`).
+/// created, a folder), each file's words and where each name was found
+/// in it, while the file keeps its stamp (see `fs::stamped`: a file
+/// changed under the same length and time, by a tool that sets the time
+/// back, and not heard by the watcher, is taken as it was, for a name's
+/// first look too), where each name was found in a rename's texts, and
+/// the whole look for a name while the watcher hears every change
+/// (`sweep::Sweeps`).
 pub struct Kept {
     /// Shared paths: each is part of a key of `found`, looked up for every
     /// file a sweep reads, which would otherwise copy each path.
@@ -389,10 +394,12 @@ impl Kept {
             return found;
         }
         let carried = match (&query.scan, &text.before) {
-            (Scan::Source { .. }, Some(before)) => self.found.get_any(&key).and_then(|disk| {
-                let language = Language::from_path(path);
-                scan::renamed(&disk, before, &text.after, &query.name, new_name, language)
-            }),
+            (Scan::Source { .. }, Some(before)) => {
+                let disk = Language::from_path(path).zip(self.found.get_any(&key));
+                disk.and_then(|(language, disk)| {
+                    scan::renamed(&disk, before, &text.after, &query.name, new_name, language)
+                })
+            }
             _ => None,
         };
         let found = Arc::new(carried.unwrap_or_else(|| {
@@ -428,25 +435,25 @@ impl Kept {
             self.words
                 .put(Arc::clone(path), stamp, Arc::new(words), weight);
         }
-        self.find(path, stamp, query, || Some(Cow::Owned(text)))
+        Some(self.find(path, stamp, query, text))
     }
 
-    /// Where the `query`'s name appears in the text `read` gives of the
-    /// file at `path`, kept under `stamp`. `None` when it gives none.
-    fn find<'a>(
+    /// Where the `query`'s name appears in `text`, the file at `path`
+    /// as read, kept under `stamp`.
+    fn find(
         &self,
         path: &Arc<Path>,
         stamp: Option<Stamp>,
         query: &Arc<Query>,
-        read: impl FnOnce() -> Option<Cow<'a, str>>,
-    ) -> Option<Arc<Found>> {
-        let found = Arc::new(query.scan.run(path, read()?, &query.name));
+        text: String,
+    ) -> Arc<Found> {
+        let found = Arc::new(query.scan.run(path, Cow::Owned(text), &query.name));
         if let Some(stamp) = stamp {
             let weight = found_weight(path, query, &found);
             let key = (Arc::clone(path), Arc::clone(query));
             self.found.put(key, stamp, Arc::clone(&found), weight);
         }
-        Some(found)
+        found
     }
 }
 

@@ -34,7 +34,8 @@ pub struct Found {
 /// by hash): whether a name is a whole word of it is told without the
 /// text, so a name's first walk of the workspace reads only the files
 /// that may hold it (reading every file took the TypeScript SDK's first
-/// renames 6 ms each).
+/// renames 6 ms each). Kept by the file's stamp, as what was found in it
+/// is.
 #[derive(Debug)]
 pub struct Words(Vec<u64>);
 
@@ -98,13 +99,13 @@ pub fn source(
     // Copied only to be parsed: most texts a rename hands in no longer
     // hold the name.
     let file = syntax::parse(language, text.into_owned());
-    let mut found = Found {
-        carries: (!file.has_syntax_errors() && !language.is_grammar_word(name))
-            .then(|| Stamp::of_text(file.text())),
-        ..Found::default()
-    };
+    let mut carries = !file.has_syntax_errors() && !language.is_grammar_word(name);
+    let mut found = Found::default();
     for at in offsets {
         let position = file.lines().position(file.text(), at);
+        // Conditional code is told by its attribute's words: a place in
+        // one, renamed, could change what is conditional.
+        carries = carries && !(conditional && file.in_conditional_attribute(position));
         match file.token_at(position) {
             Token::Name if scope == AuditScope::Code || file.in_macro(position) => {
                 found.code.push(position)
@@ -116,29 +117,36 @@ pub fn source(
             Token::Name | Token::Keyword => {}
         }
     }
+    found.carries = carries.then(|| Stamp::of_text(file.text()));
     found
 }
 
 /// Where `name` is in `after`, a rename of `before` (the text `found`
-/// was read from, as its `carries` says) to `new`: the places of `found`
-/// the rename left, each moved along its line by the names renamed
-/// before it there. Renaming one name to another changes no token's kind
-/// around it, so a place read as code, conditional code or prose stays
-/// so; `language` (the grammar that read `before`, if one did) must not
-/// hold `new` as a word of its own. `None` where that cannot be told
-/// without reading `after` again: `after` is not `before` with some of
-/// the name's whole-word places made `new` and nothing else changed,
-/// `new` is not a plain name, or `before` is not the text read.
+/// was read from by `language`'s grammar, as its `carries` says) to
+/// `new`: the places of `found` the rename left, each moved along its
+/// line by the names renamed before it there. One name made another, no
+/// word of the grammar's own, changes no token's kind around it, so a
+/// place read as code, conditional code or prose stays so (`carries` is
+/// only set where no place of the name is in the text of an attribute
+/// that makes code conditional, which is read by its words). `None`
+/// where that cannot be told without reading `after` again: `after` is
+/// not `before` with some of the name's whole-word places made `new` and
+/// nothing else changed, `new` is not a plain name or is a word of the
+/// grammar, or `before` is not the text read. (tree-sitter's TypeScript
+/// scanner reads a line that begins with `in` or `instanceof` as going
+/// on the line before: a name renamed to `in_flight` there parses with
+/// an error, which the places carried over, following the code, do not
+/// have.)
 pub fn renamed(
     found: &Found,
     before: &str,
     after: &str,
     name: &str,
     new: &str,
-    language: Option<Language>,
+    language: Language,
 ) -> Option<Found> {
     let plain = !new.is_empty() && new != name && new.chars().all(is_word);
-    if !plain || language.is_some_and(|language| language.is_grammar_word(new)) {
+    if !plain || language.is_grammar_word(new) {
         return None;
     }
     if found.carries != Some(Stamp::of_text(before)) {
@@ -178,15 +186,14 @@ pub fn renamed(
             .iter()
             .filter(|place| replaced.binary_search(place).is_err())
             .map(|place| {
-                let earlier = replaced
-                    .iter()
-                    .filter(|r| r.line == place.line && r.character < place.character)
-                    .count() as i64;
+                // The places renamed before it on its line (both lists in
+                // order).
+                let line_start = replaced.partition_point(|r| r.line < place.line);
+                let earlier = (replaced.partition_point(|r| r < place) - line_start) as i64;
+                // Never below the line's first character: each renamed
+                // place before it is at least as long as the shift.
                 let character = i64::from(place.character) + earlier * longer;
-                Position::new(
-                    place.line,
-                    u32::try_from(character).unwrap_or(place.character),
-                )
+                Position::new(place.line, character as u32)
             })
             .collect()
     };
@@ -194,7 +201,8 @@ pub fn renamed(
         code: moved(&found.code),
         conditional: moved(&found.conditional),
         prose: moved(&found.prose),
-        // No text on disk: nothing renames it again.
+        // A rename's text, never one on disk: nothing is carried from it
+        // (nor from a rename's text read, whose `carries` is never asked).
         carries: None,
     })
 }
@@ -498,18 +506,20 @@ fn plain(e: &Entry) -> i64 { e.amount() + total!(e.amount()) }
     fn a_renamed_text_carries_the_places_a_read_of_it_finds() {
         let typescript = "// send it\nconst send = x.send; send(send, 'send');\nconst é = `${send} send`; // é send\nfunction f() { send(); }\n";
         let rust = "//! send\n#[cfg(windows)]\nfn a(e: &E) { e.send(); send!(e.send()) }\nfn é() { send!(é.send(), \"send\") }\n";
+        let crlf = typescript.replace('\n', "\r\n");
         let cases = [
             ("a.ts", typescript, AuditScope::Code, vec![1, 2, 6]),
             ("a.ts", typescript, AuditScope::Code, vec![]),
             ("a.rs", rust, AuditScope::Macros, vec![1, 4]),
             ("a.rs", rust, AuditScope::Macros, vec![2, 3, 5]),
+            ("b.ts", crlf.as_str(), AuditScope::Code, vec![1, 4, 9]),
         ];
         for (file, before, scope, which) in cases {
             let path = Path::new(file);
-            let language = Language::from_path(path);
+            let language = Language::from_path(path).unwrap();
             let read = |text: &str| source(path, Cow::Borrowed(text), "send", scope, true);
             let found = read(before);
-            for new in ["deliverAll", "s"] {
+            for new in ["deliverAll", "s", "envoyé"] {
                 let after = rename_places(before, "send", new, &which);
                 let carried = renamed(&found, before, &after, "send", new, language)
                     .unwrap_or_else(|| panic!("{file} {which:?} to {new}: not carried"));
@@ -535,8 +545,8 @@ fn plain(e: &Entry) -> i64 { e.amount() + total!(e.amount()) }
         assert!(carried.unwrap().code.contains(&at(2, 18)));
     }
 
-    fn language_of(file: &str) -> Option<Language> {
-        Language::from_path(Path::new(file))
+    fn language_of(file: &str) -> Language {
+        Language::from_path(Path::new(file)).unwrap()
     }
 
     #[test]
@@ -565,6 +575,30 @@ fn plain(e: &Entry) -> i64 { e.amount() + total!(e.amount()) }
         let typed = "type T = 1;\nlet type = 2;\n";
         let found = source(path, Cow::Borrowed(typed), "type", AuditScope::Code, false);
         assert_eq!(found.carries, None);
+        // Words of the grammar are also its named kinds of fixed text and
+        // the words of its longer tokens.
+        assert!(ts.is_grammar_word("undefined") && ts.is_grammar_word("get"));
+        assert!(language_of("a.rs").is_grammar_word("macro_rules"));
+        assert!(!ts.is_grammar_word("ship"));
+        // Nor one where the name is in an attribute that makes code
+        // conditional, read by its words; elsewhere in Rust it carries.
+        let rust = "#[cfg(unix)]\nfn f(e: &E) { m!(e.unix()) }\n";
+        let read = |conditional| {
+            let text = Cow::Borrowed(rust);
+            source(
+                Path::new("a.rs"),
+                text,
+                "unix",
+                AuditScope::Macros,
+                conditional,
+            )
+        };
+        assert_eq!(read(true).carries, None);
+        assert!(read(false).carries.is_some());
+        let plain = "fn f(e: &E) { m!(e.unix()) }\n";
+        let text = Cow::Borrowed(plain);
+        let found = source(Path::new("a.rs"), text, "unix", AuditScope::Macros, true);
+        assert!(found.carries.is_some());
     }
 
     #[test]

@@ -133,9 +133,9 @@ pub(super) struct Sweep {
 
 impl Sweep {
     /// A look through `sources` as `reader` says, a file of `texts` (a
-    /// rename's) read from there instead of the disk. What each file gave is taken from
-    /// `kept` while the file is unchanged (`watch`: without a `stat` where
-    /// the watcher hears it). Once `MAX_FILES` files have given what they
+    /// rename's) read from there instead of the disk. What each file gave
+    /// is taken from `kept` while the file is unchanged (`watch`: without
+    /// a `stat` where the watcher hears it). Once `MAX_FILES` files have given what they
     /// hold (read, kept or given as texts), a file not kept is not read,
     /// nor ever one larger than `MAX_FILE_BYTES`.
     pub fn new(
@@ -455,6 +455,41 @@ mod tests {
             .map(|path| path.file_name().unwrap().to_string_lossy().into_owned())
             .collect();
         assert_eq!(code, ["a.js", "e.js"]);
+    }
+
+    #[test]
+    fn a_renamed_text_gives_what_a_read_of_it_gives() {
+        let dir = tempfile::tempdir().unwrap();
+        let before = "send();\nx.send; // send\nfunction f() { send(x.send, 'send') }\n";
+        let sources = files(dir.path(), &[("a.js", before), ("b.js", "send(1);\n")]);
+        // Settled, so what the disk's files give is kept.
+        let settled = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+        for path in sources.iter() {
+            let file = std::fs::File::options().write(true).open(&**path);
+            file.unwrap().set_modified(settled).unwrap();
+        }
+        let (kept, reader) = (Kept::default(), reader("send"));
+        let disk = on_disk(&kept, &sources, &reader);
+        let after = "ship();\nx.send; // send\nfunction f() { ship(x.send, 'send') }\n";
+        let renaming = |before: Option<&str>| {
+            let text = RenamedText {
+                before: before.map(Arc::from),
+                after: Arc::from(after),
+            };
+            RenamedTexts {
+                new_name: "ship".to_string(),
+                files: [(dir.path().join("a.js"), text)].into_iter().collect(),
+            }
+        };
+        // Carried over from the disk's find, against a read of the text.
+        let got = places_of(
+            &disk.with_texts(&kept, &reader, &renaming(Some(before))),
+            &reader,
+        );
+        let read = Sweep::new(&Kept::default(), &sources, &reader, &renaming(None), None);
+        assert_eq!(got.by_kind, places_of(&read.outcomes(), &reader).by_kind);
+        let code = &got.by_kind[&Kind::Code][&dir.path().join("a.js")];
+        assert_eq!(code, &[Position::new(2, 3), Position::new(3, 23)]);
     }
 
     #[test]
