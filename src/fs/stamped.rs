@@ -171,10 +171,26 @@ impl<K: Eq + Hash + Clone, V> StampedCache<K, V> {
     where
         K: Borrow<Q>,
     {
+        self.take(key, |_| true)
+    }
+
+    /// The value kept for `key` where `accept` takes its entry (and
+    /// marks it as it will), counted as used.
+    fn take<Q: Hash + Eq + ?Sized>(
+        &self,
+        key: &Q,
+        accept: impl FnOnce(&mut Entry<V>) -> bool,
+    ) -> Option<Arc<V>>
+    where
+        K: Borrow<Q>,
+    {
         let mut inner = lock(&self.inner);
         inner.clock += 1;
         let clock = inner.clock;
         let entry = inner.entries.get_mut(key)?;
+        if !accept(entry) {
+            return None;
+        }
         entry.used = clock;
         Some(Arc::clone(&entry.value))
     }
@@ -199,21 +215,18 @@ impl<K: Eq + Hash + Clone, V> StampedCache<K, V> {
     where
         K: Borrow<Q>,
     {
-        let mut inner = lock(&self.inner);
-        inner.clock += 1;
-        let clock = inner.clock;
-        let entry = inner.entries.get_mut(key)?;
-        if entry.stamp != stamp {
-            return None;
-        }
-        entry.used = clock;
-        if let Some((since, watch)) = heard
-            && entry.made <= since
-            && matches!(stamp, Stamp::File { .. })
-        {
-            entry.heard = Some(watch);
-        }
-        Some(Arc::clone(&entry.value))
+        self.take(key, |entry| {
+            if entry.stamp != stamp {
+                return false;
+            }
+            if let Some((since, watch)) = heard
+                && entry.made <= since
+                && matches!(stamp, Stamp::File { .. })
+            {
+                entry.heard = Some(watch);
+            }
+            true
+        })
     }
 
     /// The value kept for `key` if it was checked by its stamp while the
@@ -226,15 +239,7 @@ impl<K: Eq + Hash + Clone, V> StampedCache<K, V> {
     where
         K: Borrow<Q>,
     {
-        let mut inner = lock(&self.inner);
-        inner.clock += 1;
-        let clock = inner.clock;
-        let entry = inner
-            .entries
-            .get_mut(key)
-            .filter(|entry| entry.heard == Some(watch))?;
-        entry.used = clock;
-        Some(Arc::clone(&entry.value))
+        self.take(key, |entry| entry.heard == Some(watch))
     }
 
     /// The value kept for the file at `path` (under `key`), as the disk
