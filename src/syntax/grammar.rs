@@ -174,11 +174,10 @@ impl Grammar {
     /// `self`) among names of node kinds no text is (`identifier`).
     pub(crate) fn words(&self) -> &HashSet<String> {
         self.words.get_or_init(|| {
-            let is_word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
             let kinds = 0..self.language.node_kind_count();
             kinds
                 .filter_map(|id| self.language.node_kind_for_id(id as u16))
-                .flat_map(|kind| kind.split(|c| !is_word(c)))
+                .flat_map(|kind| kind.split(|c| !super::is_name_char(c)))
                 .filter(|word| !word.is_empty())
                 .map(str::to_string)
                 .collect()

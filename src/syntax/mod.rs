@@ -181,6 +181,14 @@ impl SourceFile {
         self.inside(position, |kind| self.language.is_macro(kind))
     }
 
+    /// Whether the text holds an attribute that makes code conditional
+    /// (`#[cfg(`) at all: most do not, and then no place is in one.
+    pub fn has_conditional_attributes(&self) -> bool {
+        let tokens = &self.language.spec().tokens;
+        let mut prefixes = tokens.conditional.iter().chain(&tokens.conditional_file);
+        prefixes.any(|prefix| self.text.contains(prefix.as_str()))
+    }
+
     /// Whether `position` is in the text of an attribute that makes code
     /// conditional (`#[cfg(windows)]`, `#![cfg(unix)]`), which
     /// [`SourceFile::in_conditional`] reads by its words.
@@ -287,6 +295,12 @@ impl SourceFile {
     fn derived(&self) -> &(Vec<OutlineSymbol>, signature::Declarations) {
         self.derived.get_or_init(|| outline::build(self))
     }
+}
+
+/// Whether `c` may be part of a name, as the word searches of names read
+/// it (a letter, a digit, `_` or `$`).
+pub fn is_name_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_' || c == '$'
 }
 
 /// Parses `text` through the global parse cache: the same content in the

@@ -26,7 +26,7 @@ use crate::lsp::navigate::{Spot, references as find_references};
 use crate::lsp::refactor::{Preparation, Renamed, prepare_rename, rename as server_rename};
 use crate::lsp::{LspError, Need, Session};
 use crate::model::{PatchReport, Place, Position, Renaming};
-use crate::syntax::Language;
+use crate::syntax::{Language, is_name_char};
 
 pub struct Rename;
 
@@ -318,11 +318,13 @@ const ALIASES_SHOWN: usize = 5;
 /// the reverse), lines it added: what still goes by the old name there.
 fn aliases_note(patch: &Patch, old: &str, new: &str) -> Option<String> {
     let forms = [format!("{new} as {old}"), format!("{old} as {new}")];
-    let is_word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
     let holds = |line: &str, form: &str| {
         line.match_indices(form).any(|(at, _)| {
-            !line[..at].chars().next_back().is_some_and(is_word)
-                && !line[at + form.len()..].chars().next().is_some_and(is_word)
+            !line[..at].chars().next_back().is_some_and(is_name_char)
+                && !line[at + form.len()..]
+                    .chars()
+                    .next()
+                    .is_some_and(is_name_char)
         })
     };
     // Most files hold neither form: one search of the whole text each

@@ -13,7 +13,7 @@ use std::path::Path;
 use crate::fs::stamped::Stamp;
 use crate::lsp::config::AuditScope;
 use crate::model::Position;
-use crate::syntax::{self, Language, LineIndex, Token};
+use crate::syntax::{self, Language, LineIndex, Token, is_name_char as is_word};
 
 /// A name's places in one file: as code, and in comments and strings
 /// (or a component's template text).
@@ -100,12 +100,13 @@ pub fn source(
     // hold the name.
     let file = syntax::parse(language, text.into_owned());
     let mut carries = !file.has_syntax_errors() && !language.is_grammar_word(name);
+    let attributes = conditional && file.has_conditional_attributes();
     let mut found = Found::default();
     for at in offsets {
         let position = file.lines().position(file.text(), at);
         // Conditional code is told by its attribute's words: a place in
         // one, renamed, could change what is conditional.
-        carries = carries && !(conditional && file.in_conditional_attribute(position));
+        carries = carries && !(attributes && file.in_conditional_attribute(position));
         match file.token_at(position) {
             Token::Name if scope == AuditScope::Code || file.in_macro(position) => {
                 found.code.push(position)
@@ -205,10 +206,6 @@ pub fn renamed(
         // (nor from a rename's text read, whose `carries` is never asked).
         carries: None,
     })
-}
-
-fn is_word(c: char) -> bool {
-    c.is_alphanumeric() || c == '_' || c == '$'
 }
 
 /// `name` in a component that embeds `language`'s code: its script
