@@ -181,27 +181,33 @@ impl SourceFile {
         self.inside(position, |kind| self.language.is_macro(kind))
     }
 
+    /// How the attributes that make code conditional begin, of an item
+    /// or of the whole file (`#[cfg(`, `#![cfg(`).
+    fn conditional_prefixes(&self) -> impl Iterator<Item = &str> + Clone {
+        let tokens = &self.language.spec().tokens;
+        let prefixes = tokens.conditional.iter().chain(&tokens.conditional_file);
+        prefixes.map(String::as_str)
+    }
+
     /// Whether the text holds an attribute that makes code conditional
     /// (`#[cfg(`) at all: most do not, and then no place is in one.
     pub fn has_conditional_attributes(&self) -> bool {
-        let tokens = &self.language.spec().tokens;
-        let mut prefixes = tokens.conditional.iter().chain(&tokens.conditional_file);
-        prefixes.any(|prefix| self.text.contains(prefix.as_str()))
+        self.conditional_prefixes()
+            .any(|prefix| self.text.contains(prefix))
     }
 
     /// Whether `position` is in the text of an attribute that makes code
     /// conditional (`#[cfg(windows)]`, `#![cfg(unix)]`), which
     /// [`SourceFile::in_conditional`] reads by its words.
     pub fn in_conditional_attribute(&self, position: crate::model::Position) -> bool {
-        let tokens = &self.language.spec().tokens;
-        let prefixes = || tokens.conditional.iter().chain(&tokens.conditional_file);
-        if prefixes().next().is_none() {
+        let prefixes = self.conditional_prefixes();
+        if prefixes.clone().next().is_none() {
             return false;
         }
         let mut node = self.leaf_at(position);
         while let Some(n) = node {
             let text = self.text.get(n.byte_range()).unwrap_or_default();
-            if prefixes().any(|prefix| text.starts_with(prefix.as_str())) {
+            if prefixes.clone().any(|prefix| text.starts_with(prefix)) {
                 return true;
             }
             node = n.parent();

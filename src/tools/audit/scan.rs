@@ -403,8 +403,15 @@ mod tests {
         Position::new(line, character)
     }
 
-    fn typescript() -> Language {
-        Language::from_path(Path::new("a.ts")).unwrap()
+    /// Where `name` is in `text`, read as the source file `file`.
+    fn read(file: &str, text: &str, name: &str, scope: AuditScope, conditional: bool) -> Found {
+        source(
+            Path::new(file),
+            Cow::Borrowed(text),
+            name,
+            scope,
+            conditional,
+        )
     }
 
     #[test]
@@ -429,7 +436,7 @@ mod tests {
     #[test]
     fn a_component_is_read_by_its_scripts_and_its_template() {
         let svelte = "<script lang=\"ts\">\n  import { greet } from './g';\n  // greet them\n  const s = 'greet';\n</script>\n\n<h1>greet</h1>\n<button on:click={() => greet(name)}>Hi</button>\n<!-- greet -->\n<p title=\"greet\">x</p>\n<style>.greet { color: red }</style>\n";
-        let found = component(svelte, "greet", typescript());
+        let found = component(svelte, "greet", language_of("a.ts"));
         assert_eq!(found.code, [at(2, 12), at(8, 25), at(10, 11)]);
         assert_eq!(
             found.prose,
@@ -440,7 +447,7 @@ mod tests {
     #[test]
     fn an_astro_frontmatter_is_script() {
         let astro = "---\nimport { greet } from '../g';\n---\n<p>{greet('x')}</p>\n";
-        let found = component(astro, "greet", typescript());
+        let found = component(astro, "greet", language_of("a.ts"));
         assert_eq!(found.code, [at(2, 10), at(4, 5)]);
         assert!(found.prose.is_empty());
     }
@@ -458,32 +465,14 @@ fn tested(e: &Entry) -> i64 { e.amount() }
 mod secure { fn f(e: &Entry) -> i64 { e.amount() } }
 fn plain(e: &Entry) -> i64 { e.amount() + total!(e.amount()) }
 ";
-        let found = source(
-            Path::new("a.rs"),
-            Cow::Borrowed(rust),
-            "amount",
-            AuditScope::Macros,
-            true,
-        );
+        let found = read("a.rs", rust, "amount", AuditScope::Macros, true);
         assert_eq!(found.code, [at(9, 52)]);
         assert_eq!(found.conditional, [at(3, 34), at(8, 41)]);
         assert_eq!(found.prose, [at(1, 13)]);
         let whole = "#![cfg(unix)]\nfn f(e: &Entry) -> i64 { e.amount() }\n";
-        let found = source(
-            Path::new("b.rs"),
-            Cow::Borrowed(whole),
-            "amount",
-            AuditScope::Macros,
-            true,
-        );
+        let found = read("b.rs", whole, "amount", AuditScope::Macros, true);
         assert_eq!(found.conditional, [at(2, 28)]);
-        let found = source(
-            Path::new("b.rs"),
-            Cow::Borrowed(whole),
-            "amount",
-            AuditScope::Macros,
-            false,
-        );
+        let found = read("b.rs", whole, "amount", AuditScope::Macros, false);
         assert!(found.conditional.is_empty() && found.code.is_empty());
     }
 
@@ -512,9 +501,8 @@ fn plain(e: &Entry) -> i64 { e.amount() + total!(e.amount()) }
             ("b.ts", crlf.as_str(), AuditScope::Code, vec![1, 4, 9]),
         ];
         for (file, before, scope, which) in cases {
-            let path = Path::new(file);
-            let language = Language::from_path(path).unwrap();
-            let read = |text: &str| source(path, Cow::Borrowed(text), "send", scope, true);
+            let language = language_of(file);
+            let read = |text: &str| read(file, text, "send", scope, true);
             let found = read(before);
             for new in ["deliverAll", "s", "envoyé"] {
                 let after = rename_places(before, "send", new, &which);
@@ -529,13 +517,7 @@ fn plain(e: &Entry) -> i64 { e.amount() + total!(e.amount()) }
             }
         }
         // Places move along their lines: `send(send` made `s(send`.
-        let found = source(
-            Path::new("a.ts"),
-            Cow::Borrowed(typescript),
-            "send",
-            AuditScope::Code,
-            false,
-        );
+        let found = read("a.ts", typescript, "send", AuditScope::Code, false);
         assert!(found.code.contains(&at(2, 27)));
         let after = rename_places(typescript, "send", "s", &[1, 2, 3]);
         let carried = renamed(&found, typescript, &after, "send", "s", language_of("a.ts"));
@@ -548,9 +530,8 @@ fn plain(e: &Entry) -> i64 { e.amount() + total!(e.amount()) }
 
     #[test]
     fn what_a_renamed_text_cannot_carry_is_read_again() {
-        let path = Path::new("a.ts");
         let before = "const send = 1;\nsend;\n";
-        let found = source(path, Cow::Borrowed(before), "send", AuditScope::Code, false);
+        let found = read("a.ts", before, "send", AuditScope::Code, false);
         let ts = language_of("a.ts");
         let carry = |after: &str, new: &str| renamed(&found, before, after, "send", new, ts);
         assert!(carry("const ship = 1;\nsend;\n", "ship").is_some());
@@ -566,11 +547,11 @@ fn plain(e: &Entry) -> i64 { e.amount() + total!(e.amount()) }
         assert!(renamed(&found, other, "let ship = 1;\nsend;\n", "send", "ship", ts).is_none());
         // A text that does not parse cleanly carries nothing.
         let broken = "const send = (;\nsend;\n";
-        let found = source(path, Cow::Borrowed(broken), "send", AuditScope::Code, false);
+        let found = read("a.ts", broken, "send", AuditScope::Code, false);
         assert_eq!(found.carries, None);
         // Nor does one read for a word of the grammar's own.
         let typed = "type T = 1;\nlet type = 2;\n";
-        let found = source(path, Cow::Borrowed(typed), "type", AuditScope::Code, false);
+        let found = read("a.ts", typed, "type", AuditScope::Code, false);
         assert_eq!(found.carries, None);
         // Words of the grammar are also its named kinds of fixed text and
         // the words of its longer tokens.
@@ -580,22 +561,12 @@ fn plain(e: &Entry) -> i64 { e.amount() + total!(e.amount()) }
         // Nor one where the name is in an attribute that makes code
         // conditional, read by its words; elsewhere in Rust it carries.
         let rust = "#[cfg(unix)]\nfn f(e: &E) { m!(e.unix()) }\n";
-        let read = |conditional| {
-            let text = Cow::Borrowed(rust);
-            source(
-                Path::new("a.rs"),
-                text,
-                "unix",
-                AuditScope::Macros,
-                conditional,
-            )
-        };
-        assert_eq!(read(true).carries, None);
-        assert!(read(false).carries.is_some());
+        let rust_read =
+            |text, conditional| read("a.rs", text, "unix", AuditScope::Macros, conditional);
+        assert_eq!(rust_read(rust, true).carries, None);
+        assert!(rust_read(rust, false).carries.is_some());
         let plain = "fn f(e: &E) { m!(e.unix()) }\n";
-        let text = Cow::Borrowed(plain);
-        let found = source(Path::new("a.rs"), text, "unix", AuditScope::Macros, true);
-        assert!(found.carries.is_some());
+        assert!(rust_read(plain, true).carries.is_some());
     }
 
     #[test]

@@ -359,6 +359,15 @@ mod tests {
         Arc::new(paths)
     }
 
+    /// `path` written long ago (at one time always: a text of the same
+    /// length written again keeps its stamp): settled, so what it gives
+    /// is kept.
+    fn settle(path: &Path) {
+        let settled = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
+        let file = std::fs::File::options().write(true).open(path).unwrap();
+        file.set_modified(settled).unwrap();
+    }
+
     /// A sweep of the files as on disk (no rename's texts).
     fn on_disk(kept: &Kept, sources: &Arc<Vec<Arc<Path>>>, reader: &Reader) -> Sweep {
         Sweep::new(kept, sources, reader, &RenamedTexts::default(), None)
@@ -463,11 +472,7 @@ mod tests {
         let before = "send();\nx.send; // send\nfunction f() { send(x.send, 'send') }\n";
         let sources = files(dir.path(), &[("a.js", before), ("b.js", "send(1);\n")]);
         // Settled, so what the disk's files give is kept.
-        let settled = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
-        for path in sources.iter() {
-            let file = std::fs::File::options().write(true).open(&**path);
-            file.unwrap().set_modified(settled).unwrap();
-        }
+        sources.iter().for_each(|path| settle(path));
         let (kept, reader) = (Kept::default(), reader("send"));
         let disk = on_disk(&kept, &sources, &reader);
         let after = "ship();\nx.send; // send\nfunction f() { ship(x.send, 'send') }\n";
@@ -498,13 +503,7 @@ mod tests {
         // One file found kept (settled, so the cache keeps it), after the
         // bound's worth read: the file after it is past the bound.
         let kept_file = files(dir.path(), &[("kept.js", "send();\n")]);
-        let settled = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
-        std::fs::File::options()
-            .write(true)
-            .open(&*kept_file[0])
-            .unwrap()
-            .set_modified(settled)
-            .unwrap();
+        settle(&kept_file[0]);
         let (kept, reader) = (Kept::default(), reader("send"));
         let first = on_disk(&kept, &kept_file, &reader);
         assert_eq!(places_of(&first.outcomes(), &reader).unread, 0);
@@ -531,12 +530,7 @@ mod tests {
     fn a_file_whose_words_lack_the_name_is_not_read_for_it() {
         let dir = tempfile::tempdir().unwrap();
         let sources = files(dir.path(), &[("a.js", "alpha();\n")]);
-        let settled = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
-        let settle = || {
-            let file = std::fs::File::options().write(true).open(&*sources[0]);
-            file.unwrap().set_modified(settled).unwrap();
-        };
-        settle();
+        settle(&sources[0]);
         let kept = Kept::default();
         let swept = |name: &str| {
             let reader = reader(name);
@@ -546,7 +540,7 @@ mod tests {
         // Another text under the same stamp (length and time): the words
         // kept of it say `bravo` is not there, so it is not read.
         std::fs::write(&*sources[0], "bravo();\n").unwrap();
-        settle();
+        settle(&sources[0]);
         let bravo = swept("bravo");
         assert!(bravo.by_kind.is_empty(), "{bravo:?}");
         assert_eq!(bravo.unread, 0);
