@@ -127,6 +127,15 @@ pub(super) struct Tokens {
     /// Such attributes always on for a server (`#[cfg(test)]`), whole.
     #[serde(default)]
     pub always_on: Vec<String>,
+    /// The kinds of attribute nodes (`attribute_item`): where a
+    /// conditional attribute's own text is.
+    #[serde(default)]
+    pub attributes: Vec<String>,
+    /// Nodes whose attributes are their own first children, not the
+    /// siblings before them (a `match` arm's): what they say holds for
+    /// the whole node.
+    #[serde(default)]
+    pub attributed: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -198,16 +198,21 @@ impl SourceFile {
 
     /// Whether `position` is in the text of an attribute that makes code
     /// conditional (`#[cfg(windows)]`, `#![cfg(unix)]`), which
-    /// [`SourceFile::in_conditional`] reads by its words.
+    /// [`SourceFile::in_conditional`] reads by its words. Only an
+    /// attribute's own node counts: a node that holds its attributes (a
+    /// match arm) starts with the same text, body and all.
     pub fn in_conditional_attribute(&self, position: crate::model::Position) -> bool {
         let prefixes = self.conditional_prefixes();
         if prefixes.clone().next().is_none() {
             return false;
         }
+        let attributes = &self.language.spec().tokens.attributes;
         let mut node = self.leaf_at(position);
         while let Some(n) = node {
             let text = self.text.get(n.byte_range()).unwrap_or_default();
-            if prefixes.clone().any(|prefix| text.starts_with(prefix)) {
+            if attributes.iter().any(|kind| kind == n.kind())
+                && prefixes.clone().any(|prefix| text.starts_with(prefix))
+            {
                 return true;
             }
             node = n.parent();
@@ -239,22 +244,28 @@ impl SourceFile {
         if tokens.conditional.is_empty() {
             return false;
         }
+        let is_attribute = |node: &tree_sitter::Node<'_>| {
+            self.text
+                .get(node.byte_range())
+                .is_some_and(|t| t.starts_with('#'))
+        };
         let mut node = self.leaf_at(position);
         while let Some(n) = node {
             // The attributes just before it: those that start with `#`.
             let mut attribute = n.prev_named_sibling();
-            while let Some(a) = attribute {
-                if !self
-                    .text
-                    .get(a.byte_range())
-                    .is_some_and(|t| t.starts_with('#'))
-                {
-                    break;
-                }
+            while let Some(a) = attribute.filter(is_attribute) {
                 if under(a, &tokens.conditional) {
                     return true;
                 }
                 attribute = a.prev_named_sibling();
+            }
+            // Or its own first children, where they are its attributes.
+            if tokens.attributed.iter().any(|kind| kind == n.kind()) {
+                let mut cursor = n.walk();
+                let mut own = n.named_children(&mut cursor).take_while(is_attribute);
+                if own.any(|a| under(a, &tokens.conditional)) {
+                    return true;
+                }
             }
             node = n.parent();
         }

@@ -567,6 +567,22 @@ fn plain(e: &Entry) -> i64 { e.amount() + total!(e.amount()) }
         assert!(rust_read(rust, false).carries.is_some());
         let plain = "fn f(e: &E) { m!(e.unix()) }\n";
         assert!(rust_read(plain, true).carries.is_some());
+        // A match arm holds its attributes: a place in its body is not in
+        // one, and carries (ripgrep's `search_path` under a
+        // `#[cfg(feature = "pcre2")]` arm was read again on every rename).
+        let arm_read = |text: &str| read("a.rs", text, "send", AuditScope::Macros, true);
+        let arm = "fn f(m: M) {\n    match m {\n        #[cfg(unix)]\n        M::A(x) => x.send(),\n        #[cfg(unix)]\n        M::B(send) => 0,\n    }\n}\n";
+        let found = arm_read(arm);
+        assert_eq!(found.conditional.len(), 2);
+        let after = rename_places(arm, "send", "deliver", &[0]);
+        let carried = renamed(&found, arm, &after, "send", "deliver", language_of("a.rs"));
+        let (carried, again) = (carried.expect("carried"), arm_read(&after));
+        assert_eq!(
+            (&carried.code, &carried.conditional, &carried.prose),
+            (&again.code, &again.conditional, &again.prose)
+        );
+        let in_attribute = "fn f(m: M) {\n    match m {\n        #[cfg(feature = \"send\")]\n        M::A(x) => x.send(),\n    }\n}\n";
+        assert_eq!(arm_read(in_attribute).carries, None);
     }
 
     #[test]
