@@ -427,10 +427,10 @@ async fn a_server_keeps_at_most_200_documents_open_the_least_used_closed() {
     assert!(is_open(&documents, &files[1]) && !is_open(&documents, &files[6]));
 }
 
-/// An open document whose file keeps the stamp of its last read (length
-/// and time) is not read again; one rewritten to the same length with its
-/// old time put back has that stamp too, and only the file watcher tells
-/// of it: the next answer is computed from the new text all the same.
+/// An open document whose file keeps the stamp of its last read is not
+/// read again; one rewritten to the same length with its old modification
+/// time put back is told by the file watcher and by its status change
+/// time: the next answer is computed from the new text.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_open_document_rewritten_with_its_stamp_kept_is_read_again() {
     let f = fixture("ts");

@@ -792,11 +792,11 @@ Outline from fake_lsp
     cases.finish();
 }
 
-/// A file's parse is kept while the file keeps its length and
-/// modification time, and forgotten when the file watcher reports it
+/// A file's parse is kept while the file keeps its stamp (length, times,
+/// inode), and forgotten when the file watcher reports it
 /// written: a file rewritten to the same length with its old time put back
-/// (which only the watcher tells) is outlined anew once the watcher has
-/// handed its change out.
+/// (which the watcher tells, and the stamp by the file's status change
+/// time) is outlined anew.
 #[tokio::test]
 async fn an_outline_follows_a_file_the_watcher_saw_written() {
     let f = fixture("ts");

@@ -364,7 +364,8 @@ async fn a_search_from_kept_parses_answers_as_one_that_reads() {
     assert_eq!(search(&f, json!({"query": "greet"})).await, first);
     // The declaration changed where it stands, its line and name kept (the
     // index's hit stays); its modification time kept too: the size tells,
-    // or the file watcher, which hears the write within an agent's turn.
+    // the status change time, or the file watcher, which hears the write
+    // within an agent's turn.
     let text = f.read("src/greeting.ts");
     f.rewrite_keeping_time(
         "src/greeting.ts",

@@ -1,6 +1,7 @@
 //! What was made from files (their line indexes, where a name appears in
-//! them), kept while each file keeps its stamp: its length and the time it
-//! was last written. A call that looks at hundreds of files (an answer's
+//! them), kept while each file keeps its stamp: its length, the time it
+//! was last written and, on Unix, its inode and the time its status last
+//! changed ([`Changed`]). A call that looks at hundreds of files (an answer's
 //! references, a rename's audit) then costs a `stat` per file, not a read
 //! and a scan. Where the file watcher hears a file's changes (its folder
 //! is watched, see [`Watch`]) and the cache's owner forgets the file's
@@ -11,8 +12,15 @@
 //! modification time; were it also to keep its length, its stamp would not
 //! tell the second write. So, as git does with its index, what is made
 //! from a file written less than [`SETTLE`] ago is not kept: any later
-//! write is then sure to change the time. The cache's owner also forgets
-//! the files the file watcher reports written (`forget`).
+//! write is then sure to change the time. A tool may also put a file's
+//! old modification time back after writing it (`touch -r`, a copy that
+//! keeps times): the status change time tells that write, as no call
+//! sets it back, and the inode tells a file replaced by another (an
+//! editor's save). (Two such writes within one tick of the status change
+//! time, each putting back one old time at one length, would still look
+//! alike, where the file system counts that time coarsely.) The cache's
+//! owner also forgets the files the file watcher reports written
+//! (`forget`).
 //!
 //! A text that is not on disk (a rename's result, before it is written) is
 //! stamped by its length and hash instead. A value that says itself what
@@ -34,12 +42,44 @@ use crate::sync::lock;
 /// seconds).
 const SETTLE: Duration = Duration::from_secs(3);
 
-/// A file's length and last write time; or, for a text not on disk (a
-/// rename's result), its length and hash.
+/// A file's length, last write time and [`Changed`]; or, for a text not
+/// on disk (a rename's result), its length and hash.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stamp {
-    File { len: u64, modified: SystemTime },
-    Text { len: u64, hash: u64 },
+    File {
+        len: u64,
+        modified: SystemTime,
+        changed: Changed,
+    },
+    Text {
+        len: u64,
+        hash: u64,
+    },
+}
+
+/// What tells a write that put the old modification time back (see the
+/// module header): on Unix, the file's inode and the time its status
+/// last changed, in nanoseconds; nothing elsewhere.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Changed {
+    inode: u64,
+    at: i128,
+}
+
+impl Changed {
+    #[cfg(unix)]
+    fn of(meta: &Metadata) -> Changed {
+        use std::os::unix::fs::MetadataExt;
+        Changed {
+            inode: meta.ino(),
+            at: i128::from(meta.ctime()) * 1_000_000_000 + i128::from(meta.ctime_nsec()),
+        }
+    }
+
+    #[cfg(not(unix))]
+    fn of(_: &Metadata) -> Changed {
+        Changed::default()
+    }
 }
 
 impl Stamp {
@@ -49,6 +89,7 @@ impl Stamp {
         Some(Stamp::File {
             len: meta.len(),
             modified: meta.modified().ok()?,
+            changed: Changed::of(meta),
         })
     }
 
@@ -365,6 +406,7 @@ mod tests {
         Stamp::File {
             len,
             modified: SystemTime::now() - Duration::from_secs(seconds_ago),
+            changed: Changed::default(),
         }
     }
 
@@ -377,6 +419,44 @@ mod tests {
         // Written again: another length, or another time.
         assert_eq!(cache.get(&"a", stamp(11, 60)), None);
         assert_eq!(cache.get(&"a", stamp(10, 30)), None);
+    }
+
+    /// A file written again at its length, its old modification time put
+    /// back, is stamped anew: by its status change time. Read again
+    /// unwritten, its stamp holds.
+    #[cfg(unix)]
+    #[test]
+    fn a_write_that_puts_the_old_time_back_changes_the_stamp() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.rs");
+        let old = SystemTime::now() - Duration::from_secs(60);
+        let write = |text: &str| {
+            std::fs::write(&path, text).unwrap();
+            let file = std::fs::File::options().write(true).open(&path).unwrap();
+            file.set_modified(old).unwrap();
+        };
+        write("fn f() {}");
+        let first = Stamp::read(&path).unwrap();
+        assert_eq!(Stamp::read(&path), Some(first));
+        assert!(first.is_settled());
+        // The status change time moves on in nanoseconds on the file
+        // systems the tests run on; a moment apart, surely.
+        std::thread::sleep(Duration::from_millis(5));
+        write("fn g() {}");
+        let second = Stamp::read(&path).unwrap();
+        assert_eq!(first.bytes(), second.bytes());
+        assert_ne!(first, second);
+        // Replaced by another file, written with the same time.
+        let other = dir.path().join("b.rs");
+        std::fs::write(&other, "fn h() {}").unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&other)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        std::fs::rename(&other, &path).unwrap();
+        assert_ne!(Stamp::read(&path), Some(second));
     }
 
     #[test]

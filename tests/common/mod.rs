@@ -49,8 +49,8 @@ impl Fixture {
     }
 
     /// Writes `text` to `relative` and puts its old modification time
-    /// back: a write only the file watcher tells of when the length is
-    /// kept too.
+    /// back: a write that, with the length kept too, the file watcher
+    /// tells of, and a file's stamp only by its status change time.
     pub fn rewrite_keeping_time(&self, relative: &str, text: &str) {
         let path = self.path(relative);
         let old_time = std::fs::metadata(&path).unwrap().modified().unwrap();

@@ -284,10 +284,8 @@ pub struct RenamedText {
 /// workspace again: the list of its source files while the file watcher
 /// covers it (forgotten when a file it does not hold is written: one
 /// created, a folder), each file's words and where each name was found
-/// in it, while the file keeps its stamp (see `fs::stamped`: a file
-/// changed under the same length and time, by a tool that sets the time
-/// back, and not heard by the watcher, is taken as it was, for a name's
-/// first look too), where each name was found in a rename's texts, and
+/// in it, while the file keeps its stamp (see `fs::stamped`: its length,
+/// times and inode), where each name was found in a rename's texts, and
 /// the whole look for a name while the watcher hears every change
 /// (`sweep::Sweeps`).
 pub struct Kept {

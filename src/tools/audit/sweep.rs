@@ -321,7 +321,9 @@ impl Sweeps {
 
 #[cfg(test)]
 mod tests {
+    use super::super::scan::Words;
     use super::*;
+    use crate::fs::stamped::Stamp;
     use crate::lsp::config::AuditScope;
     use crate::tools::audit::Scan;
 
@@ -359,9 +361,8 @@ mod tests {
         Arc::new(paths)
     }
 
-    /// `path` written long ago (at one time always: a text of the same
-    /// length written again keeps its stamp): settled, so what it gives
-    /// is kept.
+    /// `path` written long ago (at one fixed time): settled, so what it
+    /// gives is kept.
     fn settle(path: &Path) {
         let settled = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
         let file = std::fs::File::options().write(true).open(path).unwrap();
@@ -537,10 +538,14 @@ mod tests {
             places_of(&on_disk(&kept, &sources, &reader).outcomes(), &reader)
         };
         assert_eq!(swept("alpha").by_kind[&Kind::Code].len(), 1);
-        // Another text under the same stamp (length and time): the words
-        // kept of it say `bravo` is not there, so it is not read.
+        // Another text, whose stamp keeps the words of the first (as a
+        // write no stamp told would): they say `bravo` is not there, so it
+        // is not read.
         std::fs::write(&*sources[0], "bravo();\n").unwrap();
         settle(&sources[0]);
+        let stamp = Stamp::read(&sources[0]).unwrap();
+        let alpha = Arc::new(Words::of("alpha();\n"));
+        kept.words.put(Arc::clone(&sources[0]), stamp, alpha, 64);
         let bravo = swept("bravo");
         assert!(bravo.by_kind.is_empty(), "{bravo:?}");
         assert_eq!(bravo.unread, 0);
