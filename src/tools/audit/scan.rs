@@ -125,15 +125,17 @@ pub fn source(
 /// Where `name` is in `after`, a rename of `before` (the text `found`
 /// was read from by `language`'s grammar, as its `carries` says) to
 /// `new`: the places of `found` the rename left, each moved along its
-/// line by the names renamed before it there. One name made another, no
-/// word of the grammar's own, changes no token's kind around it, so a
-/// place read as code, conditional code or prose stays so (`carries` is
-/// only set where no place of the name is in the text of an attribute
-/// that makes code conditional, which is read by its words). `None`
-/// where that cannot be told without reading `after` again: `after` is
-/// not `before` with some of the name's whole-word places made `new` and
-/// nothing else changed, `new` is not a plain name or is a word of the
-/// grammar, or `before` is not the text read. (tree-sitter's TypeScript
+/// line by the names renamed or spelled out before it there (and by the
+/// new name, where it was put before the old: `new: name`). One name made
+/// another, no word of the grammar's own, changes no token's kind around
+/// it, nor does a place spelled out ([`SPELLED_OUT`]): a place read as
+/// code, conditional code or prose stays so (`carries` is only set where
+/// no place of the name is in the text of an attribute that makes code
+/// conditional, which is read by its words). `None` where that cannot be
+/// told without reading `after` again: `after` is not `before` with some
+/// of the name's whole-word places made `new` or spelled out and nothing
+/// else changed, `new` is not a plain name or is a word of the grammar,
+/// or `before` is not the text read. (tree-sitter's TypeScript
 /// scanner reads a line that begins with `in` or `instanceof` as going
 /// on the line before: a name renamed to `in_flight` there parses with
 /// an error, which the places carried over, following the code, do not
@@ -153,9 +155,10 @@ pub fn renamed(
     if found.carries != Some(Stamp::of_text(before)) {
         return None;
     }
-    // The name's places in `before` the rename made `new`, walking both
-    // texts side by side: between two places they must be alike.
-    let mut replaced = Vec::new();
+    // What the rename did at each of the name's places in `before`,
+    // walking both texts side by side: between two places they must be
+    // alike.
+    let mut changes = Vec::new();
     let (mut read, mut at_after) = (0, 0);
     for at in word_offsets(before, name) {
         let between = &before[read..at];
@@ -165,36 +168,42 @@ pub fn renamed(
         at_after += between.len();
         let rest = &after[at_after..];
         let word = &rest[..rest.find(|c| !is_word(c)).unwrap_or(rest.len())];
-        if word == new {
-            replaced.push(at);
-        } else if word != name {
+        let change = if word == new || word == name {
+            let beside = if word == new { name } else { new };
+            let spelled = spelled_out(&before[at + name.len()..], &rest[word.len()..], beside);
+            Change::at(word == new, spelled, name, new)
+        } else {
             return None;
-        }
-        at_after += word.len();
+        };
+        at_after += change.after_bytes;
         read = at + name.len();
+        changes.push((at, change));
     }
     if after.get(at_after..)? != &before[read..] {
         return None;
     }
     let lines = LineIndex::new(before);
-    let replaced: Vec<Position> = replaced
+    let changes: Vec<(Position, Change)> = changes
         .into_iter()
-        .map(|at| lines.position(before, at))
+        .map(|(at, change)| (lines.position(before, at), change))
         .collect();
-    let longer = new.chars().count() as i64 - name.chars().count() as i64;
     let moved = |places: &[Position]| -> Vec<Position> {
         places
             .iter()
-            .filter(|place| replaced.binary_search(place).is_err())
-            .map(|place| {
-                // The places renamed before it on its line (both lists in
-                // order).
-                let line_start = replaced.partition_point(|r| r.line < place.line);
-                let earlier = (replaced.partition_point(|r| r < place) - line_start) as i64;
-                // Never below the line's first character: each renamed
-                // place before it is at least as long as the shift.
-                let character = i64::from(place.character) + earlier * longer;
-                Position::new(place.line, character as u32)
+            .filter_map(|place| {
+                // The changes before it on its line (both lists in order),
+                // and its own.
+                let line_start = changes.partition_point(|(at, _)| at.line < place.line);
+                let own = changes.partition_point(|(at, _)| at < place);
+                let earlier: i64 = changes[line_start..own].iter().map(|(_, c)| c.longer).sum();
+                let shift = match changes.get(own) {
+                    Some((at, change)) if at == place => change.shift?,
+                    _ => 0,
+                };
+                // Never below the line's first character: each change
+                // before it is at least as long as its shift.
+                let character = i64::from(place.character) + earlier + shift;
+                Some(Position::new(place.line, character as u32))
             })
             .collect()
     };
@@ -206,6 +215,68 @@ pub fn renamed(
         // (nor from a rename's text read, whose `carries` is never asked).
         carries: None,
     })
+}
+
+/// How a rename may spell the old name out beside the new one, at a
+/// place it renamed: a shorthand property or field made whole
+/// (`{ connect }` to `{ renamedConnect: connect }`, or `{ connect:
+/// renamedConnect }` where the local was renamed) or an alias kept (`new
+/// as name`). The old name stays there a name, as it was.
+const SPELLED_OUT: [&str; 2] = [": ", " as "];
+
+/// The separator `after` (the text after a renamed place) begins with
+/// before `beside` as a whole word, where `before` (the text after that
+/// place before the rename) does not: the rename spelled the place out.
+fn spelled_out(before: &str, after: &str, beside: &str) -> Option<&'static str> {
+    let begins = |text: &str, separator: &str| {
+        text.strip_prefix(separator)
+            .and_then(|rest| rest.strip_prefix(beside))
+            .is_some_and(|rest| !rest.starts_with(is_word))
+    };
+    SPELLED_OUT
+        .into_iter()
+        .find(|separator| begins(after, separator) && !begins(before, separator))
+}
+
+/// What a rename did at one place of the old name, in characters.
+struct Change {
+    /// How much longer the place's text became: what follows it on its
+    /// line moves by that much.
+    longer: i64,
+    /// Where the old name now is, from where it was; `None` where it is
+    /// gone.
+    shift: Option<i64>,
+    /// The bytes the place took in the renamed text.
+    after_bytes: usize,
+}
+
+impl Change {
+    /// At a place of `name` read in the renamed text as `new` (`renamed`)
+    /// or as `name`, spelled out with `separator` and the other of the
+    /// two after it, or not.
+    fn at(renamed: bool, separator: Option<&str>, name: &str, new: &str) -> Change {
+        let chars = |text: &str| text.chars().count() as i64;
+        let (first, shift) = match renamed {
+            true => (new, None),
+            false => (name, Some(0)),
+        };
+        match separator {
+            None => Change {
+                longer: chars(first) - chars(name),
+                shift,
+                after_bytes: first.len(),
+            },
+            Some(separator) => {
+                let added = chars(separator) + chars(if renamed { name } else { new });
+                Change {
+                    longer: chars(first) - chars(name) + added,
+                    // `new: name`: the old name after the new one.
+                    shift: Some(shift.unwrap_or(chars(new) + chars(separator))),
+                    after_bytes: name.len() + new.len() + separator.len(),
+                }
+            }
+        }
+    }
 }
 
 /// `name` in a component that embeds `language`'s code: its script
@@ -486,6 +557,91 @@ fn plain(e: &Entry) -> i64 { e.amount() + total!(e.amount()) }
             }
         }
         out
+    }
+
+    /// `text` with the name's whole-word places numbered in `which` (from
+    /// 0) spelled out as `form` says (`{new}: {name}`, say).
+    fn spell_places(text: &str, name: &str, which: &[(usize, &str)]) -> String {
+        let mut out = text.to_string();
+        for (n, at) in word_offsets(text, name).into_iter().enumerate().rev() {
+            if let Some((_, form)) = which.iter().find(|(w, _)| *w == n) {
+                out.replace_range(at..at + name.len(), form);
+            }
+        }
+        out
+    }
+
+    /// A place the rename spelled out (a shorthand made whole, an alias
+    /// kept) keeps the old name, moved: carried, it is where a read of
+    /// the renamed text finds it, as what it was.
+    #[test]
+    fn a_renamed_text_carries_the_places_it_spelled_out() {
+        let typescript = "import { send } from './s';\nconst { send: s, x } = o; const { send } = o; send(send);\nconst y = { send, n: 1 }; // send\nexport { send };\n";
+        let rust = "fn f() { m!(S { send }); let S { send } = s; send(send) }\n// send\n";
+        let forms = |file: &str| -> Vec<Vec<(usize, &str)>> {
+            match file {
+                "a.ts" => vec![
+                    vec![(0, "deliverAll as send"), (3, "deliverAll")],
+                    vec![(2, "deliverAll: send"), (4, "send: deliverAll")],
+                    vec![(5, "send: deliverAll"), (7, "deliverAll as send")],
+                    vec![
+                        (3, "send: deliverAll"),
+                        (4, "deliverAll: send"),
+                        (5, "deliverAll"),
+                    ],
+                ],
+                _ => vec![
+                    vec![(0, "deliverAll: send")],
+                    vec![(1, "send: deliverAll"), (2, "deliverAll")],
+                    vec![(0, "send: deliverAll"), (3, "deliverAll")],
+                ],
+            }
+        };
+        for (file, before, scope) in [
+            ("a.ts", typescript, AuditScope::Code),
+            ("a.rs", rust, AuditScope::Macros),
+        ] {
+            let language = language_of(file);
+            let read = |text: &str| read(file, text, "send", scope, false);
+            let found = read(before);
+            assert!(found.carries.is_some(), "{file}");
+            for which in forms(file) {
+                let after = spell_places(before, "send", &which);
+                let carried = renamed(&found, before, &after, "send", "deliverAll", language)
+                    .unwrap_or_else(|| panic!("{file} {which:?}: not carried"));
+                let again = read(&after);
+                assert!(!again.code.is_empty() || !again.prose.is_empty(), "{after}");
+                assert_eq!(
+                    (&carried.code, &carried.conditional, &carried.prose),
+                    (&again.code, &again.conditional, &again.prose),
+                    "{file} {which:?}: {after}"
+                );
+            }
+        }
+        // Spelled out with another name, or where the text already said
+        // so: not the rename's doing, read again.
+        let found = read("a.ts", typescript, "send", AuditScope::Code, false);
+        let ts_language = language_of("a.ts");
+        let other = spell_places(typescript, "send", &[(3, "other: send")]);
+        assert!(
+            renamed(
+                &found,
+                typescript,
+                &other,
+                "send",
+                "deliverAll",
+                ts_language
+            )
+            .is_none()
+        );
+        let already = "const { send: deliverAll } = o;\nsend();\n";
+        let found = read("a.ts", already, "send", AuditScope::Code, false);
+        let after = "const { deliverAll: deliverAll } = o;\nsend();\n";
+        let carried = renamed(&found, already, after, "send", "deliverAll", ts_language);
+        assert_eq!(carried.map(|c| c.code), Some(vec![at(2, 1)]));
+        let after = "const { send: deliverAll } = o;\ndeliverAll();\n";
+        let carried = renamed(&found, already, after, "send", "deliverAll", ts_language);
+        assert_eq!(carried.map(|c| c.code), Some(vec![at(1, 9)]));
     }
 
     #[test]
