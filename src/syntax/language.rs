@@ -355,7 +355,8 @@ mod tests {
     }
 
     /// Every registered folder's `language.toml` reads, each dialect's
-    /// grammar is registered, and no extension belongs to two dialects.
+    /// grammar is registered, no extension belongs to two dialects, and a
+    /// grammar with conditional attributes names its attributes' kinds.
     #[test]
     fn every_language_is_described_and_each_extension_has_one_language() {
         let mut seen: Vec<&str> = Vec::new();
@@ -364,6 +365,15 @@ mod tests {
                 assert!(!seen.contains(&ext.as_str()), ".{ext} twice");
                 seen.push(ext);
             }
+            // A conditional attribute is told by its node's kind: without
+            // the kinds, no place would be in one, and every place of a
+            // name in one would be carried through a rename.
+            let tokens = &language.spec().tokens;
+            assert!(
+                tokens.conditional.is_empty() || !tokens.attributes.is_empty(),
+                "{}: conditional attributes but no attributes' kinds",
+                language.name()
+            );
         }
         let names: Vec<&str> = Language::all().map(Language::name).collect();
         assert_eq!(

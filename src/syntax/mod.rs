@@ -244,14 +244,13 @@ impl SourceFile {
         if tokens.conditional.is_empty() {
             return false;
         }
-        let is_attribute = |node: &tree_sitter::Node<'_>| {
-            self.text
-                .get(node.byte_range())
-                .is_some_and(|t| t.starts_with('#'))
-        };
+        // By kind: a node that holds its own attributes (a match arm)
+        // starts with one's text, and is none.
+        let is_attribute =
+            |node: &tree_sitter::Node<'_>| tokens.attributes.iter().any(|k| k == node.kind());
         let mut node = self.leaf_at(position);
         while let Some(n) = node {
-            // The attributes just before it: those that start with `#`.
+            // The attributes just before it.
             let mut attribute = n.prev_named_sibling();
             while let Some(a) = attribute.filter(is_attribute) {
                 if under(a, &tokens.conditional) {

@@ -256,9 +256,10 @@ impl Change {
     /// two after it, or not.
     fn at(renamed: bool, separator: Option<&str>, name: &str, new: &str) -> Change {
         let chars = |text: &str| text.chars().count() as i64;
-        let (first, shift) = match renamed {
-            true => (new, None),
-            false => (name, Some(0)),
+        let (first, shift) = if renamed {
+            (new, None)
+        } else {
+            (name, Some(0))
         };
         match separator {
             None => Change {
@@ -550,13 +551,8 @@ fn plain(e: &Entry) -> i64 { e.amount() + total!(e.amount()) }
     /// `text` with the name's whole-word places numbered in `which` (from
     /// 0) made `new`.
     fn rename_places(text: &str, name: &str, new: &str, which: &[usize]) -> String {
-        let mut out = text.to_string();
-        for (n, at) in word_offsets(text, name).into_iter().enumerate().rev() {
-            if which.contains(&n) {
-                out.replace_range(at..at + name.len(), new);
-            }
-        }
-        out
+        let which: Vec<(usize, &str)> = which.iter().map(|&n| (n, new)).collect();
+        spell_places(text, name, &which)
     }
 
     /// `text` with the name's whole-word places numbered in `which` (from
@@ -730,6 +726,10 @@ fn plain(e: &Entry) -> i64 { e.amount() + total!(e.amount()) }
         let arm = "fn f(m: M) {\n    match m {\n        #[cfg(unix)]\n        M::A(x) => x.send(),\n        #[cfg(unix)]\n        M::B(send) => 0,\n    }\n}\n";
         let found = arm_read(arm);
         assert_eq!(found.conditional.len(), 2);
+        // An arm after a cfg'd one is not under its attribute; a struct
+        // literal's field holds its own.
+        let after_arm = "fn f(m: M) {\n    match m {\n        #[cfg(unix)]\n        M::A(x) => 0,\n        M::B(y) => y.send(),\n    }\n    S {\n        #[cfg(test)]\n        a: 1,\n        b: send(),\n        #[cfg(unix)]\n        c: send(),\n        #[cfg(unix)]\n        send,\n    }\n}\n";
+        assert_eq!(arm_read(after_arm).conditional, [at(12, 12), at(14, 9)]);
         let after = rename_places(arm, "send", "deliver", &[0]);
         let carried = renamed(&found, arm, &after, "send", "deliver", language_of("a.rs"));
         let (carried, again) = (carried.expect("carried"), arm_read(&after));
