@@ -815,7 +815,7 @@ async fn the_audit_kept_whole_forgets_a_file_written_since() {
 }
 
 /// The text audit keeps what it found in each file while the file keeps
-/// its length and modification time, and forgets it when the file watcher
+/// its stamp, and forgets it when the file watcher
 /// reports the file written: a file written since, even to the same length
 /// with its old time put back (which the watcher tells, and the stamp by
 /// the file's status change time), one created and one deleted are each

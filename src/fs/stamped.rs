@@ -44,7 +44,7 @@ const SETTLE: Duration = Duration::from_secs(3);
 
 /// A file's length, last write time and [`Changed`]; or, for a text not
 /// on disk (a rename's result), its length and hash.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Stamp {
     File {
         len: u64,
@@ -60,7 +60,7 @@ pub enum Stamp {
 /// What tells a write that put the old modification time back (see the
 /// module header): on Unix, the file's inode and the time its status
 /// last changed, in nanoseconds; nothing elsewhere.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Changed {
     inode: u64,
     at: i128,
@@ -439,9 +439,9 @@ mod tests {
         let first = Stamp::read(&path).unwrap();
         assert_eq!(Stamp::read(&path), Some(first));
         assert!(first.is_settled());
-        // The status change time moves on in nanoseconds on the file
-        // systems the tests run on; a moment apart, surely.
-        std::thread::sleep(Duration::from_millis(5));
+        // The status change time moves on with the kernel's clock tick
+        // (at most 10 ms): two writes 50 ms apart differ.
+        std::thread::sleep(Duration::from_millis(50));
         write("fn g() {}");
         let second = Stamp::read(&path).unwrap();
         assert_eq!(first.bytes(), second.bytes());

@@ -143,9 +143,10 @@ impl LspClient {
     /// [`LspClient::sync`]; `by_stamp`: a document whose file keeps the
     /// stamp of its last read is taken as the disk holds it, without a read
     /// (the blocking pool's, a thread switch) or a comparison. Only while
-    /// the watcher covers the workspace: a file rewritten with its length
-    /// and time kept has the stamp of its last read, and only the watcher
-    /// tells of it (`sync_changed` reads those).
+    /// the watcher covers the workspace: where the platform gives no
+    /// status change time (see `fs::stamped`), a file rewritten with its
+    /// length and time kept has the stamp of its last read, and only the
+    /// watcher tells of it (`sync_changed` reads those).
     async fn sync_from_disk(&self, path: &Path, by_stamp: bool) -> Result<Synced, LspError> {
         // Taken before the read, as every stamp is.
         let stamp = Stamp::read(path).filter(Stamp::is_settled);

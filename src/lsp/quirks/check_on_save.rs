@@ -24,6 +24,7 @@ use super::super::LspError;
 use super::super::client::LspClient;
 use super::super::config::LanguageConfig;
 use super::super::documents::Document;
+use crate::fs::stamped::Stamp;
 use crate::fs::walk;
 use crate::sync::lock;
 
@@ -260,20 +261,20 @@ enum ProjectState {
     OnDisk(u64),
 }
 
-/// A fingerprint of the project's source files on disk (paths, sizes,
-/// modification times of the files this server's language covers, and of
-/// its root markers), .gitignore respected. Cheap next to a check.
+/// A fingerprint of the project's source files on disk (the paths and
+/// stamps, `fs::stamped`, of the files this server's language covers, and
+/// of its root markers), .gitignore respected. Cheap next to a check.
 fn project_fingerprint(root: &Path, language: &LanguageConfig) -> u64 {
     use std::hash::{Hash, Hasher};
-    let mut entries: Vec<(PathBuf, u64, Option<std::time::SystemTime>)> = walk::sources(root)
+    let mut entries: Vec<(PathBuf, Option<Stamp>)> = walk::sources(root)
         .file_entries()
         .filter(|e| language.is_project_file(e.path()))
         .filter_map(|e| {
             let meta = e.metadata().ok()?;
-            Some((e.into_path(), meta.len(), meta.modified().ok()))
+            Some((e.into_path(), Stamp::of(&meta)))
         })
         .collect();
-    entries.sort();
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     entries.hash(&mut hasher);
     hasher.finish()
