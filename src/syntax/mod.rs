@@ -206,18 +206,23 @@ impl SourceFile {
         if prefixes.clone().next().is_none() {
             return false;
         }
-        let attributes = &self.language.spec().tokens.attributes;
         let mut node = self.leaf_at(position);
         while let Some(n) = node {
             let text = self.text.get(n.byte_range()).unwrap_or_default();
-            if attributes.iter().any(|kind| kind == n.kind())
-                && prefixes.clone().any(|prefix| text.starts_with(prefix))
-            {
+            if self.is_attribute(&n) && prefixes.clone().any(|prefix| text.starts_with(prefix)) {
                 return true;
             }
             node = n.parent();
         }
         false
+    }
+
+    /// Whether `node` is an attribute, by its kind (the grammar's
+    /// `attributes`): a node that holds its own attributes (a match arm)
+    /// starts with one's text, and is none.
+    fn is_attribute(&self, node: &tree_sitter::Node<'_>) -> bool {
+        let kinds = &self.language.spec().tokens.attributes;
+        kinds.iter().any(|kind| kind == node.kind())
     }
 
     /// Whether `position` is in conditional code: an item (or a file)
@@ -244,10 +249,7 @@ impl SourceFile {
         if tokens.conditional.is_empty() {
             return false;
         }
-        // By kind: a node that holds its own attributes (a match arm)
-        // starts with one's text, and is none.
-        let is_attribute =
-            |node: &tree_sitter::Node<'_>| tokens.attributes.iter().any(|k| k == node.kind());
+        let is_attribute = |node: &tree_sitter::Node<'_>| self.is_attribute(node);
         let mut node = self.leaf_at(position);
         while let Some(n) = node {
             // The attributes just before it.

@@ -238,7 +238,8 @@ fn spelled_out(before: &str, after: &str, beside: &str) -> Option<&'static str> 
         .find(|separator| begins(after, separator) && !begins(before, separator))
 }
 
-/// What a rename did at one place of the old name, in characters.
+/// What a rename did at one place of the old name (in characters, as
+/// positions count them; but `after_bytes`).
 struct Change {
     /// How much longer the place's text became: what follows it on its
     /// line moves by that much.
@@ -546,6 +547,11 @@ fn plain(e: &Entry) -> i64 { e.amount() + total!(e.amount()) }
         assert_eq!(found.conditional, [at(2, 28)]);
         let found = read("b.rs", whole, "amount", AuditScope::Macros, false);
         assert!(found.conditional.is_empty() && found.code.is_empty());
+        // A match arm and a struct literal's field hold their attributes:
+        // an arm after a cfg'd one is not under its attribute.
+        let held = "fn f(m: M) {\n    match m {\n        #[cfg(unix)]\n        M::A(x) => x.amount(),\n        M::B(y) => y.amount(),\n    }\n    S {\n        #[cfg(test)]\n        a: 1,\n        b: amount(),\n        #[cfg(unix)]\n        c: amount(),\n        #[cfg(unix)]\n        amount,\n    }\n}\n";
+        let found = read("c.rs", held, "amount", AuditScope::Macros, true);
+        assert_eq!(found.conditional, [at(4, 22), at(12, 12), at(14, 9)]);
     }
 
     /// `text` with the name's whole-word places numbered in `which` (from
@@ -555,8 +561,8 @@ fn plain(e: &Entry) -> i64 { e.amount() + total!(e.amount()) }
         spell_places(text, name, &which)
     }
 
-    /// `text` with the name's whole-word places numbered in `which` (from
-    /// 0) spelled out as `form` says (`{new}: {name}`, say).
+    /// `text` with each of the name's whole-word places numbered in
+    /// `which` (from 0) made the text paired with it (`deliverAll: send`).
     fn spell_places(text: &str, name: &str, which: &[(usize, &str)]) -> String {
         let mut out = text.to_string();
         for (n, at) in word_offsets(text, name).into_iter().enumerate().rev() {
@@ -726,10 +732,6 @@ fn plain(e: &Entry) -> i64 { e.amount() + total!(e.amount()) }
         let arm = "fn f(m: M) {\n    match m {\n        #[cfg(unix)]\n        M::A(x) => x.send(),\n        #[cfg(unix)]\n        M::B(send) => 0,\n    }\n}\n";
         let found = arm_read(arm);
         assert_eq!(found.conditional.len(), 2);
-        // An arm after a cfg'd one is not under its attribute; a struct
-        // literal's field holds its own.
-        let after_arm = "fn f(m: M) {\n    match m {\n        #[cfg(unix)]\n        M::A(x) => 0,\n        M::B(y) => y.send(),\n    }\n    S {\n        #[cfg(test)]\n        a: 1,\n        b: send(),\n        #[cfg(unix)]\n        c: send(),\n        #[cfg(unix)]\n        send,\n    }\n}\n";
-        assert_eq!(arm_read(after_arm).conditional, [at(12, 12), at(14, 9)]);
         let after = rename_places(arm, "send", "deliver", &[0]);
         let carried = renamed(&found, arm, &after, "send", "deliver", language_of("a.rs"));
         let (carried, again) = (carried.expect("carried"), arm_read(&after));
