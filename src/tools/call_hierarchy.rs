@@ -311,6 +311,11 @@ impl Walk<'_> {
             // caller's below).
             let indent = 1 + 2 * usize::from(self.depth - depth);
             let parent = (depth < self.depth).then(|| self.files.shown(&item.path));
+            // The callers' or callees' files, parsed at once.
+            let paths = calls.iter().map(|call| call.item.path.as_path());
+            self.files
+                .parse_all(paths.chain([item.path.as_path()]))
+                .await;
             for Call { item: other, sites } in calls {
                 if self.pager.is_full() {
                     self.left_out += 1;

@@ -199,6 +199,14 @@ async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResul
     let total_files = by_file.len();
 
     let mut files = SourceFiles::new(ctx);
+    // The files the page can show, parsed at once.
+    let mut before = 0;
+    let on_page = by_file.values().filter_map(|(path, positions)| {
+        let first = before;
+        before += positions.len();
+        (before > offset && first < offset + limit).then_some(path.as_path())
+    });
+    files.parse_all(on_page).await;
     let mut page = Vec::new();
     let mut pager = Pager::new(offset, Some(limit));
     let (mut left_out, mut left_out_files) = (0, 0);
