@@ -14,7 +14,7 @@ use super::blocking;
 use super::name_path::join_path;
 use super::outline::{FileOutline, outline, parsed_blocking};
 use crate::context::Context;
-use crate::fast_map::FastMap;
+use crate::fast_map::{FastMap, FastSet};
 use crate::fs::stamped::Watch;
 use crate::model::{OutlineSymbol, Place, Position, SourceLocation, SymbolKind};
 use crate::syntax::Language;
@@ -135,18 +135,20 @@ impl<'a> SourceFiles<'a> {
         let heard = self.ctx.lsp.heard();
         let watch = heard.as_ref().map(|heard| heard as &dyn Watch);
         let mut unkept: Vec<(PathBuf, Language)> = Vec::new();
+        // Each file looked at once: a caller's file comes with each of its
+        // calls.
+        let mut looked = FastSet::default();
         for path in paths {
             let index = self.known(path);
+            if !looked.insert(index) || self.files[index].outline.is_some() {
+                continue;
+            }
             let Some(language) = Language::from_path(path) else {
                 continue;
             };
-            if self.files[index].outline.is_some()
-                || unkept.iter().any(|(p, _)| p == path)
-                || self.ctx.parsed.get_fresh(path, path, watch).is_ok()
-            {
-                continue;
+            if self.ctx.parsed.get_fresh(path, path, watch).is_err() {
+                unkept.push((path.to_path_buf(), language));
             }
-            unkept.push((path.to_path_buf(), language));
         }
         if unkept.len() < 2 {
             return;
