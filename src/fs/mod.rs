@@ -6,6 +6,7 @@ pub mod grep;
 pub mod library_path;
 pub mod listed;
 pub mod memo;
+pub mod new_text;
 pub mod patch;
 pub mod stamped;
 pub mod text;

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use similar::TextDiff;
 
+use super::new_text::{ChangedLine, Edited, NewText};
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::model::FileChange;
 use crate::sync::lock;
@@ -39,7 +40,7 @@ pub struct FileEdit {
     pub before: Option<Arc<str>>,
     /// The content to write; `None` to delete the file (the old side of a
     /// file a rename moves).
-    pub after: Option<Arc<str>>,
+    pub after: Option<NewText>,
 }
 
 impl FileEdit {
@@ -47,7 +48,6 @@ impl FileEdit {
     /// `max_diff_chars` characters (cut at a line end).
     pub fn describe(&self, max_diff_chars: usize) -> FileChange {
         let old = self.before.as_deref().unwrap_or("");
-        let new = self.after.as_deref().unwrap_or("");
         let old_header = if self.before.is_some() {
             format!("a/{}", self.shown)
         } else {
@@ -58,8 +58,24 @@ impl FileEdit {
         } else {
             "/dev/null".to_string()
         };
-        let (mut text, removed, added, beyond) =
-            unified_diff(old, new, (&old_header, &new_header), max_diff_chars);
+        let headers = (old_header.as_str(), new_header.as_str());
+        // A text made by replacements that keep every line in place is
+        // diffed from them, its text before read only around them.
+        let edited = match (&self.before, &self.after) {
+            (Some(before), Some(after)) => after
+                .edited_on(before)
+                .and_then(|edited| Some((edited, edited.changed_lines()?))),
+            _ => None,
+        };
+        let (mut text, removed, added, beyond) = match edited {
+            Some((edited, lines)) => {
+                write_parts(edited_parts(edited, &lines), true, headers, max_diff_chars)
+            }
+            None => {
+                let new = self.after.as_ref().map_or("", NewText::as_str);
+                unified_diff(old, new, headers, max_diff_chars)
+            }
+        };
         let omitted = cut(&mut text, max_diff_chars) + beyond;
         FileChange {
             path: self.shown.clone(),
@@ -116,26 +132,85 @@ fn unified_diff(
 ) -> (String, usize, usize, usize) {
     let regions = changed_regions(old, new);
     let in_place = regions.is_some();
-    let regions = regions.unwrap_or_else(|| {
-        vec![Region {
-            // Its hunks count from the first line; its end is not used.
-            lines: 0..0,
-            old_bytes: 0..old.len(),
-            new_bytes: 0..new.len(),
-        }]
-    });
+    let parts = match regions {
+        Some(regions) => regions
+            .into_iter()
+            .map(|region| Part {
+                first_line: region.lines.start,
+                old: &old[region.old_bytes],
+                new: Cow::Borrowed(&new[region.new_bytes]),
+            })
+            .collect(),
+        // Its hunks count from the first line.
+        None => vec![Part {
+            first_line: 0,
+            old,
+            new: Cow::Borrowed(new),
+        }],
+    };
+    write_parts(parts, in_place, headers, max_chars)
+}
+
+/// A stretch of whole lines of two texts, and the number of its first.
+struct Part<'a> {
+    first_line: usize,
+    old: &'a str,
+    new: Cow<'a, str>,
+}
+
+/// The stretches a diff of `edited`'s text before and after shows, made
+/// from its `lines` changed in place (see [`Edited::changed_lines`]), as
+/// [`changed_regions`] finds them reading both texts whole: each changed
+/// line with its context, those no more than twice the context apart in
+/// one.
+fn edited_parts<'a>(edited: &'a Edited, lines: &[ChangedLine]) -> Vec<Part<'a>> {
+    let base = edited.base.as_bytes();
+    let mut regions: Vec<(std::ops::Range<usize>, std::ops::Range<usize>)> = Vec::new();
+    for changed in lines {
+        let (after_end, after) = lines_on(base, changed.bytes.end, CONTEXT);
+        let first = changed.line.saturating_sub(CONTEXT);
+        let end = changed.line + 1 + after;
+        match regions.last_mut() {
+            Some((lines, bytes)) if first <= lines.end => {
+                lines.end = end;
+                bytes.end = after_end;
+            }
+            _ => {
+                let start = lines_back(base, changed.bytes.start, changed.line - first);
+                regions.push((first..end, start..after_end));
+            }
+        }
+    }
+    regions
+        .into_iter()
+        .map(|(lines, bytes)| Part {
+            first_line: lines.start,
+            old: &edited.base[bytes.clone()],
+            new: Cow::Owned(edited.replaced_in(bytes)),
+        })
+        .collect()
+}
+
+/// The unified diff of `parts`, as [`unified_diff`] writes it; `in_place`
+/// where each part's sides have as many lines, which pair one to one.
+fn write_parts(
+    parts: Vec<Part>,
+    in_place: bool,
+    headers: (&str, &str),
+    max_chars: usize,
+) -> (String, usize, usize, usize) {
     let (mut out, mut removed, mut added, mut beyond) = (String::new(), 0, 0, 0);
-    for region in regions {
+    for part in parts {
         // Line ends made LF only in the stretches diffed: a line counts as
         // one either way (each ends at its LF), and a region starts and ends
         // between lines, never inside a CRLF.
-        let old_part = unix_newlines(&old[region.old_bytes]);
-        let new_part = unix_newlines(&new[region.new_bytes]);
+        let old_part = unix_newlines(part.old);
+        let new_part = unix_newlines(&part.new);
         if in_place {
             let stretch = Stretch {
                 old: &old_part,
                 new: &new_part,
-                first_line: region.lines.start,
+                first_line: part.first_line,
             };
             if let Some(counts) = write_in_place(&stretch, headers, max_chars, &mut out) {
                 removed += counts.changed;
@@ -175,7 +250,7 @@ fn unified_diff(
             let ops: Vec<similar::DiffOp> = hunk
                 .ops()
                 .iter()
-                .map(|op| shifted(*op, region.lines.start))
+                .map(|op| shifted(*op, part.first_line))
                 .collect();
             out.push_str(&format!(
                 "{}\n",
@@ -506,7 +581,7 @@ impl Patch {
         self.files
             .iter()
             .map(|f| {
-                f.before.as_deref().map_or(0, str::len) + f.after.as_deref().map_or(0, str::len)
+                f.before.as_deref().map_or(0, str::len) + f.after.as_ref().map_or(0, NewText::len)
             })
             .sum()
     }
@@ -659,7 +734,7 @@ fn apply_with(
     let mut staged = Vec::with_capacity(patch.files.len());
     for edit in &patch.files {
         staged.push(match &edit.after {
-            Some(after) => Some(stage(&edit.path, &edit.shown, after.as_bytes())?),
+            Some(after) => Some(stage(&edit.path, &edit.shown, after.as_str().as_bytes())?),
             None => None,
         });
     }
@@ -1129,13 +1204,74 @@ mod tests {
         );
     }
 
+    #[test]
+    fn a_text_made_by_replacements_is_diffed_from_them_as_read_whole() {
+        use crate::fs::new_text::tests::replacing;
+        // Lines far apart and near (hunks apart and together), several
+        // replacements on one line, one that changes nothing, the first
+        // and last lines (the last without a line end), CRLF and a lone CR.
+        let lines: Vec<String> = (0..40).map(|n| format!("line {n} send(x)\n")).collect();
+        let long = lines.concat();
+        let cases: Vec<(String, Vec<(&str, &str)>)> = vec![
+            (
+                long.clone(),
+                vec![
+                    ("send", "ship"),
+                    ("line 5 send", "line 5 ship"),
+                    ("send", "send"),
+                    ("line 12 send", "line 12 shipped"),
+                ],
+            ),
+            (
+                long.clone(),
+                vec![
+                    ("line 20 send", "line 20 ship"),
+                    ("line 26 send", "line 26 ship"),
+                    ("line 33 send", "line 33 ship"),
+                    ("line 39 send", "line 39 ship"),
+                ],
+            ),
+            (
+                "a send send\nb\nc send".into(),
+                vec![("send", "ship"), ("send", "ship"), ("send", "ship")],
+            ),
+            (
+                "a send\r\nb\r\nc\r\nd\r\ne\r\nf\r\ng\r\nh send\r\n".into(),
+                vec![("send", "ship"), ("send", "ship")],
+            ),
+            ("a\rb send\nc\n".into(), vec![("send", "ship")]),
+            ("send\n".into(), vec![("send", "")]),
+            ("a send\n".into(), vec![("send", "send")]),
+        ];
+        for (base, edits) in cases {
+            let edited = replacing(&base, &edits);
+            let whole = NewText::from(edited.as_str());
+            let edited = replacing(&base, &edits);
+            let file = |after: NewText| FileEdit {
+                path: PathBuf::from("a.ts"),
+                shown: "a.ts".to_string(),
+                before: Some(Arc::clone(&edited.edited().unwrap().base)),
+                after: Some(after),
+            };
+            for max_chars in [60, 200, 100_000] {
+                let shown = file(edited.clone()).describe(max_chars);
+                assert_eq!(
+                    shown,
+                    file(whole.clone()).describe(max_chars),
+                    "{base:?} {edits:?}"
+                );
+            }
+            assert!(!edited.made_whole(), "{base:?} {edits:?} was diffed whole");
+        }
+    }
+
     fn edit_of(dir: &Path, name: &str, before: &str, after: &str) -> FileEdit {
         std::fs::write(dir.join(name), before).unwrap();
         FileEdit {
             path: dir.join(name),
             shown: name.to_string(),
             before: Some(before.into()),
-            after: Some(after.into()),
+            after: Some(NewText::whole(after.into())),
         }
     }
 

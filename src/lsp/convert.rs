@@ -9,10 +9,11 @@
 //! here too ([`file_path`]).
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use lsp_types::{PositionEncodingKind, Url};
 
+use crate::fs::stamped::Stamp;
 use crate::model::{Position, Range};
 
 /// How a server counts characters within a line.
@@ -56,6 +57,11 @@ pub struct LineIndex {
     /// line's end converts without a look at the text (an answer's
     /// positions are spread over many files: each look is a cache miss).
     not_ascii: Vec<u32>,
+    /// Whether a CR ends a line alone: lines are then not those counted
+    /// by LF.
+    lone_cr: bool,
+    /// The text's stamp, found once (see `NewText::edited`).
+    stamp: Arc<OnceLock<Stamp>>,
 }
 
 impl LineIndex {
@@ -65,14 +71,19 @@ impl LineIndex {
         // Line ends found by memchr: a line is read a word at a time, not
         // a byte (this is most of the cost of indexing a file).
         let mut after_cr = None;
+        let (mut crs, mut crlfs) = (0, 0);
         for i in memchr::memchr2_iter(b'\n', b'\r', bytes) {
             match bytes[i] {
                 // The LF of a CRLF: its line started after both.
-                b'\n' if after_cr == Some(i) => *starts.last_mut().expect("pushed") = i + 1,
+                b'\n' if after_cr == Some(i) => {
+                    *starts.last_mut().expect("pushed") = i + 1;
+                    crlfs += 1;
+                }
                 b'\n' => starts.push(i + 1),
                 _ => {
                     starts.push(i + 1);
                     after_cr = Some(i + 1);
+                    crs += 1;
                 }
             }
         }
@@ -90,6 +101,22 @@ impl LineIndex {
             text: Arc::from(text),
             starts,
             not_ascii,
+            lone_cr: crs > crlfs,
+            stamp: Arc::default(),
+        }
+    }
+
+    /// Where the text's stamp is kept once found: shared with the texts
+    /// made from it by replacements.
+    pub fn stamp_cell(&self) -> Arc<OnceLock<Stamp>> {
+        Arc::clone(&self.stamp)
+    }
+
+    /// The 0-based line, counted by LF, of the byte at `offset`.
+    pub fn lf_line(&self, offset: usize) -> usize {
+        match self.lone_cr {
+            true => memchr::memchr_iter(b'\n', &self.text.as_bytes()[..offset]).count(),
+            false => self.starts.partition_point(|&start| start <= offset) - 1,
         }
     }
 

@@ -22,6 +22,7 @@ use super::quirks::cargo_projects;
 use super::session::Session;
 use super::watch::Heard;
 use crate::fast_map::FastMap;
+use crate::fs::new_text::{NewText, Replaced};
 use crate::fs::stamped::Watch;
 use crate::model::Position;
 
@@ -69,7 +70,7 @@ pub struct Rewrite {
     /// index of it); `None` for a file the rename creates.
     pub before: Option<Arc<str>>,
     /// `None` for a file the rename deletes (or moves away).
-    pub after: Option<Arc<str>>,
+    pub after: Option<NewText>,
     /// Text edits in this file.
     pub edits: usize,
 }
@@ -173,7 +174,7 @@ enum Now {
     /// disk text is neither copied nor indexed again before that.
     Disk,
     /// Changed (`None`: deleted or moved away).
-    Changed(Option<Arc<str>>),
+    Changed(Option<NewText>),
 }
 
 impl Entry {
@@ -188,19 +189,22 @@ impl Entry {
     fn index(&self) -> Option<Arc<LineIndex>> {
         match &self.now {
             Now::Disk => self.disk.clone(),
-            Now::Changed(text) => text.as_deref().map(|t| Arc::new(LineIndex::new(t))),
+            Now::Changed(text) => text.as_ref().map(|t| Arc::new(LineIndex::new(t.as_str()))),
         }
     }
 
     /// Its text now, taken out (the file left absent).
-    fn take(&mut self) -> Option<Arc<str>> {
+    fn take(&mut self) -> Option<NewText> {
         match std::mem::replace(&mut self.now, Now::Changed(None)) {
-            Now::Disk => self.disk.as_ref().map(|index| index.shared_text()),
+            Now::Disk => self
+                .disk
+                .as_ref()
+                .map(|index| NewText::whole(index.shared_text())),
             Now::Changed(text) => text,
         }
     }
 
-    fn set(&mut self, text: Option<Arc<str>>) {
+    fn set(&mut self, text: Option<NewText>) {
         self.now = Now::Changed(text);
     }
 }
@@ -242,7 +246,11 @@ impl Files {
                     return None;
                 };
                 let before = entry.disk.map(|index| index.shared_text());
-                (before != after).then_some(Rewrite {
+                let same = match (&before, &after) {
+                    (Some(before), Some(after)) => after.is(before),
+                    (before, after) => before.is_none() && after.is_none(),
+                };
+                (!same).then_some(Rewrite {
                     path,
                     before,
                     after,
@@ -291,7 +299,7 @@ fn apply_workspace_edit(
                     let entry = files.entry(path_of(&create.uri)?)?;
                     let overwrite = create.options.and_then(|o| o.overwrite) == Some(true);
                     if !entry.exists() || overwrite {
-                        entry.set(Some(Arc::from("")));
+                        entry.set(Some(NewText::default()));
                     }
                 }
                 DocumentChangeOperation::Op(ResourceOp::Rename(rename)) => {
@@ -335,9 +343,8 @@ fn edit_text(
     let index = entry
         .index()
         .ok_or_else(|| format!("{uri} does not exist to be edited"))?;
-    let text = index.text();
-    let mut spans = Vec::with_capacity(edits.len());
-    for edit in &edits {
+    let mut replaced = Vec::with_capacity(edits.len());
+    for edit in edits {
         let offset = |p: lsp_types::Position| {
             index
                 .lsp_offset(p, encoding)
@@ -347,50 +354,24 @@ fn edit_text(
         if start > end {
             return Err(format!("an edit of {uri} ends before it starts"));
         }
-        spans.push((start, end, edit.new_text.as_str()));
+        replaced.push(Replaced {
+            bytes: start..end,
+            line: index.lf_line(start),
+            with: edit.new_text,
+        });
     }
-    spans.sort_by_key(|&(start, end, _)| (start, end));
-    if spans.windows(2).any(|w| w[0].1 > w[1].0) {
+    replaced.sort_by_key(|r| (r.bytes.start, r.bytes.end));
+    if replaced
+        .windows(2)
+        .any(|w| w[0].bytes.end > w[1].bytes.start)
+    {
         return Err(format!("two edits of {uri} overlap"));
     }
-    let parts = spans.iter().scan(0, |last, &(start, end, new_text)| {
-        let kept = &text[*last..start];
-        *last = end;
-        Some([kept, new_text])
-    });
-    let tail = spans.last().map_or(0, |&(_, end, _)| end);
-    let after = joined(parts.flatten().chain([&text[tail..]]));
-    entry.edits += spans.len();
+    entry.edits += replaced.len();
+    // Not made whole: a preview reads only around the replacements.
+    let after = NewText::from_replacements(index.shared_text(), index.stamp_cell(), replaced);
     entry.set(Some(after));
     Ok(())
-}
-
-/// `parts` one after another, written once into the shared text's own
-/// memory. A `String` made into an `Arc<str>` is copied again: in a rename
-/// through 71 files of the TypeScript SDK that second copy of every
-/// renamed text (and the fresh pages it fills) was a twentieth of the
-/// preview's CPU.
-fn joined<'a>(parts: impl Iterator<Item = &'a str> + Clone) -> Arc<str> {
-    let length = parts.clone().map(str::len).sum();
-    let mut shared = Arc::<[u8]>::new_uninit_slice(length);
-    let slots = Arc::get_mut(&mut shared).expect("a new Arc has no other owner");
-    let mut written = 0;
-    for part in parts {
-        let slot = &mut slots[written..written + part.len()];
-        // SAFETY: `slot` is `part.len()` bytes of a new allocation, which
-        // `part` cannot overlap. (`write_copy_of_slice` does this safely
-        // from Rust 1.93.)
-        unsafe {
-            std::ptr::copy_nonoverlapping(part.as_ptr(), slot.as_mut_ptr().cast(), part.len())
-        };
-        written += part.len();
-    }
-    assert_eq!(written, length, "every byte of the text is written");
-    // SAFETY: all `length` bytes were written above.
-    let bytes = unsafe { shared.assume_init() };
-    // SAFETY: the bytes are whole `str`s one after another, so UTF-8; `str`
-    // and `[u8]` have the same layout, which `Arc`'s pointer keeps.
-    unsafe { Arc::from_raw(Arc::into_raw(bytes) as *const str) }
 }
 
 #[cfg(test)]
@@ -403,16 +384,6 @@ mod tests {
             lsp_types::Position::new(l1, c1),
             lsp_types::Position::new(l2, c2),
         )
-    }
-
-    #[test]
-    fn parts_are_joined_whole() {
-        let parts = ["", "h\u{e9}llo", "", " w\u{f6}rld \u{1f600}", "\r\n"];
-        assert_eq!(
-            &*joined(parts.into_iter()),
-            "h\u{e9}llo w\u{f6}rld \u{1f600}\r\n"
-        );
-        assert_eq!(&*joined(std::iter::empty()), "");
     }
 
     #[test]
@@ -455,7 +426,7 @@ mod tests {
         assert_eq!(paths, [&a, &new, &old]);
         let find = |p: &PathBuf| rewrites.iter().find(|r| &r.path == p).unwrap().clone();
         assert_eq!(
-            find(&a).after.as_deref(),
+            find(&a).after.as_ref().map(NewText::as_str),
             Some("mod new;\nuse new::Thing; // Thing\n")
         );
         assert_eq!(find(&a).edits, 2);
@@ -465,7 +436,10 @@ mod tests {
         );
         assert_eq!(find(&new).edits, 1);
         assert_eq!(
-            (find(&new).before.is_none(), find(&new).after.as_deref()),
+            (
+                find(&new).before.is_none(),
+                find(&new).after.as_ref().map(NewText::as_str)
+            ),
             (true, Some("pub struct Thing;\n"))
         );
         // Nothing was written.
@@ -500,7 +474,10 @@ mod tests {
         apply_workspace_edit(&mut files, twice.clone(), Encoding::Utf16).unwrap();
         let rewrites = files.into_rewrites();
         assert_eq!(rewrites[0].before.as_deref(), Some("let x = 1;\n"));
-        assert_eq!(rewrites[0].after.as_deref(), Some("let sum = 1;\n"));
+        assert_eq!(
+            rewrites[0].after.as_ref().map(NewText::as_str),
+            Some("let sum = 1;\n")
+        );
         assert_eq!(rewrites[0].edits, 2);
         // A file that is not UTF-8 is refused, not edited as a lossy text.
         std::fs::write(&a, b"let x = \xff;\n").unwrap();
@@ -550,8 +527,9 @@ mod tests {
         apply_workspace_edit(&mut files, edit, Encoding::Utf16)?;
         Ok(files.into_rewrites()[0]
             .after
-            .as_deref()
+            .as_ref()
             .unwrap()
+            .as_str()
             .to_string())
     }
 

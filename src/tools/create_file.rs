@@ -10,6 +10,7 @@ use super::impact::measured_write;
 use super::{Tool, blocking};
 use crate::context::Context;
 use crate::error::{ErrorCode, ToolError, ToolResult};
+use crate::fs::new_text::NewText;
 use crate::fs::patch::{FileEdit, write_atomic};
 use crate::model::CreatedFile;
 
@@ -92,11 +93,11 @@ impl Tool for CreateFile {
         });
         let writing = Arc::clone(&file);
         let impact = measured_write(&ctx, std::slice::from_ref(&*file), measure, move || {
-            let content = writing.after.as_deref().unwrap_or_default();
+            let content = writing.after.as_ref().map_or("", NewText::as_str);
             write_atomic(&writing.path, &writing.shown, content.as_bytes())
         })
         .await?;
-        let content = file.after.as_deref().unwrap_or_default();
+        let content = file.after.as_ref().map_or("", NewText::as_str);
         Ok(CreatedFile {
             path: file.shown.clone(),
             overwritten: existed,

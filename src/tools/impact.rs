@@ -318,10 +318,12 @@ async fn after_write(ctx: &Context, watch: Watch, written: &[FileEdit]) -> Optio
                 }
             }
         }
-        let lines = written
-            .iter()
-            .find(|e| e.path == file.path)
-            .and_then(|e| Some(LineMap::new(e.before.as_deref()?, e.after.as_deref()?)));
+        let lines = written.iter().find(|e| e.path == file.path).and_then(|e| {
+            Some(LineMap::new(
+                e.before.as_deref()?,
+                e.after.as_ref()?.as_str(),
+            ))
+        });
         let (introduced, fixed, remaining) = compare(&before, &after, lines.as_ref());
         let finding = |diagnostic| FileFinding {
             path: file.shown.clone(),

@@ -339,6 +339,27 @@ fn aliases_note(patch: &Patch, old: &str, new: &str) -> Option<String> {
         let (Some(before), Some(after)) = (&file.before, &file.after) else {
             continue;
         };
+        // A text made by replacements that keep its lines in place: only
+        // the lines they change can have gained an alias.
+        if let Some(lines) = after.edited_on(before).and_then(|e| e.changed_lines()) {
+            for changed in lines {
+                let old = line_text(&before[changed.bytes.clone()]);
+                let new = line_text(&changed.new);
+                if forms
+                    .iter()
+                    .any(|form| holds(new, form) && !holds(old, form))
+                {
+                    found.push(format!(
+                        "{}:{} `{}`",
+                        file.shown,
+                        changed.line + 1,
+                        new.trim()
+                    ));
+                }
+            }
+            continue;
+        }
+        let after = after.as_str();
         if !finders
             .iter()
             .any(|finder| finder.find(after.as_bytes()).is_some())
@@ -368,6 +389,14 @@ fn aliases_note(patch: &Patch, old: &str, new: &str) -> Option<String> {
         crate::render::count(count, "place", "places"),
         found.join(", ")
     ))
+}
+
+/// A line's text without its line end, as `str::lines` gives it.
+fn line_text(line: &str) -> &str {
+    match line.strip_suffix('\n') {
+        Some(line) => line.strip_suffix('\r').unwrap_or(line),
+        None => line,
+    }
 }
 
 /// Where a place at `at` in `after` (a file with a rename's edits) was in
@@ -421,7 +450,7 @@ async fn other_symbols_after(
             let before = match files.iter().find(|f| f.path == path) {
                 None => Some(at),
                 Some(file) => match (&file.before, &file.after) {
-                    (Some(before), Some(after)) => position_before(before, after, at),
+                    (Some(before), Some(after)) => position_before(before, after.as_str(), at),
                     _ => None,
                 },
             };
@@ -487,6 +516,43 @@ mod tests {
             )],
         };
         assert_eq!(aliases_note(&patch, "greet", "salute"), None);
+        // Replacements that keep the lines in place are read only where
+        // they change a line: the same aliases, on the same lines.
+        let replaced = |before: &str, edits: &[(&str, &str)]| {
+            let after = crate::fs::new_text::tests::replacing(before, edits);
+            FileEdit {
+                before: Some(Arc::clone(&after.edited().unwrap().base)),
+                after: Some(after),
+                ..file("", "")
+            }
+        };
+        let before =
+            "export { greet as hello };\nimport { greet } from './g';\nexport { greet };\n";
+        let edits = [
+            ("greet", "salute"),
+            ("{ greet }", "{ salute as greet }"),
+            ("{ greet }", "{ salute as greet }"),
+        ];
+        let patch = Patch {
+            files: vec![replaced(before, &edits)],
+        };
+        let note = aliases_note(&patch, "greet", "salute");
+        assert!(note.as_deref().is_some_and(|n| n.contains("in 2 places (src/index.ts:2 `import { salute as greet } from './g';`, src/index.ts:3 `export { salute as greet };`)")), "{note:?}");
+        assert!(!patch.files[0].after.as_ref().unwrap().made_whole());
+        let whole = Patch {
+            files: vec![file(
+                before,
+                patch.files[0].after.as_ref().unwrap().as_str(),
+            )],
+        };
+        assert_eq!(note, aliases_note(&whole, "greet", "salute"));
+        let unchanged = Patch {
+            files: vec![replaced(
+                "export { salute as greet };\n",
+                &[("salute", "salute")],
+            )],
+        };
+        assert_eq!(aliases_note(&unchanged, "greet", "salute"), None);
     }
 
     #[test]

@@ -29,6 +29,7 @@ use crate::context::Context;
 use crate::error::ToolResult;
 use crate::fast_map::{FastMap, FastSet};
 use crate::fs::listed::KeptLists;
+use crate::fs::new_text::NewText;
 use crate::fs::stamped::{Stamp, StampedCache, Watch};
 use crate::fs::walk;
 use crate::lsp::Need;
@@ -276,7 +277,7 @@ pub struct RenamedText {
     /// `None` for a file the rename creates.
     pub before: Option<Arc<str>>,
     /// Empty for a file the rename deletes (or moves away).
-    pub after: Arc<str>,
+    pub after: NewText,
 }
 
 /// What the audit keeps between calls, so that a rename or references
@@ -386,7 +387,7 @@ impl Kept {
         text: &RenamedText,
         new_name: &str,
     ) -> Arc<Found> {
-        let stamp = Stamp::of_text(&text.after);
+        let stamp = text.after.stamp();
         let key = (Arc::clone(path), Arc::clone(query));
         if let Some(found) = self.renamed.get(&key, stamp) {
             return found;
@@ -395,7 +396,14 @@ impl Kept {
             (Scan::Source { .. }, Some(before)) => {
                 let disk = Language::from_path(path).zip(self.found.get_any(&key));
                 disk.and_then(|(language, disk)| {
-                    scan::renamed(&disk, before, &text.after, &query.name, new_name, language)
+                    scan::renamed(
+                        &disk,
+                        before,
+                        text.after.as_str(),
+                        &query.name,
+                        new_name,
+                        language,
+                    )
                 })
             }
             _ => None,
@@ -403,7 +411,7 @@ impl Kept {
         let found = Arc::new(carried.unwrap_or_else(|| {
             query
                 .scan
-                .run(path, Cow::Borrowed(&text.after), &query.name)
+                .run(path, Cow::Borrowed(text.after.as_str()), &query.name)
         }));
         let weight = found_weight(path, query, &found);
         self.renamed.put(key, stamp, Arc::clone(&found), weight);
@@ -799,7 +807,7 @@ mod tests {
         let before = "// send\nsend(x.send);\n";
         let text = RenamedText {
             before: Some(Arc::from(before)),
-            after: Arc::from("// send\nship(x.send);\n"),
+            after: NewText::from("// send\nship(x.send);\n"),
         };
         // As the disk's read gave them, but for a place no read gives:
         // what is carried over is told by it.

@@ -323,6 +323,7 @@ impl Sweeps {
 mod tests {
     use super::super::scan::Words;
     use super::*;
+    use crate::fs::new_text::NewText;
     use crate::fs::stamped::Stamp;
     use crate::lsp::config::AuditScope;
     use crate::tools::audit::Scan;
@@ -379,7 +380,7 @@ mod tests {
         let files = files.iter().map(|(name, text)| {
             let text = RenamedText {
                 before: None,
-                after: Arc::from(*text),
+                after: NewText::from(*text),
             };
             (dir.join(name), text)
         });
@@ -480,7 +481,7 @@ mod tests {
         let renaming = |before: Option<&str>| {
             let text = RenamedText {
                 before: before.map(Arc::from),
-                after: Arc::from(after),
+                after: NewText::from(after),
             };
             RenamedTexts {
                 new_name: "ship".to_string(),
