@@ -396,14 +396,7 @@ impl Kept {
             (Scan::Source { .. }, Some(before)) => {
                 let disk = Language::from_path(path).zip(self.found.get_any(&key));
                 disk.and_then(|(language, disk)| {
-                    scan::renamed(
-                        &disk,
-                        before,
-                        text.after.as_str(),
-                        &query.name,
-                        new_name,
-                        language,
-                    )
+                    scan::renamed(&disk, before, &text.after, &query.name, new_name, language)
                 })
             }
             _ => None,

@@ -9,7 +9,9 @@
 use std::borrow::Cow;
 use std::ops::Range;
 use std::path::Path;
+use std::sync::Arc;
 
+use crate::fs::new_text::{Edited, NewText};
 use crate::fs::stamped::Stamp;
 use crate::lsp::config::AuditScope;
 use crate::model::Position;
@@ -142,8 +144,8 @@ pub fn source(
 /// have.)
 pub fn renamed(
     found: &Found,
-    before: &str,
-    after: &str,
+    before: &Arc<str>,
+    after: &NewText,
     name: &str,
     new: &str,
     language: Language,
@@ -152,41 +154,18 @@ pub fn renamed(
     if !plain || language.is_grammar_word(new) {
         return None;
     }
-    if found.carries != Some(Stamp::of_text(before)) {
+    let edited = after.edited_on(before);
+    let before_stamp = edited.map_or_else(|| Stamp::of_text(before), Edited::base_stamp);
+    if found.carries != Some(before_stamp) {
         return None;
     }
-    // What the rename did at each of the name's places in `before`,
-    // walking both texts side by side: between two places they must be
-    // alike.
-    let mut changes = Vec::new();
-    let (mut read, mut at_after) = (0, 0);
-    for at in word_offsets(before, name) {
-        let between = &before[read..at];
-        if after.get(at_after..at_after + between.len())? != between {
-            return None;
-        }
-        at_after += between.len();
-        let rest = &after[at_after..];
-        let word = &rest[..rest.find(|c| !is_word(c)).unwrap_or(rest.len())];
-        let change = if word == new || word == name {
-            let beside = if word == new { name } else { new };
-            let spelled = spelled_out(&before[at + name.len()..], &rest[word.len()..], beside);
-            Change::at(word == new, spelled, name, new)
-        } else {
-            return None;
-        };
-        at_after += change.after_bytes;
-        read = at + name.len();
-        changes.push((at, change));
-    }
-    if after.get(at_after..)? != &before[read..] {
-        return None;
-    }
-    let lines = LineIndex::new(before);
-    let changes: Vec<(Position, Change)> = changes
-        .into_iter()
-        .map(|(at, change)| (lines.position(before, at), change))
-        .collect();
+    // What the rename did at each of the places it changed, from its
+    // replacements where each is one (a server's edit of a rename), else
+    // read from both texts side by side.
+    let changes = match edited.and_then(|edited| replaced_places(edited, name, new)) {
+        Some(changes) => changes,
+        None => read_places(before, after.as_str(), name, new)?,
+    };
     let moved = |places: &[Position]| -> Vec<Position> {
         places
             .iter()
@@ -215,6 +194,89 @@ pub fn renamed(
         // (nor from a rename's text read, whose `carries` is never asked).
         carries: None,
     })
+}
+
+/// What the rename did at each of `name`'s places in `before` (in
+/// order), read walking both texts side by side: `None` where `after` is
+/// not `before` with some of those places made `new` or spelled out and
+/// nothing else changed.
+fn read_places(
+    before: &str,
+    after: &str,
+    name: &str,
+    new: &str,
+) -> Option<Vec<(Position, Change)>> {
+    let mut changes = Vec::new();
+    let (mut read, mut at_after) = (0, 0);
+    for at in word_offsets(before, name) {
+        let between = &before[read..at];
+        if after.get(at_after..at_after + between.len())? != between {
+            return None;
+        }
+        at_after += between.len();
+        let rest = &after[at_after..];
+        let word = &rest[..rest.find(|c| !is_word(c)).unwrap_or(rest.len())];
+        let change = if word == new || word == name {
+            let beside = if word == new { name } else { new };
+            let spelled = spelled_out(&before[at + name.len()..], &rest[word.len()..], beside);
+            Change::at(word == new, spelled, name, new)
+        } else {
+            return None;
+        };
+        at_after += change.after_bytes;
+        read = at + name.len();
+        changes.push((at, change));
+    }
+    if after.get(at_after..)? != &before[read..] {
+        return None;
+    }
+    let lines = LineIndex::new(before);
+    let changes = changes
+        .into_iter()
+        .map(|(at, change)| (lines.position(before, at), change))
+        .collect();
+    Some(changes)
+}
+
+/// What the rename did at each place it replaced (in order), told from
+/// the replacements alone: `None` unless each replaced a whole-word
+/// place of `name` with `new`, or spelled it out (as [`read_places`]
+/// reads it). The places it left are not changes: each stays where it
+/// was, and the texts between are alike.
+fn replaced_places(edited: &Edited, name: &str, new: &str) -> Option<Vec<(Position, Change)>> {
+    let base = &edited.base;
+    let mut changes = Vec::with_capacity(edited.replaced().len());
+    for replaced in edited.replaced() {
+        let (start, end) = (replaced.bytes.start, replaced.bytes.end);
+        let whole_word = base[start..end] == *name
+            && !base[..start].chars().next_back().is_some_and(is_word)
+            && !base[end..].chars().next().is_some_and(is_word);
+        if !whole_word {
+            return None;
+        }
+        let with = replaced.with.as_str();
+        let word = &with[..with.find(|c| !is_word(c)).unwrap_or(with.len())];
+        if word != new && word != name {
+            return None;
+        }
+        // What follows the place after the rename: the rest of what
+        // replaced it, then the text before, as far as a spelling out
+        // could reach.
+        let following = &base[end..];
+        let following = &following[..following.floor_char_boundary(name.len().max(new.len()) + 8)];
+        let rest = format!("{}{following}", &with[word.len()..]);
+        let beside = if word == new { name } else { new };
+        let spelled = spelled_out(following, &rest, beside);
+        let change = Change::at(word == new, spelled, name, new);
+        if change.after_bytes != with.len() {
+            return None;
+        }
+        let line_start = memchr::memrchr(b'\n', &base.as_bytes()[..start]).map_or(0, |end| end + 1);
+        let character = base[line_start..start].chars().count() + 1;
+        let at = Position::new(replaced.line as u32 + 1, character as u32);
+        changes.push((at, change));
+    }
+    Some(changes)
 }
 
 /// How a rename may spell the old name out beside the new one, at a
@@ -471,6 +533,7 @@ fn fenced_blocks(text: &str, tags: &[String]) -> Vec<Range<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fs::new_text::Replaced;
 
     fn at(line: u32, character: u32) -> Position {
         Position::new(line, character)
@@ -556,6 +619,69 @@ fn plain(e: &Entry) -> i64 { e.amount() + total!(e.amount()) }
 
     /// `text` with the name's whole-word places numbered in `which` (from
     /// 0) made `new`.
+    /// `renamed` of `after`, given whole.
+    fn carried(
+        found: &Found,
+        before: &str,
+        after: &str,
+        (name, new): (&str, &str),
+        language: Language,
+    ) -> Option<Found> {
+        renamed(
+            found,
+            &Arc::from(before),
+            &NewText::from(after),
+            name,
+            new,
+            language,
+        )
+    }
+
+    /// `renamed` of `before` with the name's whole-word places numbered in
+    /// `which` made the text paired with each, given whole and as the
+    /// replacements (a server's edit): both carry the same, and the
+    /// replacements without being made whole where they carry.
+    fn carried_both(
+        found: &Found,
+        before: &str,
+        which: &[(usize, &str)],
+        (name, new): (&str, &str),
+        language: Language,
+    ) -> Option<Found> {
+        let after = spell_places(before, name, which);
+        let whole = carried(found, before, &after, (name, new), language);
+        let base: Arc<str> = Arc::from(before);
+        let replaced = word_offsets(before, name)
+            .into_iter()
+            .enumerate()
+            .filter_map(|(n, at)| {
+                let (_, form) = which.iter().find(|(w, _)| *w == n)?;
+                Some(Replaced {
+                    bytes: at..at + name.len(),
+                    line: before[..at].matches('\n').count(),
+                    with: form.to_string(),
+                })
+            })
+            .collect();
+        let replacing = NewText::from_replacements(Arc::clone(&base), Arc::default(), replaced);
+        let by_replacements = renamed(found, &base, &replacing, name, new, language);
+        assert_eq!(by_replacements, whole, "{after}");
+        assert!(whole.is_none() || !replacing.made_whole(), "{after}");
+        whole
+    }
+
+    /// [`carried_both`] of the places numbered in `which` made `new`.
+    fn renamed_both(
+        found: &Found,
+        before: &str,
+        which: &[usize],
+        (name, new): (&str, &str),
+        language: Language,
+    ) -> Option<Found> {
+        let which: Vec<(usize, &str)> = which.iter().map(|&n| (n, new)).collect();
+        carried_both(found, before, &which, (name, new), language)
+    }
+
     fn rename_places(text: &str, name: &str, new: &str, which: &[usize]) -> String {
         let which: Vec<(usize, &str)> = which.iter().map(|&n| (n, new)).collect();
         spell_places(text, name, &which)
@@ -609,8 +735,9 @@ fn plain(e: &Entry) -> i64 { e.amount() + total!(e.amount()) }
             assert!(found.carries.is_some(), "{file}");
             for which in forms(file) {
                 let after = spell_places(before, "send", &which);
-                let carried = renamed(&found, before, &after, "send", "deliverAll", language)
-                    .unwrap_or_else(|| panic!("{file} {which:?}: not carried"));
+                let carried =
+                    carried_both(&found, before, &which, ("send", "deliverAll"), language)
+                        .unwrap_or_else(|| panic!("{file} {which:?}: not carried"));
                 let again = read(&after);
                 assert!(!again.code.is_empty() || !again.prose.is_empty(), "{after}");
                 assert_eq!(
@@ -624,26 +751,17 @@ fn plain(e: &Entry) -> i64 { e.amount() + total!(e.amount()) }
         // so: not the rename's doing, read again.
         let found = read("a.ts", typescript, "send", AuditScope::Code, false);
         let ts_language = language_of("a.ts");
-        let other = spell_places(typescript, "send", &[(3, "other: send")]);
-        assert!(
-            renamed(
-                &found,
-                typescript,
-                &other,
-                "send",
-                "deliverAll",
-                ts_language
-            )
-            .is_none()
-        );
+        let other = [(3, "other: send")];
+        let names = ("send", "deliverAll");
+        assert!(carried_both(&found, typescript, &other, names, ts_language).is_none());
         let already = "const { send: deliverAll } = o;\nsend();\n";
         let found = read("a.ts", already, "send", AuditScope::Code, false);
-        let after = "const { deliverAll: deliverAll } = o;\nsend();\n";
-        let carried = renamed(&found, already, after, "send", "deliverAll", ts_language);
-        assert_eq!(carried.map(|c| c.code), Some(vec![at(2, 1)]));
+        // Made `const { deliverAll: deliverAll } = o;`.
+        let kept = carried_both(&found, already, &[(0, "deliverAll")], names, ts_language);
+        assert_eq!(kept.map(|c| c.code), Some(vec![at(2, 1)]));
         let after = "const { send: deliverAll } = o;\ndeliverAll();\n";
-        let carried = renamed(&found, already, after, "send", "deliverAll", ts_language);
-        assert_eq!(carried.map(|c| c.code), Some(vec![at(1, 9)]));
+        let kept = carried(&found, already, after, names, ts_language);
+        assert_eq!(kept.map(|c| c.code), Some(vec![at(1, 9)]));
     }
 
     #[test]
@@ -664,7 +782,7 @@ fn plain(e: &Entry) -> i64 { e.amount() + total!(e.amount()) }
             let found = read(before);
             for new in ["deliverAll", "s", "envoyé"] {
                 let after = rename_places(before, "send", new, &which);
-                let carried = renamed(&found, before, &after, "send", new, language)
+                let carried = renamed_both(&found, before, &which, ("send", new), language)
                     .unwrap_or_else(|| panic!("{file} {which:?} to {new}: not carried"));
                 let again = read(&after);
                 assert_eq!(
@@ -677,8 +795,8 @@ fn plain(e: &Entry) -> i64 { e.amount() + total!(e.amount()) }
         // Places move along their lines: `send(send` made `s(send`.
         let found = read("a.ts", typescript, "send", AuditScope::Code, false);
         assert!(found.code.contains(&at(2, 27)));
-        let after = rename_places(typescript, "send", "s", &[1, 2, 3]);
-        let carried = renamed(&found, typescript, &after, "send", "s", language_of("a.ts"));
+        let ts = language_of("a.ts");
+        let carried = renamed_both(&found, typescript, &[1, 2, 3], ("send", "s"), ts);
         assert!(carried.unwrap().code.contains(&at(2, 18)));
     }
 
@@ -691,7 +809,7 @@ fn plain(e: &Entry) -> i64 { e.amount() + total!(e.amount()) }
         let before = "const send = 1;\nsend;\n";
         let found = read("a.ts", before, "send", AuditScope::Code, false);
         let ts = language_of("a.ts");
-        let carry = |after: &str, new: &str| renamed(&found, before, after, "send", new, ts);
+        let carry = |after: &str, new: &str| carried(&found, before, after, ("send", new), ts);
         assert!(carry("const ship = 1;\nsend;\n", "ship").is_some());
         // Anything else changed, a name not the new one, a new name that
         // is a word of the grammar or no plain name.
@@ -702,7 +820,33 @@ fn plain(e: &Entry) -> i64 { e.amount() + total!(e.amount()) }
         assert!(carry("const r#ship = 1;\nsend;\n", "r#ship").is_none());
         // Places found in another text than the one renamed.
         let other = "let send = 1;\nsend;\n";
-        assert!(renamed(&found, other, "let ship = 1;\nsend;\n", "send", "ship", ts).is_none());
+        assert!(
+            carried(
+                &found,
+                other,
+                "let ship = 1;\nsend;\n",
+                ("send", "ship"),
+                ts
+            )
+            .is_none()
+        );
+        // Replacements that are not all of the name's places made the new
+        // name are read whole, as any other text.
+        let replaced = |edits: &[(&str, &str)]| {
+            let after = crate::fs::new_text::tests::replacing(before, edits);
+            let base = Arc::clone(&after.edited().unwrap().base);
+            renamed(&found, &base, &after, "send", "ship", ts)
+        };
+        assert!(replaced(&[("send", "ship")]).is_some());
+        assert!(replaced(&[("send", "ship"), ("1", "2")]).is_none());
+        assert!(replaced(&[("send", "ship"), ("send", "sail")]).is_none());
+        assert!(replaced(&[("send", "shipment")]).is_none());
+        assert!(replaced(&[("send", "ship;")]).is_none());
+        assert!(replaced(&[("sen", "shi")]).is_none());
+        assert_eq!(
+            replaced(&[("send", "ship"), ("send", "ship")]).map(|f| f.code),
+            replaced(&[("send = 1;\nsend", "ship = 1;\nship")]).map(|f| f.code)
+        );
         // A text that does not parse cleanly carries nothing.
         let broken = "const send = (;\nsend;\n";
         let found = read("a.ts", broken, "send", AuditScope::Code, false);
@@ -733,7 +877,7 @@ fn plain(e: &Entry) -> i64 { e.amount() + total!(e.amount()) }
         let found = arm_read(arm);
         assert_eq!(found.conditional.len(), 2);
         let after = rename_places(arm, "send", "deliver", &[0]);
-        let carried = renamed(&found, arm, &after, "send", "deliver", language_of("a.rs"));
+        let carried = renamed_both(&found, arm, &[0], ("send", "deliver"), language_of("a.rs"));
         let (carried, again) = (carried.expect("carried"), arm_read(&after));
         assert_eq!(
             (&carried.code, &carried.conditional, &carried.prose),
