@@ -230,8 +230,9 @@ impl Edited {
     }
 
     /// The lines whose text the replacements change, in order, each once;
-    /// `None` where a replacement takes or puts a line end (LF or CR), so
-    /// that lines are not all kept in place.
+    /// `None` where lines are not all kept in place: a replacement takes or
+    /// puts a line end (LF or CR), puts text after the last line end, or
+    /// empties a last line that has none.
     pub fn changed_lines(&self) -> Option<Vec<ChangedLine>> {
         let ends = |text: &str| memchr::memchr2(b'\n', b'\r', text.as_bytes()).is_some();
         let mut lines = Vec::new();
@@ -245,6 +246,10 @@ impl Edited {
                 // Text put after the last line end: a line added.
                 return None;
             }
+            // A last line without a line end holds text put at its end.
+            let unended = end == base.len() && !self.base.ends_with('\n');
+            let on_it =
+                |next: &&Replaced| next.bytes.start < end || (unended && next.bytes.start == end);
             let mut new = String::new();
             let mut read = start;
             let mut replaced = Some(first);
@@ -255,9 +260,13 @@ impl Edited {
                 new.push_str(&self.base[read..r.bytes.start]);
                 new.push_str(&r.with);
                 read = r.bytes.end;
-                replaced = on_line.next_if(|next| next.bytes.start < end);
+                replaced = on_line.next_if(on_it);
             }
             new.push_str(&self.base[read..end]);
+            if unended && new.is_empty() {
+                // The last line emptied, without a line end: a line gone.
+                return None;
+            }
             if new != self.base[start..end] {
                 lines.push(ChangedLine {
                     line: first.line,
@@ -277,9 +286,12 @@ impl Edited {
         let from = self
             .replaced
             .partition_point(|r| r.bytes.start < range.start);
+        // Text put at the end of a last line without a line end is the
+        // line's.
+        let unended = range.end == self.base.len() && !self.base.ends_with('\n');
         for r in self.replaced[from..]
             .iter()
-            .take_while(|r| r.bytes.end <= range.end && r.bytes.start < range.end)
+            .take_while(|r| r.bytes.start < range.end || (unended && r.bytes.start == range.end))
         {
             new.push_str(&self.base[read..r.bytes.start]);
             new.push_str(&r.with);
@@ -409,6 +421,19 @@ pub(crate) mod tests {
                 (3, "five", "5"),
             ]
         );
+        // Text put at the end of a last line without a line end is the
+        // line's.
+        let base: Arc<str> = Arc::from("a\nx = greet");
+        let replaced = |bytes: Range<usize>, with: &str| Replaced {
+            bytes,
+            line: 1,
+            with: with.to_string(),
+        };
+        let put = vec![replaced(6..11, "salute"), replaced(11..11, " as greet")];
+        let text = NewText::from_replacements(base, Arc::default(), put);
+        let lines = text.edited().unwrap().changed_lines().unwrap();
+        let shown: Vec<(usize, &str)> = lines.iter().map(|l| (l.line, l.new.as_str())).collect();
+        assert_eq!(shown, [(1, "x = salute as greet")]);
         // A line no replacement changes is not one.
         let same = replacing("a\nb\n", &[("b", "b")]);
         assert_eq!(same.edited().unwrap().changed_lines(), Some(Vec::new()));

@@ -1206,6 +1206,7 @@ mod tests {
 
     #[test]
     fn a_text_made_by_replacements_is_diffed_from_them_as_read_whole() {
+        use crate::fs::new_text::Replaced;
         use crate::fs::new_text::tests::replacing;
         // Lines far apart and near (hunks apart and together), several
         // replacements on one line, one that changes nothing, the first
@@ -1262,6 +1263,49 @@ mod tests {
                 );
             }
             assert!(!edited.made_whole(), "{base:?} {edits:?} was diffed whole");
+        }
+        // Text put at the end of a last line without a line end, beside a
+        // replacement there or alone; that line emptied (a line gone, so
+        // the whole texts are diffed), with a change far above it or
+        // alone; text put between a CR and its LF.
+        let fillers: String = (0..20).map(|n| format!("filler {n}\n")).collect();
+        let emptied = format!("a send\na ship\n{fillers}send");
+        let last = emptied.len() - 4;
+        type Edits<'a> = Vec<(std::ops::Range<usize>, &'a str)>;
+        let cases: Vec<(&str, Edits)> = vec![
+            ("a\nb\nc", vec![(5..5, "X")]),
+            ("x = greet", vec![(4..9, "salute"), (9..9, " as greet")]),
+            (&emptied, vec![(2..6, "ship"), (last..last + 4, "")]),
+            (&emptied, vec![(last..last + 4, "")]),
+            ("a\r\nb\r\n", vec![(2..2, "x")]),
+        ];
+        for (base, edits) in cases {
+            let base: Arc<str> = Arc::from(base);
+            let replaced: Vec<Replaced> = edits
+                .iter()
+                .map(|(bytes, with)| Replaced {
+                    bytes: bytes.clone(),
+                    line: base[..bytes.start].matches('\n').count(),
+                    with: with.to_string(),
+                })
+                .collect();
+            let edited =
+                || NewText::from_replacements(Arc::clone(&base), Arc::default(), replaced.clone());
+            let whole = NewText::from(edited().as_str());
+            let file = |after: NewText| FileEdit {
+                path: PathBuf::from("a.ts"),
+                shown: "a.ts".to_string(),
+                before: Some(Arc::clone(&base)),
+                after: Some(after),
+            };
+            for max_chars in [60, 100_000] {
+                let shown = file(edited()).describe(max_chars);
+                assert_eq!(
+                    shown,
+                    file(whole.clone()).describe(max_chars),
+                    "{base:?} {edits:?}"
+                );
+            }
         }
     }
 

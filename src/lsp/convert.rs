@@ -60,7 +60,7 @@ pub struct LineIndex {
     /// Whether a CR ends a line alone: lines are then not those counted
     /// by LF.
     lone_cr: bool,
-    /// The text's stamp, found once (see `NewText::edited`).
+    /// The text's stamp, found once (see `fs::new_text::Edited::base_stamp`).
     stamp: Arc<OnceLock<Stamp>>,
 }
 
@@ -112,7 +112,9 @@ impl LineIndex {
         Arc::clone(&self.stamp)
     }
 
-    /// The 0-based line, counted by LF, of the byte at `offset`.
+    /// The 0-based line, counted by LF, of the byte at `offset`: the
+    /// index's own line where no CR ends one alone, else counted from the
+    /// start (a text with lone CRs is rare enough to read again).
     pub fn lf_line(&self, offset: usize) -> usize {
         match self.lone_cr {
             true => memchr::memchr_iter(b'\n', &self.text.as_bytes()[..offset]).count(),

@@ -490,6 +490,7 @@ mod tests {
 
     #[test]
     fn an_alias_the_rename_added_is_named() {
+        use crate::fs::new_text::{NewText, Replaced};
         let file = |before: &str, after: &str| FileEdit {
             path: PathBuf::from("/w/src/index.ts"),
             shown: "src/index.ts".into(),
@@ -546,6 +547,38 @@ mod tests {
             )],
         };
         assert_eq!(note, aliases_note(&whole, "greet", "salute"));
+        // An alias completed by text put at the end of a last line
+        // without a line end.
+        let unended: Arc<str> = Arc::from("x = greet");
+        let completed = NewText::from_replacements(
+            Arc::clone(&unended),
+            Arc::default(),
+            vec![
+                Replaced {
+                    bytes: 4..9,
+                    line: 0,
+                    with: "salute".into(),
+                },
+                Replaced {
+                    bytes: 9..9,
+                    line: 0,
+                    with: " as greet".into(),
+                },
+            ],
+        );
+        let patch = Patch {
+            files: vec![FileEdit {
+                before: Some(unended),
+                after: Some(completed),
+                ..file("", "")
+            }],
+        };
+        let note = aliases_note(&patch, "greet", "salute");
+        assert!(
+            note.as_deref()
+                .is_some_and(|n| n.contains("(src/index.ts:1 `x = salute as greet`)")),
+            "{note:?}"
+        );
         let unchanged = Patch {
             files: vec![replaced(
                 "export { salute as greet };\n",

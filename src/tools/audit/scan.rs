@@ -240,9 +240,11 @@ fn read_places(
 
 /// What the rename did at each place it replaced (in order), told from
 /// the replacements alone: `None` unless each replaced a whole-word
-/// place of `name` with `new`, or spelled it out (as [`read_places`]
-/// reads it). The places it left are not changes: each stays where it
-/// was, and the texts between are alike.
+/// place of `name` with `new`, or spelled it out. The places it left are
+/// not changes: each stays where it was, and the texts between are alike
+/// (so a place kept just before one renamed, `{ send: send }` made `{
+/// send: ship }`, is told as kept, where [`read_places`] takes it for
+/// spelled out and gives up).
 fn replaced_places(edited: &Edited, name: &str, new: &str) -> Option<Vec<(Position, Change)>> {
     let base = &edited.base;
     let mut changes = Vec::with_capacity(edited.replaced().len());
@@ -617,8 +619,6 @@ fn plain(e: &Entry) -> i64 { e.amount() + total!(e.amount()) }
         assert_eq!(found.conditional, [at(4, 22), at(12, 12), at(14, 9)]);
     }
 
-    /// `text` with the name's whole-word places numbered in `which` (from
-    /// 0) made `new`.
     /// `renamed` of `after`, given whole.
     fn carried(
         found: &Found,
@@ -682,6 +682,8 @@ fn plain(e: &Entry) -> i64 { e.amount() + total!(e.amount()) }
         carried_both(found, before, &which, (name, new), language)
     }
 
+    /// `text` with the name's whole-word places numbered in `which` (from
+    /// 0) made `new`.
     fn rename_places(text: &str, name: &str, new: &str, which: &[usize]) -> String {
         let which: Vec<(usize, &str)> = which.iter().map(|&n| (n, new)).collect();
         spell_places(text, name, &which)
@@ -842,6 +844,30 @@ fn plain(e: &Entry) -> i64 { e.amount() + total!(e.amount()) }
         assert!(replaced(&[("send", "ship"), ("send", "sail")]).is_none());
         assert!(replaced(&[("send", "shipment")]).is_none());
         assert!(replaced(&[("send", "ship;")]).is_none());
+        // A place kept just before one renamed (`{ send: send }` made `{
+        // send: ship }`): read side by side it looks spelled out, and is
+        // read again; the replacements tell it, as a fresh read finds it.
+        for (before, at) in [
+            ("const o = { send: send };\nsend;\n", 18),
+            ("import { send as send } from 'x';\n", 17),
+        ] {
+            let found = read("a.ts", before, "send", AuditScope::Code, false);
+            let base: Arc<str> = Arc::from(before);
+            let ship = Replaced {
+                bytes: at..at + 4,
+                line: 0,
+                with: "ship".to_string(),
+            };
+            let after = NewText::from_replacements(Arc::clone(&base), Arc::default(), vec![ship]);
+            let carried = renamed(&found, &base, &after, "send", "ship", ts).expect("carried");
+            assert!(!after.made_whole());
+            let again = read("a.ts", after.as_str(), "send", AuditScope::Code, false);
+            assert_eq!(
+                (&carried.code, &carried.conditional, &carried.prose),
+                (&again.code, &again.conditional, &again.prose),
+                "{before}"
+            );
+        }
         assert!(replaced(&[("sen", "shi")]).is_none());
         assert_eq!(
             replaced(&[("send", "ship"), ("send", "ship")]).map(|f| f.code),
