@@ -126,22 +126,35 @@ pub(super) async fn rewrites(
     edits: Vec<WorkspaceEdit>,
     what: &str,
 ) -> Result<Vec<Rewrite>, LspError> {
-    // Reading every file the edit touches is blocking work.
     let encoding = client.encoding;
-    let kept = client.disk_indexes();
-    let heard = client.heard.get().cloned();
-    let applied = tokio::task::spawn_blocking(move || {
-        let mut files = Files::new(kept, heard);
-        for edit in edits {
-            apply_workspace_edit(&mut files, edit, encoding)?;
-        }
-        Ok(files.into_rewrites())
-    })
-    .await
-    .unwrap_or_else(|err| Err(format!("it failed internally: {err}")));
+    let mut files = Files::new(client.disk_indexes(), client.heard.get().cloned());
+    // Where every file the edit changes has its line index kept (a rename
+    // through files read before), applying it reads nothing, and is done
+    // here: through the blocking pool and back, a warm rename through 71
+    // files of the TypeScript SDK took 0.2 ms longer. Reading a file is
+    // blocking work: any other edit is applied there.
+    let applied = if files.take_kept(&edits) {
+        apply_all(files, edits, encoding)
+    } else {
+        tokio::task::spawn_blocking(move || apply_all(files, edits, encoding))
+            .await
+            .unwrap_or_else(|err| Err(format!("it failed internally: {err}")))
+    };
     applied.map_err(|detail| LspError::Io {
         detail: format!("{}'s {what} cannot be applied: {detail}", client.server()),
     })
+}
+
+/// `edits` applied to `files` in order: the files changed.
+fn apply_all(
+    mut files: Files,
+    edits: Vec<WorkspaceEdit>,
+    encoding: Encoding,
+) -> Result<Vec<Rewrite>, String> {
+    for edit in edits {
+        apply_workspace_edit(&mut files, edit, encoding)?;
+    }
+    Ok(files.into_rewrites())
 }
 
 /// The files a WorkspaceEdit touches, as it leaves them.
@@ -216,6 +229,50 @@ impl Files {
             kept,
             heard,
         }
+    }
+
+    /// Takes the kept line index of every file `edits` change, as the
+    /// disk holds it (`StampedCache::get_fresh`: without a `stat` where
+    /// the watcher hears the file); whether every one was, and the edits
+    /// only change texts (no file is created, moved or deleted).
+    fn take_kept(&mut self, edits: &[WorkspaceEdit]) -> bool {
+        let watch = self.heard.as_ref().map(|heard| heard as &dyn Watch);
+        let mut uris = Vec::new();
+        for edit in edits {
+            match &edit.document_changes {
+                Some(DocumentChanges::Edits(edits)) => {
+                    uris.extend(edits.iter().map(|e| &e.text_document.uri));
+                }
+                Some(DocumentChanges::Operations(operations)) => {
+                    for operation in operations {
+                        match operation {
+                            DocumentChangeOperation::Edit(e) => uris.push(&e.text_document.uri),
+                            DocumentChangeOperation::Op(_) => return false,
+                        }
+                    }
+                }
+                None => uris.extend(edit.changes.iter().flat_map(|changes| changes.keys())),
+            }
+        }
+        for uri in uris {
+            let Ok(path) = path_of(uri) else {
+                return false;
+            };
+            if let Slot::Vacant(slot) = self.files.entry(path) {
+                let Ok(index) = self
+                    .kept
+                    .get_fresh(slot.key().as_os_str(), slot.key(), watch)
+                else {
+                    return false;
+                };
+                slot.insert(Entry {
+                    disk: Some(index),
+                    now: Now::Disk,
+                    edits: 0,
+                });
+            }
+        }
+        true
     }
 
     fn entry(&mut self, path: PathBuf) -> Result<&mut Entry, String> {
@@ -384,6 +441,52 @@ mod tests {
             lsp_types::Position::new(l1, c1),
             lsp_types::Position::new(l2, c2),
         )
+    }
+
+    #[test]
+    fn an_edit_of_kept_files_only_is_applied_from_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.rs");
+        std::fs::write(&a, "let x = 1;\nx;\n").unwrap();
+        // Written long enough ago to be kept (see `fs::stamped`).
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+        let file = std::fs::File::options().write(true).open(&a).unwrap();
+        file.set_modified(old).unwrap();
+        let uri = Url::from_file_path(&a).unwrap();
+        let rename = |to: &str| {
+            let edits = [range(0, 4, 0, 5), range(1, 0, 1, 1)]
+                .map(|range| TextEdit::new(range, to.to_string()));
+            WorkspaceEdit {
+                changes: Some([(uri.clone(), edits.to_vec())].into_iter().collect()),
+                ..Default::default()
+            }
+        };
+        let kept = Arc::new(StampedCache::new(1 << 20));
+        let files = || Files::new(Arc::clone(&kept), None);
+        // Not kept yet: read from the disk (on the blocking pool), and kept.
+        let mut first = files();
+        assert!(!first.take_kept(&[rename("y")]));
+        let read = apply_all(first, vec![rename("y")], Encoding::Utf16).unwrap();
+        let mut again = files();
+        assert!(again.take_kept(&[rename("z")]));
+        let taken = apply_all(again, vec![rename("z")], Encoding::Utf16).unwrap();
+        assert_eq!(taken[0].before, read[0].before);
+        let after = taken[0].after.as_ref().map(NewText::as_str);
+        assert_eq!(after, Some("let z = 1;\nz;\n"));
+        // A file created, and a file changed since it was kept: read.
+        let create = WorkspaceEdit {
+            document_changes: Some(DocumentChanges::Operations(vec![
+                DocumentChangeOperation::Op(ResourceOp::Create(lsp_types::CreateFile {
+                    uri: Url::from_file_path(dir.path().join("b.rs")).unwrap(),
+                    options: None,
+                    annotation_id: None,
+                })),
+            ])),
+            ..Default::default()
+        };
+        assert!(!files().take_kept(&[rename("z"), create]));
+        std::fs::write(&a, "let x = 22;\nx;\n").unwrap();
+        assert!(!files().take_kept(&[rename("z")]));
     }
 
     #[test]
