@@ -279,7 +279,8 @@ impl Edited {
     }
 
     /// `range` of the text before (whole lines) as the replacements in it
-    /// leave it: each replacement lies wholly in it or outside it.
+    /// leave it: each replacement lies wholly in it or outside it (text
+    /// put at the end of a last line without a line end is in it).
     pub fn replaced_in(&self, range: Range<usize>) -> String {
         let mut new = String::with_capacity(range.len());
         let mut read = range.start;

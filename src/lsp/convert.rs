@@ -112,12 +112,16 @@ impl LineIndex {
         Arc::clone(&self.stamp)
     }
 
-    /// The 0-based line, counted by LF, of the byte at `offset`: the
-    /// index's own line where no CR ends one alone, else counted from the
-    /// start (a text with lone CRs is rare enough to read again).
-    pub fn lf_line(&self, offset: usize) -> usize {
+    /// The 0-based line, counted by LF, of the byte at `offset`, given
+    /// `known`, an offset at or before it and its line: the index's own
+    /// line where no CR ends one alone, else the LFs counted on from
+    /// `known` (offsets asked in order read the text once).
+    pub fn lf_line(&self, offset: usize, known: (usize, usize)) -> usize {
         match self.lone_cr {
-            true => memchr::memchr_iter(b'\n', &self.text.as_bytes()[..offset]).count(),
+            true => {
+                let (from, line) = known;
+                line + memchr::memchr_iter(b'\n', &self.text.as_bytes()[from..offset]).count()
+            }
             false => self.starts.partition_point(|&start| start <= offset) - 1,
         }
     }
@@ -380,6 +384,26 @@ const PLAIN_BYTES: [bool; 256] = {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_counted_by_lf_whatever_else_ends_a_line() {
+        for text in ["a\nb\r\nc\n\nd", "a\rb\nc\r\nd\re\n\rf", "\r\r\n\n\u{e9}\r"] {
+            let index = LineIndex::new(text);
+            let mut known = (0, 0);
+            for offset in (0..=text.len()).filter(|&at| text.is_char_boundary(at)) {
+                let counted = text[..offset].matches('\n').count();
+                assert_eq!(
+                    index.lf_line(offset, (0, 0)),
+                    counted,
+                    "{text:?} at {offset}"
+                );
+                // Counted on from the offset before.
+                let line = index.lf_line(offset, known);
+                assert_eq!(line, counted, "{text:?} at {offset}, on from {known:?}");
+                known = (offset, line);
+            }
+        }
+    }
 
     fn lsp(line: u32, character: u32) -> lsp_types::Position {
         lsp_types::Position::new(line, character)

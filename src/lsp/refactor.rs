@@ -129,10 +129,11 @@ pub(super) async fn rewrites(
     let encoding = client.encoding;
     let mut files = Files::new(client.disk_indexes(), client.heard.get().cloned());
     // Where every file the edit changes has its line index kept (a rename
-    // through files read before), applying it reads nothing, and is done
-    // here: through the blocking pool and back, a warm rename through 71
-    // files of the TypeScript SDK took 0.2 ms longer. Reading a file is
-    // blocking work: any other edit is applied there.
+    // through files read before), applying it reads no file (a `stat` of
+    // each at most), and is done here: through the blocking pool and back,
+    // a warm rename through 71 files of the TypeScript SDK took 0.2 ms
+    // longer. Reading a file is blocking work: any other edit is applied
+    // there.
     let applied = if files.take_kept(&edits) {
         apply_all(files, edits, encoding)
     } else {
@@ -231,10 +232,11 @@ impl Files {
         }
     }
 
-    /// Takes the kept line index of every file `edits` change, as the
-    /// disk holds it (`StampedCache::get_fresh`: without a `stat` where
-    /// the watcher hears the file); whether every one was, and the edits
-    /// only change texts (no file is created, moved or deleted).
+    /// Takes the kept line index of each file `edits` change, as the disk
+    /// holds it (`StampedCache::get_fresh`: without a `stat` where the
+    /// watcher hears the file), until one is not kept or is no file; whether
+    /// every one was, and the edits only change texts (no file is created,
+    /// moved or deleted). Those taken are what `entry` would take.
     fn take_kept(&mut self, edits: &[WorkspaceEdit]) -> bool {
         let watch = self.heard.as_ref().map(|heard| heard as &dyn Watch);
         let mut uris = Vec::new();
@@ -413,7 +415,7 @@ fn edit_text(
         }
         replaced.push(Replaced {
             bytes: start..end,
-            line: index.lf_line(start),
+            line: 0,
             with: edit.new_text,
         });
     }
@@ -423,6 +425,14 @@ fn edit_text(
         .any(|w| w[0].bytes.end > w[1].bytes.start)
     {
         return Err(format!("two edits of {uri} overlap"));
+    }
+    // Each line found on from the one before (in a text with lone CRs,
+    // counted on from there: 20,000 edits of a 600 KB file with one lone
+    // CR took 138 ms counted from the start each time).
+    let mut known = (0, 0);
+    for r in &mut replaced {
+        r.line = index.lf_line(r.bytes.start, known);
+        known = (r.bytes.start, r.line);
     }
     entry.edits += replaced.len();
     // Not made whole: a preview reads only around the replacements.
