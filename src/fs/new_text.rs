@@ -21,9 +21,13 @@ use super::stamped::Stamp;
 #[derive(Clone)]
 pub struct NewText(Arc<Inner>);
 
-struct Inner {
-    whole: OnceLock<Arc<str>>,
-    edited: Option<Edited>,
+enum Inner {
+    Whole(Arc<str>),
+    /// Made whole once, when asked.
+    Edited {
+        edited: Edited,
+        whole: OnceLock<Arc<str>>,
+    },
 }
 
 /// A text before (`base`) and the bytes of it replaced.
@@ -62,11 +66,7 @@ pub struct ChangedLine {
 
 impl NewText {
     pub fn whole(text: Arc<str>) -> NewText {
-        let whole = OnceLock::from(text);
-        NewText(Arc::new(Inner {
-            whole,
-            edited: None,
-        }))
+        NewText(Arc::new(Inner::Whole(text)))
     }
 
     /// `base` with `replaced` (in any order; none overlapping another, the
@@ -77,22 +77,22 @@ impl NewText {
         mut replaced: Vec<Replaced>,
     ) -> NewText {
         replaced.sort_by_key(|r| (r.bytes.start, r.bytes.end));
-        NewText(Arc::new(Inner {
-            whole: OnceLock::new(),
-            edited: Some(Edited {
+        NewText(Arc::new(Inner::Edited {
+            edited: Edited {
                 base,
                 base_stamp,
                 replaced,
-            }),
+            },
+            whole: OnceLock::new(),
         }))
     }
 
     /// The whole text, made once.
     pub fn text(&self) -> &Arc<str> {
-        self.0.whole.get_or_init(|| {
-            let edited = self.0.edited.as_ref().expect("a text not whole is edited");
-            joined(edited.parts())
-        })
+        match &*self.0 {
+            Inner::Whole(text) => text,
+            Inner::Edited { edited, whole } => whole.get_or_init(|| joined(edited.parts())),
+        }
     }
 
     pub fn as_str(&self) -> &str {
@@ -101,12 +101,13 @@ impl NewText {
 
     /// Its length in bytes, without making it whole.
     pub fn len(&self) -> usize {
-        match (self.0.whole.get(), &self.0.edited) {
-            (Some(whole), _) => whole.len(),
-            (None, Some(edited)) => edited.replaced.iter().fold(edited.base.len(), |len, r| {
-                len + r.with.len() - r.bytes.len()
-            }),
-            (None, None) => unreachable!("a text not whole is edited"),
+        match &*self.0 {
+            Inner::Whole(text) => text.len(),
+            Inner::Edited { edited, .. } => {
+                edited.replaced.iter().fold(edited.base.len(), |len, r| {
+                    len + r.with.len() - r.bytes.len()
+                })
+            }
         }
     }
 
@@ -116,13 +117,19 @@ impl NewText {
 
     /// The text before and what was replaced of it, where it was made so.
     pub fn edited(&self) -> Option<&Edited> {
-        self.0.edited.as_ref()
+        match &*self.0 {
+            Inner::Whole(_) => None,
+            Inner::Edited { edited, .. } => Some(edited),
+        }
     }
 
     /// Whether it was made whole.
     #[cfg(test)]
     pub(crate) fn made_whole(&self) -> bool {
-        self.0.whole.get().is_some()
+        match &*self.0 {
+            Inner::Whole(_) => true,
+            Inner::Edited { whole, .. } => whole.get().is_some(),
+        }
     }
 
     /// Whether it is `text`: where it was made from `text` itself, whether
@@ -195,14 +202,13 @@ impl Eq for NewText {}
 
 impl std::fmt::Debug for NewText {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match (self.0.whole.get(), self.edited()) {
-            (Some(whole), _) => f.debug_tuple("NewText").field(whole).finish(),
-            (None, Some(edited)) => f
+        match &*self.0 {
+            Inner::Whole(text) => f.debug_tuple("NewText").field(text).finish(),
+            Inner::Edited { edited, .. } => f
                 .debug_struct("NewText")
                 .field("base_len", &edited.base.len())
                 .field("replaced", &edited.replaced)
                 .finish(),
-            (None, None) => unreachable!("a text not whole is edited"),
         }
     }
 }
@@ -361,7 +367,7 @@ pub(crate) mod tests {
         assert_eq!(text.len(), "let x = 1;\nlet b = x;\n".len());
         let stamp = text.stamp();
         assert!(
-            text.0.whole.get().is_none(),
+            !text.made_whole(),
             "neither length nor stamp makes it whole"
         );
         assert_eq!(text.as_str(), "let x = 1;\nlet b = x;\n");
