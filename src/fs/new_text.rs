@@ -241,10 +241,13 @@ impl Edited {
     /// empties a last line that has none.
     pub fn changed_lines(&self) -> Option<Vec<ChangedLine>> {
         let ends = |text: &str| memchr::memchr2(b'\n', b'\r', text.as_bytes()).is_some();
+        if (self.replaced.iter()).any(|r| ends(&self.base[r.bytes.clone()]) || ends(&r.with)) {
+            return None;
+        }
+        let base = self.base.as_bytes();
         let mut lines = Vec::new();
         let mut on_line = self.replaced.iter().peekable();
         while let Some(first) = on_line.next() {
-            let base = self.base.as_bytes();
             let start = memchr::memrchr(b'\n', &base[..first.bytes.start]).map_or(0, |end| end + 1);
             let end = memchr::memchr(b'\n', &base[first.bytes.start..])
                 .map_or(base.len(), |at| first.bytes.start + at + 1);
@@ -252,24 +255,10 @@ impl Edited {
                 // Text put after the last line end: a line added.
                 return None;
             }
-            // A last line without a line end holds text put at its end.
-            let unended = end == base.len() && !self.base.ends_with('\n');
-            let on_it =
-                |next: &&Replaced| next.bytes.start < end || (unended && next.bytes.start == end);
-            let mut new = String::new();
-            let mut read = start;
-            let mut replaced = Some(first);
-            while let Some(r) = replaced {
-                if ends(&self.base[r.bytes.clone()]) || ends(&r.with) {
-                    return None;
-                }
-                new.push_str(&self.base[read..r.bytes.start]);
-                new.push_str(&r.with);
-                read = r.bytes.end;
-                replaced = on_line.next_if(on_it);
-            }
-            new.push_str(&self.base[read..end]);
-            if unended && new.is_empty() {
+            // The others on its line.
+            while on_line.next_if(|next| self.within(next, end)).is_some() {}
+            let new = self.replaced_in(start..end);
+            if new.is_empty() && self.unended_at(end) {
                 // The last line emptied, without a line end: a line gone.
                 return None;
             }
@@ -285,20 +274,16 @@ impl Edited {
     }
 
     /// `range` of the text before (whole lines) as the replacements in it
-    /// leave it: each replacement lies wholly in it or outside it (text
-    /// put at the end of a last line without a line end is in it).
+    /// leave it: each replacement lies wholly in it or outside it.
     pub fn replaced_in(&self, range: Range<usize>) -> String {
         let mut new = String::with_capacity(range.len());
         let mut read = range.start;
         let from = self
             .replaced
             .partition_point(|r| r.bytes.start < range.start);
-        // Text put at the end of a last line without a line end is the
-        // line's.
-        let unended = range.end == self.base.len() && !self.base.ends_with('\n');
         for r in self.replaced[from..]
             .iter()
-            .take_while(|r| r.bytes.start < range.end || (unended && r.bytes.start == range.end))
+            .take_while(|r| self.within(r, range.end))
         {
             new.push_str(&self.base[read..r.bytes.start]);
             new.push_str(&r.with);
@@ -306,6 +291,19 @@ impl Edited {
         }
         new.push_str(&self.base[read..range.end]);
         new
+    }
+
+    /// Whether `replaced` (starting at or after a line's start) is on the
+    /// lines up to `end`, a line's end: it starts before, or at `end`
+    /// where that ends a last line without a line end (text put at its
+    /// end is the line's).
+    fn within(&self, replaced: &Replaced, end: usize) -> bool {
+        replaced.bytes.start < end || (replaced.bytes.start == end && self.unended_at(end))
+    }
+
+    /// Whether `end` is the end of a last line without a line end.
+    fn unended_at(&self, end: usize) -> bool {
+        end == self.base.len() && !self.base.ends_with('\n')
     }
 }
 

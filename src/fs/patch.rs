@@ -1246,22 +1246,7 @@ mod tests {
         ];
         for (base, edits) in cases {
             let edited = replacing(&base, &edits);
-            let whole = NewText::from(edited.as_str());
-            let edited = replacing(&base, &edits);
-            let file = |after: NewText| FileEdit {
-                path: PathBuf::from("a.ts"),
-                shown: "a.ts".to_string(),
-                before: Some(Arc::clone(&edited.edited().unwrap().base)),
-                after: Some(after),
-            };
-            for max_chars in [60, 200, 100_000] {
-                let shown = file(edited.clone()).describe(max_chars);
-                assert_eq!(
-                    shown,
-                    file(whole.clone()).describe(max_chars),
-                    "{base:?} {edits:?}"
-                );
-            }
+            assert_diffed_alike(&edited, &format!("{base:?} {edits:?}"));
             assert!(!edited.made_whole(), "{base:?} {edits:?} was diffed whole");
         }
         // Text put at the end of a last line without a line end, beside a
@@ -1289,23 +1274,34 @@ mod tests {
                     with: with.to_string(),
                 })
                 .collect();
-            let edited =
-                || NewText::from_replacements(Arc::clone(&base), Arc::default(), replaced.clone());
-            let whole = NewText::from(edited().as_str());
-            let file = |after: NewText| FileEdit {
-                path: PathBuf::from("a.ts"),
-                shown: "a.ts".to_string(),
-                before: Some(Arc::clone(&base)),
-                after: Some(after),
-            };
-            for max_chars in [60, 100_000] {
-                let shown = file(edited()).describe(max_chars);
-                assert_eq!(
-                    shown,
-                    file(whole.clone()).describe(max_chars),
-                    "{base:?} {edits:?}"
-                );
-            }
+            let edited = NewText::from_replacements(Arc::clone(&base), Arc::default(), replaced);
+            assert_diffed_alike(&edited, &format!("{base:?} {edits:?}"));
+        }
+    }
+
+    /// `edited`'s diff, made from its replacements, is the diff of its
+    /// whole text, at each budget.
+    fn assert_diffed_alike(edited: &NewText, case: &str) {
+        let replaced = edited.edited().unwrap();
+        let base = Arc::clone(&replaced.base);
+        let copy = NewText::from_replacements(
+            Arc::clone(&base),
+            Arc::default(),
+            replaced.replaced().to_vec(),
+        );
+        let whole = NewText::from(copy.as_str());
+        let file = |after: &NewText| FileEdit {
+            path: PathBuf::from("a.ts"),
+            shown: "a.ts".to_string(),
+            before: Some(Arc::clone(&base)),
+            after: Some(after.clone()),
+        };
+        for max_chars in [60, 200, 100_000] {
+            assert_eq!(
+                file(edited).describe(max_chars),
+                file(&whole).describe(max_chars),
+                "{case}"
+            );
         }
     }
 

@@ -192,6 +192,15 @@ enum Now {
 }
 
 impl Entry {
+    /// As the disk holds it (`None`: absent), not edited yet.
+    fn on_disk(disk: Option<Arc<LineIndex>>) -> Entry {
+        Entry {
+            disk,
+            now: Now::Disk,
+            edits: 0,
+        }
+    }
+
     fn exists(&self) -> bool {
         match &self.now {
             Now::Disk => self.disk.is_some(),
@@ -267,11 +276,7 @@ impl Files {
                 else {
                     return false;
                 };
-                slot.insert(Entry {
-                    disk: Some(index),
-                    now: Now::Disk,
-                    edits: 0,
-                });
+                slot.insert(Entry::on_disk(Some(index)));
             }
         }
         true
@@ -286,11 +291,7 @@ impl Files {
                     self.heard.as_ref().map(|heard| heard as &dyn Watch),
                     slot.key(),
                 )?;
-                Ok(slot.insert(Entry {
-                    disk,
-                    now: Now::Disk,
-                    edits: 0,
-                }))
+                Ok(slot.insert(Entry::on_disk(disk)))
             }
         }
     }

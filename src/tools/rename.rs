@@ -343,8 +343,8 @@ fn aliases_note(patch: &Patch, old: &str, new: &str) -> Option<String> {
         // the lines they change can have gained an alias.
         if let Some(lines) = after.edited_on(before).and_then(|e| e.changed_lines()) {
             for changed in lines {
-                let old = line_text(&before[changed.bytes.clone()]);
-                let new = line_text(&changed.new);
+                // Each with its line end, which is no name character.
+                let (old, new) = (&before[changed.bytes.clone()], changed.new.as_str());
                 if forms
                     .iter()
                     .any(|form| holds(new, form) && !holds(old, form))
@@ -389,14 +389,6 @@ fn aliases_note(patch: &Patch, old: &str, new: &str) -> Option<String> {
         crate::render::count(count, "place", "places"),
         found.join(", ")
     ))
-}
-
-/// A line's text without its line end, as `str::lines` gives it.
-fn line_text(line: &str) -> &str {
-    match line.strip_suffix('\n') {
-        Some(line) => line.strip_suffix('\r').unwrap_or(line),
-        None => line,
-    }
 }
 
 /// Where a place at `at` in `after` (a file with a rename's edits) was in

@@ -76,11 +76,15 @@ pub fn word_offsets(text: &str, name: &str) -> Vec<usize> {
     }
     text.match_indices(name)
         .map(|(at, _)| at)
-        .filter(|&at| {
-            !text[..at].chars().next_back().is_some_and(is_word)
-                && !text[at + name.len()..].chars().next().is_some_and(is_word)
-        })
+        .filter(|&at| whole_word(text, at..at + name.len()))
         .collect()
+}
+
+/// Whether no name character is just before or just after `bytes` of
+/// `text`.
+fn whole_word(text: &str, bytes: Range<usize>) -> bool {
+    !text[..bytes.start].chars().next_back().is_some_and(is_word)
+        && !text[bytes.end..].chars().next().is_some_and(is_word)
 }
 
 /// `name` in a source file of the language: as code where tree-sitter
@@ -250,10 +254,7 @@ fn replaced_places(edited: &Edited, name: &str, new: &str) -> Option<Vec<(Positi
     let mut changes = Vec::with_capacity(edited.replaced().len());
     for replaced in edited.replaced() {
         let (start, end) = (replaced.bytes.start, replaced.bytes.end);
-        let whole_word = base[start..end] == *name
-            && !base[..start].chars().next_back().is_some_and(is_word)
-            && !base[end..].chars().next().is_some_and(is_word);
-        if !whole_word {
+        if base[start..end] != *name || !whole_word(base, start..end) {
             return None;
         }
         let with = replaced.with.as_str();
@@ -844,6 +845,12 @@ fn plain(e: &Entry) -> i64 { e.amount() + total!(e.amount()) }
         assert!(replaced(&[("send", "ship"), ("send", "sail")]).is_none());
         assert!(replaced(&[("send", "shipment")]).is_none());
         assert!(replaced(&[("send", "ship;")]).is_none());
+        // The name's bytes, but inside another word.
+        let inside = "const sends = 1;\nsend;\n";
+        let found_inside = read("a.ts", inside, "send", AuditScope::Code, false);
+        let after = crate::fs::new_text::tests::replacing(inside, &[("send", "ship")]);
+        let base = Arc::clone(&after.edited().unwrap().base);
+        assert!(renamed(&found_inside, &base, &after, "send", "ship", ts).is_none());
         // A place kept just before one renamed (`{ send: send }` made `{
         // send: ship }`): read side by side it looks spelled out, and is
         // read again; the replacements tell it, as a fresh read finds it.
