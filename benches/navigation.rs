@@ -5,8 +5,11 @@
 //!
 //! Projects: the TypeScript fixture on TypeScript 7's server and on
 //! typescript-language-server, the Rust fixture, a generated 400-file
-//! TypeScript monorepo, and sextant's own source on rust-analyzer (a real
-//! crate of some 15,000 lines, read in place: the tools only read).
+//! TypeScript monorepo, a generated JavaScript project whose function is
+//! called 4,800 times from 60 files (the text audit of JavaScript looks
+//! through every use: its cost grows with them), and sextant's own source
+//! on rust-analyzer (a real crate of some 15,000 lines, read in place: the
+//! tools only read).
 //!
 //! sextant's own overhead is the tool's time less its server time: for
 //! `inspect`, whose four requests go out at once, the slowest of them; for
@@ -35,7 +38,8 @@
 //! "Writes" section of BENCHMARKS.md.
 //!
 //! Run with `cargo bench --bench navigation` (`-- writes` for the writes'
-//! figures alone) after `bash scripts/test.sh`
+//! figures alone, `-- case=TEXT` for the navigation figures of the
+//! projects whose name holds TEXT) after `bash scripts/test.sh`
 //! has installed the servers. It prints figures only.
 
 #[path = "section.rs"]
@@ -427,6 +431,38 @@ fn sextant_case(config_dir: &Path) -> Case {
     }
 }
 
+/// A JavaScript project of `files` modules, each calling `target` (of
+/// `src/lib.js`) twice on each of its `lines` lines.
+fn generate_javascript(root: &Path, files: usize, lines: usize) {
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(
+        root.join("package.json"),
+        r#"{ "name": "generated-js", "private": true, "type": "module" }"#,
+    )
+    .unwrap();
+    // The project the server loads whole (without it, only the open file).
+    std::fs::write(
+        root.join("jsconfig.json"),
+        r#"{ "compilerOptions": { "module": "esnext", "target": "es2022" }, "include": ["src"] }"#,
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("src/lib.js"),
+        "export function target(x) {\n  return { value: x + 1 };\n}\n",
+    )
+    .unwrap();
+    for file in 1..=files {
+        let mut text = String::from("import { target } from './lib.js';\n");
+        for line in 1..=lines {
+            text.push_str(&format!(
+                "export const v{line} = target({line}).value + target({}).value;\n",
+                line + 1
+            ));
+        }
+        std::fs::write(root.join(format!("src/use{file}.js")), text).unwrap();
+    }
+}
+
 #[tokio::main]
 async fn main() {
     const NATIVE: &str = "[language.typescript]\nserver = \"typescript-go\"\n";
@@ -465,13 +501,33 @@ async fn main() {
         function: json!({"file": "packages/p3/src/m20.ts", "symbol": "make20"}),
         completion: json!({"file": "packages/p3/src/m21.ts", "line": 16, "character": 44}),
     });
+    let javascript = tempfile::tempdir().unwrap();
+    generate_javascript(javascript.path(), 60, 40);
+    std::fs::write(javascript.path().join("sextant.toml"), NATIVE).unwrap();
+    cases.push(Case {
+        name: "JavaScript, 4,800 uses (typescript-go)",
+        ctx: common::context(javascript.path(), true),
+        _dir: None,
+        symbol: json!({"file": "src/lib.js", "symbol": "target"}),
+        function: json!({"file": "src/lib.js", "symbol": "target"}),
+        completion: json!({"file": "src/use1.js", "line": 2, "character": 29}),
+    });
     let config_dir = tempfile::tempdir().unwrap();
     cases.push(sextant_case(config_dir.path()));
 
-    // `cargo bench --bench navigation -- writes`: the writes' figures only.
+    // `cargo bench --bench navigation -- writes`: the writes' figures only;
+    // `-- case=TEXT`: the navigation figures of the projects named so.
     let only_impact = std::env::args().any(|a| a == "writes");
+    let only_case = std::env::args().find_map(|a| a.strip_prefix("case=").map(String::from));
     let mut rows = Vec::new();
     let mut renames = Vec::new();
+    if let Some(only) = only_case {
+        for case in cases.iter().filter(|case| case.name.contains(&only)) {
+            measure(case, &mut rows).await;
+        }
+        print_navigation(&rows, renames);
+        return;
+    }
     if !only_impact {
         for case in &cases {
             measure(case, &mut rows).await;

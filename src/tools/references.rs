@@ -12,7 +12,7 @@ use serde::Deserialize;
 
 use super::Tool;
 use super::address::{Address, resolve};
-use super::audit::{RenamedTexts, TextAudit, other_symbols};
+use super::audit::{Counted, RenamedTexts, TextAudit, other_symbols};
 use super::locations::{PathNumbers, SourceFiles, place};
 use super::page::Pager;
 use crate::context::Context;
@@ -159,14 +159,15 @@ async fn references(ctx: &Context, params: Params) -> ToolResult<ReferencesResul
             Some(places) => places?,
             None => audit.places(ctx, name, RenamedTexts::default()).await?,
         };
-        let mut counted: Vec<(PathBuf, Position)> = in_files
-            .iter()
-            .flat_map(|(path, positions)| positions.iter().map(|at| (path.clone(), *at)))
-            .collect();
-        counted.push((resolved.path.clone(), position));
         // The declaration among them, even when not listed
         // (`include_declaration: false`; on it, the position asked about).
-        counted.extend(defined_at);
+        let counted = Counted::new(
+            in_files
+                .iter()
+                .flat_map(|(path, positions)| positions.iter().map(|at| (path.as_path(), *at)))
+                .chain([(resolved.path.as_path(), position)])
+                .chain(defined_at.iter().map(|(path, at)| (path.as_path(), *at))),
+        );
         let others = other_symbols(ctx, &places.code_left_out(&counted), &counted).await;
         let places = places.without(&others);
         let found = audit.notes(

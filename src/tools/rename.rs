@@ -15,7 +15,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::address::{Address, resolve};
-use super::audit::{Places, RenamedText, RenamedTexts, TextAudit, other_symbols};
+use super::audit::{Counted, Places, RenamedText, RenamedTexts, TextAudit, other_symbols};
 use super::locations::place;
 use super::server_edit::{check_writes, deliver, describe_within_budget, files_of};
 use super::{Tool, blocking};
@@ -228,7 +228,8 @@ async fn rename(ctx: &Context, params: Params) -> ToolResult<PatchReport> {
             };
             let others = other_symbols_after(ctx, asked, &files, &places).await;
             let places = places.without(&others);
-            audit.notes(ctx, &target.name, &places, &[], "did not rename", true)
+            let counted = Counted::default();
+            audit.notes(ctx, &target.name, &places, &counted, "did not rename", true)
         }
         _ => Vec::new(),
     };
@@ -436,7 +437,7 @@ async fn other_symbols_after(
     places: &Places,
 ) -> HashSet<(PathBuf, Position)> {
     let on_disk: Vec<((PathBuf, Position), (PathBuf, Position))> = places
-        .code_left_out(&[])
+        .code_left_out(&Counted::default())
         .into_iter()
         .filter_map(|(path, at)| {
             let before = match files.iter().find(|f| f.path == path) {
@@ -460,10 +461,11 @@ async fn other_symbols_after(
             .await
             .unwrap_or_default(),
     };
-    let uses: Vec<(PathBuf, Position)> = references
-        .into_iter()
-        .map(|spot| (spot.path.to_path_buf(), spot.range.start))
-        .collect();
+    let uses = Counted::new(
+        references
+            .iter()
+            .map(|spot| (&*spot.path, spot.range.start)),
+    );
     let others = other_symbols(ctx, &candidates, &uses).await;
     on_disk
         .into_iter()

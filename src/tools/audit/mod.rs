@@ -96,6 +96,41 @@ impl Kind {
     }
 }
 
+/// The places (a file and a position in it) a server's answer counted,
+/// asked about each place the audit found: an answer may hold thousands
+/// of places and the audit as many, so a question costs a hash, not a
+/// scan of the answer (a scan for each place made the references of a
+/// JavaScript function used 4,861 times take 0.9 s). Paths are equal as
+/// `Path`s are (by their components), as the answer's and the audit's
+/// spellings of a file were compared before.
+#[derive(Debug, Default)]
+pub struct Counted<'a> {
+    places: FastSet<(&'a Path, Position)>,
+    files: FastSet<&'a Path>,
+}
+
+impl<'a> Counted<'a> {
+    pub fn new(places: impl IntoIterator<Item = (&'a Path, Position)>) -> Counted<'a> {
+        let places: FastSet<(&Path, Position)> = places.into_iter().collect();
+        let files = places.iter().map(|(path, _)| *path).collect();
+        Counted { places, files }
+    }
+
+    /// Whether the answer counted `at` in `path`.
+    pub fn holds(&self, path: &Path, at: Position) -> bool {
+        self.places.contains(&(path, at))
+    }
+
+    /// Whether the answer counted any place in `path`.
+    pub fn holds_file(&self, path: &Path) -> bool {
+        self.files.contains(path)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.places.is_empty()
+    }
+}
+
 /// Where a name appears, by kind.
 #[derive(Debug, Default)]
 pub struct Places {
@@ -123,13 +158,17 @@ impl Places {
     /// Its places of the language's own code (`Kind::Code`, and
     /// `Kind::Conditional`) that `counted` does not hold: those the server
     /// may know as another symbol.
-    pub fn code_left_out(&self, counted: &[(PathBuf, Position)]) -> Vec<(PathBuf, Position)> {
+    pub fn code_left_out(&self, counted: &Counted) -> Vec<(PathBuf, Position)> {
         [Kind::Code, Kind::Conditional]
             .iter()
             .filter_map(|kind| self.by_kind.get(kind))
             .flatten()
-            .flat_map(|(path, positions)| positions.iter().map(move |p| (path.clone(), *p)))
-            .filter(|place| !counted.contains(place))
+            .flat_map(|(path, positions)| {
+                positions
+                    .iter()
+                    .filter(|at| !counted.holds(path, **at))
+                    .map(move |at| (path.clone(), *at))
+            })
             .collect()
     }
 }
@@ -143,7 +182,7 @@ impl Places {
 pub async fn other_symbols(
     ctx: &Context,
     candidates: &[(PathBuf, Position)],
-    uses: &[(PathBuf, Position)],
+    uses: &Counted<'_>,
 ) -> HashSet<(PathBuf, Position)> {
     let mut others = HashSet::new();
     // With no uses to tell them from, every place stays a candidate.
@@ -185,7 +224,7 @@ async fn told_apart(
     ctx: &Context,
     path: &Path,
     at: Position,
-    uses: &[(PathBuf, Position)],
+    uses: &Counted<'_>,
 ) -> Option<Vec<(PathBuf, Position)>> {
     let session = ctx.lsp.open(path, Need::DOCUMENT).await.ok()?;
     let defined: Vec<(PathBuf, Position)> = goto(&session, at, Goto::Definition)
@@ -206,7 +245,7 @@ async fn told_apart(
         .map(|spot| (spot.path.to_path_buf(), spot.range.start))
         .collect();
     let beyond_itself = found.iter().any(|(p, a)| p != path || *a != at);
-    (beyond_itself && !found.iter().any(|place| uses.contains(place))).then_some(found)
+    (beyond_itself && !found.iter().any(|(p, a)| uses.holds(p, *a))).then_some(found)
 }
 
 /// Whether `defined`, where the server says the name at `at` in `path` is
@@ -217,12 +256,12 @@ fn defined_elsewhere(
     defined: &[(PathBuf, Position)],
     path: &Path,
     at: Position,
-    uses: &[(PathBuf, Position)],
+    uses: &Counted<'_>,
 ) -> bool {
     !defined.is_empty()
-        && defined.iter().all(|(file, target)| {
-            (file != path || *target != at) && !uses.iter().any(|(used, _)| used == file)
-        })
+        && defined
+            .iter()
+            .all(|(file, target)| (file != path || *target != at) && !uses.holds_file(file))
 }
 
 /// How a file is read for a name: by its fenced code blocks of the
@@ -635,7 +674,7 @@ impl TextAudit {
         ctx: &Context,
         name: &str,
         places: &Places,
-        counted: &[(PathBuf, Position)],
+        counted: &Counted<'_>,
         left_out: &str,
         lines_only: bool,
     ) -> Vec<(Kind, String)> {
@@ -646,7 +685,7 @@ impl TextAudit {
                 .map(|(path, positions)| {
                     let left = positions
                         .iter()
-                        .filter(|at| !counted.iter().any(|(p, c)| p == path && c == *at))
+                        .filter(|at| !counted.holds(path, **at))
                         .copied()
                         .collect::<Vec<_>>();
                     (path, left)
@@ -826,7 +865,8 @@ mod tests {
 
     #[test]
     fn a_definition_only_in_files_without_uses_is_another_symbol() {
-        let uses = [place("/w/src/a.rs", 3, 8), place("/w/src/b.rs", 9, 5)];
+        let answer = [place("/w/src/a.rs", 3, 8), place("/w/src/b.rs", 9, 5)];
+        let uses = Counted::new(answer.iter().map(|(path, at)| (path.as_path(), *at)));
         let (path, at) = place("/w/src/b.rs", 20, 15);
         let libc = [place("/registry/libc/src/unix/mod.rs", 700, 12)];
         assert!(defined_elsewhere(&libc, &path, at, &uses));
@@ -845,5 +885,19 @@ mod tests {
             &uses
         ));
         assert!(!defined_elsewhere(&[], &path, at, &uses));
+    }
+
+    #[test]
+    fn counted_places_are_known_by_any_spelling_of_their_file() {
+        let answer = [place("/w/src/a.js", 3, 8), place("/w/lib/b.js", 9, 5)];
+        let counted = Counted::new(answer.iter().map(|(path, at)| (path.as_path(), *at)));
+        assert!(counted.holds(Path::new("/w/src/a.js"), Position::new(3, 8)));
+        assert!(counted.holds(Path::new("/w/src//a.js"), Position::new(3, 8)));
+        assert!(counted.holds(Path::new("/w/./lib/b.js"), Position::new(9, 5)));
+        assert!(!counted.holds(Path::new("/w/src/a.js"), Position::new(3, 9)));
+        assert!(!counted.holds(Path::new("/w/lib/b.js"), Position::new(3, 8)));
+        assert!(counted.holds_file(Path::new("/w/lib//b.js")));
+        assert!(!counted.holds_file(Path::new("/w/lib/c.js")));
+        assert!(Counted::default().is_empty() && !counted.is_empty());
     }
 }
