@@ -146,6 +146,18 @@ async fn a_config_file_shows_what_its_server_published_without_a_note() {
         "{report}"
     );
     assert!(!report.contains("Note:"), "{report}");
+    // Those publications are waited for (a quiet spell of 300 ms with
+    // no new one), warm too: the tool log counts that as waiting on
+    // servers.
+    assert_eq!(f.run("diagnostics", json!({})).await, report);
+    let log = f.run("logs", json!({"server": "tool", "tail": 1})).await;
+    let waited = log
+        .lines()
+        .find(|line| line.contains("tool  diagnostics"))
+        .and_then(|line| line.split_once(" ms, "))
+        .and_then(|(_, rest)| rest.split_once(" waiting on servers"))
+        .and_then(|(waited, _)| waited.parse::<f64>().ok());
+    assert!(waited.is_some_and(|ms| ms >= 300.0), "{log}");
 }
 
 /// Files no config includes (a project's tests, checked by no `tsc -p`):

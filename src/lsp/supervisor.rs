@@ -540,9 +540,6 @@ impl Supervisor {
         Ok(ServerId(Arc::as_ptr(&client) as usize))
     }
 
-    /// The files under `folder` that a running server has published
-    /// diagnostics for, not empty: a server may publish for files nobody
-    /// opened (rust-analyzer's cargo check does).
     /// Waits until no running server has published diagnostics for
     /// `quiet`, at most until `deadline`: a server publishes for files
     /// nobody asked about (a project's tsconfig.json, cargo check's
@@ -560,6 +557,9 @@ impl Supervisor {
                 .sum()
         };
         let mut last = count();
+        // Waiting for the servers to publish: counted as the readiness
+        // waits are, in the call's time waiting on servers.
+        let _waiting = crate::waits::begin();
         loop {
             let until = (tokio::time::Instant::now() + quiet).min(deadline);
             tokio::time::sleep_until(until).await;
@@ -571,6 +571,9 @@ impl Supervisor {
         }
     }
 
+    /// The files under `folder` that a running server has published
+    /// diagnostics for, not empty: a server may publish for files nobody
+    /// opened (rust-analyzer's cargo check does).
     pub fn published_under(&self, folder: &Path) -> Vec<PathBuf> {
         let mut paths: Vec<PathBuf> = self
             .clients()
