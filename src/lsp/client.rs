@@ -30,6 +30,21 @@ use crate::fs::listed::KeptLists;
 use crate::logbook::LogBook;
 use crate::model::LogLevel;
 
+/// How long a request the server cancelled waits before it is asked
+/// again, by retry: one cancelled as documents opened or closed around it
+/// (ty's answer says to ask again, `retriggerRequest`) is answered a moment
+/// later, while a server still loading (rust-analyzer's ContentModified)
+/// takes longer. 200 ms before the first retry put that much into every
+/// workspace report of ty, which cancels the answers in flight whenever a
+/// document opens.
+const RETRY_AFTER: [Duration; 5] = [
+    Duration::from_millis(20),
+    Duration::from_millis(100),
+    Duration::from_millis(300),
+    Duration::from_millis(800),
+    Duration::from_millis(1600),
+];
+
 pub struct LspClient {
     pub(super) language: Arc<LanguageConfig>,
     pub(super) root: PathBuf,
@@ -272,9 +287,11 @@ impl LspClient {
 
     /// A request, retried a few times while the server says its state moved
     /// under it: rust-analyzer answers ContentModified while loading, and
-    /// TypeScript 7's server cancels a pending request itself
-    /// (RequestCancelled) when documents open or close around it. A request
-    /// sextant cancels is dropped, so it is never retried.
+    /// TypeScript 7's server and ty cancel a pending request themselves
+    /// (RequestCancelled, ServerCancelled) when documents open or close
+    /// around it. Each retry waits [`RETRY_AFTER`], counted as waiting on
+    /// the server. A request sextant cancels is dropped, so it is never
+    /// retried.
     pub(super) async fn request_settled<R>(&self, params: R::Params) -> Result<R::Result, LspError>
     where
         R: Request,
@@ -289,10 +306,11 @@ impl LspClient {
                 .await
             {
                 Err(LspError::Rpc { code, .. })
-                    if attempts < 5 && [-32800, -32801, -32802].contains(&code) =>
+                    if attempts < RETRY_AFTER.len() && [-32800, -32801, -32802].contains(&code) =>
                 {
+                    let _waiting = crate::waits::begin();
+                    tokio::time::sleep(RETRY_AFTER[attempts]).await;
                     attempts += 1;
-                    tokio::time::sleep(Duration::from_millis(200 * attempts)).await;
                 }
                 other => return other,
             }
