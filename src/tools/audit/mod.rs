@@ -16,7 +16,7 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 mod scan;
 mod sweep;
@@ -100,30 +100,52 @@ impl Kind {
 /// asked about each place the audit found: an answer may hold thousands
 /// of places and the audit as many, so a question costs a hash, not a
 /// scan of the answer (a scan for each place made the references of a
-/// JavaScript function used 4,861 times take 0.9 s). Paths are equal as
-/// `Path`s are (by their components), as the answer's and the audit's
-/// spellings of a file were compared before.
+/// JavaScript function used 4,861 times take 0.9 s). The places are put
+/// by file at the first question, and only then: most answers' audits ask
+/// none (TypeScript's find no code the server could not follow), and a
+/// path hashes byte by byte (a set of 877 places in 168 files, made at
+/// once, cost 0.17 ms). Paths are equal as `Path`s are (by their
+/// components), as the answer's and the audit's spellings of a file were
+/// compared before.
 #[derive(Debug, Default)]
 pub struct Counted<'a> {
-    places: FastSet<(&'a Path, Position)>,
-    files: FastSet<&'a Path>,
+    places: Vec<(&'a Path, Position)>,
+    by_file: OnceLock<FastMap<&'a Path, FastSet<Position>>>,
 }
 
 impl<'a> Counted<'a> {
     pub fn new(places: impl IntoIterator<Item = (&'a Path, Position)>) -> Counted<'a> {
-        let places: FastSet<(&Path, Position)> = places.into_iter().collect();
-        let files = places.iter().map(|(path, _)| *path).collect();
-        Counted { places, files }
+        Counted {
+            places: places.into_iter().collect(),
+            by_file: OnceLock::new(),
+        }
+    }
+
+    /// The places by file, each run of one file's places (the same
+    /// `&Path`, as answers give them) looked up once.
+    fn by_file(&self) -> &FastMap<&'a Path, FastSet<Position>> {
+        self.by_file.get_or_init(|| {
+            let mut by_file: FastMap<&'a Path, FastSet<Position>> = FastMap::default();
+            for run in self.places.chunk_by(|a, b| std::ptr::eq(a.0, b.0)) {
+                by_file
+                    .entry(run[0].0)
+                    .or_default()
+                    .extend(run.iter().map(|(_, at)| *at));
+            }
+            by_file
+        })
     }
 
     /// Whether the answer counted `at` in `path`.
     pub fn holds(&self, path: &Path, at: Position) -> bool {
-        self.places.contains(&(path, at))
+        self.by_file()
+            .get(path)
+            .is_some_and(|positions| positions.contains(&at))
     }
 
     /// Whether the answer counted any place in `path`.
     pub fn holds_file(&self, path: &Path) -> bool {
-        self.files.contains(path)
+        self.by_file().contains_key(path)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -889,9 +911,15 @@ mod tests {
 
     #[test]
     fn counted_places_are_known_by_any_spelling_of_their_file() {
-        let answer = [place("/w/src/a.js", 3, 8), place("/w/lib/b.js", 9, 5)];
+        // A file met again after another (a run of its own).
+        let answer = [
+            place("/w/src/a.js", 3, 8),
+            place("/w/lib/b.js", 9, 5),
+            place("/w/src/a.js", 12, 1),
+        ];
         let counted = Counted::new(answer.iter().map(|(path, at)| (path.as_path(), *at)));
         assert!(counted.holds(Path::new("/w/src/a.js"), Position::new(3, 8)));
+        assert!(counted.holds(Path::new("/w/src/a.js"), Position::new(12, 1)));
         assert!(counted.holds(Path::new("/w/src//a.js"), Position::new(3, 8)));
         assert!(counted.holds(Path::new("/w/./lib/b.js"), Position::new(9, 5)));
         assert!(!counted.holds(Path::new("/w/src/a.js"), Position::new(3, 9)));
