@@ -556,6 +556,10 @@ impl Supervisor {
                 .map(|client| client.shared.state().publish_count)
                 .sum()
         };
+        // No server running: none will publish.
+        if self.clients().is_empty() {
+            return;
+        }
         let mut last = count();
         // Waiting for the servers to publish: counted as the readiness
         // waits are, in the call's time waiting on servers.
