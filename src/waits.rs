@@ -7,8 +7,9 @@
 //! request is written to its answer decoded, as a raw client would time
 //! it, the readiness waits mark the time spent waiting for a server to
 //! be ready or to publish, and a request the server cancelled marks its
-//! pause before it is asked again. What is counted is the time during which at
-//! least one such wait of the call was on: waits at once count once.
+//! pause before it is asked again. What is counted is the time during
+//! which at least one such wait of the call was on: waits at once count
+//! once.
 
 use std::future::Future;
 use std::sync::{Arc, Mutex};
@@ -85,8 +86,9 @@ pub fn carried<F: Future>(work: F) -> impl Future<Output = F::Output> {
 }
 
 /// A wait on a server (a request out, a wait for it to be ready or to
-/// publish, a pause before asking again what it cancelled), counted in the current call's waits (if any) until dropped:
-/// done, failed or cancelled.
+/// publish, a pause before asking again what it cancelled), counted in
+/// the current call's waits (if any) until dropped: done, failed or
+/// cancelled.
 #[must_use = "the wait ends when this is dropped"]
 pub struct Wait(Option<Arc<Waits>>);
 
