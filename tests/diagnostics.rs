@@ -431,6 +431,60 @@ async fn targets_the_build_leaves_out_are_counted_apart() {
     );
 }
 
+/// A server that pulls a file's diagnostics from the disk (rust-analyzer,
+/// `pulls_unopened`) is asked each file of a workspace report without its
+/// opening: a warm report tells it nothing (opened and closed, each file
+/// had its diagnostics published anew), so no publication is waited for;
+/// and a file written on disk meanwhile is answered as it is now.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_warm_report_pulls_each_file_unopened_and_as_the_disk_has_it() {
+    let f = common::fixture("rust");
+    let debug_lines = |source: &'static str, text: &'static str| {
+        let f = &f;
+        async move {
+            f.run(
+                "logs",
+                json!({"server": source, "level": "debug", "tail": 100000}),
+            )
+            .await
+            .lines()
+            .filter(|line| line.contains(text))
+            .count()
+        }
+    };
+    let first = f.run("diagnostics", json!({})).await;
+    assert!(first.contains("src/broken.rs ("), "{first}");
+    // The first check's build wrote under target/, which this copy (no git
+    // repository, so no .gitignore applies) watches: the second report
+    // checks again, and finds the build fresh.
+    assert_eq!(f.run("diagnostics", json!({})).await, first);
+    let published = debug_lines("rust-analyzer", "published").await;
+    let skipped = debug_lines("sextant", "no publications waited for").await;
+    let warm = f.run("diagnostics", json!({})).await;
+    assert_eq!(warm, first);
+    assert_eq!(
+        debug_lines("rust-analyzer", "published").await,
+        published,
+        "{}",
+        f.run("logs", json!({"level": "debug", "tail": 40})).await
+    );
+    assert_eq!(
+        debug_lines("sextant", "no publications waited for").await,
+        skipped + 1
+    );
+    // Written behind sextant's back: the server hears of it first.
+    let report = f.read("src/report.rs");
+    std::fs::write(
+        f.path("src/report.rs"),
+        format!("{report}\npub fn unfinished() -> u32 {{\n    \"none\"\n}}\n"),
+    )
+    .unwrap();
+    let written = f.run("diagnostics", json!({})).await;
+    assert!(written.contains("src/report.rs (1 error)"), "{written}");
+    std::fs::write(f.path("src/report.rs"), report).unwrap();
+    assert_eq!(f.run("diagnostics", json!({})).await, first);
+}
+
 /// JavaScript that its project does not type-check is checked for syntax
 /// only: "no errors" there says so, with how to have it type-checked; with
 /// `checkJs` or `// @ts-check` its type errors come and the note goes.

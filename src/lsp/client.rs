@@ -66,6 +66,10 @@ pub struct LspClient {
     /// waiting for it: callers that cannot wait need not try until then
     /// (see `Supervisor::prepare`).
     pub(super) starting_behind: std::sync::atomic::AtomicBool,
+    /// Notifications sent so far: a server publishes diagnostics after it
+    /// is told something (a document opened, changed, saved or closed,
+    /// files changed on disk), not after a question.
+    pub(super) told: std::sync::atomic::AtomicU64,
     /// Held while a code action's command runs, so the edits captured
     /// meanwhile are that command's (see `lsp::actions`).
     pub(super) commands: tokio::sync::Mutex<()>,
@@ -130,6 +134,7 @@ impl LspClient {
             projects_opened: OpenedProjects::default(),
             loose_project: LooseProject::default(),
             starting_behind: std::sync::atomic::AtomicBool::new(false),
+            told: std::sync::atomic::AtomicU64::new(0),
             commands: tokio::sync::Mutex::new(()),
             walked: KeptLists::default(),
             heard: OnceLock::new(),
@@ -318,6 +323,7 @@ impl LspClient {
     }
 
     pub(super) fn notify<N: Notification>(&self, params: N::Params) -> Result<(), LspError> {
+        self.told.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         self.transport.notify::<N>(params)
     }
 

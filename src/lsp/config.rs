@@ -132,6 +132,11 @@ pub struct LanguageConfig {
     /// (`s.|upper()`) is asked of a scratch copy with that name cut out
     /// (see `quirks::member_completion`).
     pub completes_in_copy: bool,
+    /// The server answers a pull of a file's diagnostics
+    /// (`textDocument/diagnostic`) for a file not open, from the disk: a
+    /// workspace report asks each file so rather than opening it (see
+    /// `Supervisor::open_to_pull`).
+    pub pulls_unopened: bool,
     /// Error messages by which the server means "there is none" (gopls
     /// answers a type definition of a function with one): such an answer
     /// is an empty one, not a failure.
@@ -387,6 +392,7 @@ struct LanguageFile {
     loose_files: Option<LooseFiles>,
     reports_status: Option<bool>,
     completes_in_copy: Option<bool>,
+    pulls_unopened: Option<bool>,
     none_errors: Option<Vec<String>>,
     checks_workspace: Option<bool>,
     max_projects: Option<usize>,
@@ -416,6 +422,7 @@ struct ServerFile {
     loose_files: Option<LooseFiles>,
     reports_status: Option<bool>,
     completes_in_copy: Option<bool>,
+    pulls_unopened: Option<bool>,
     none_errors: Option<Vec<String>>,
     checks_workspace: Option<bool>,
     max_projects: Option<usize>,
@@ -443,6 +450,7 @@ impl ServerFile {
             fatal_log: other.fatal_log.or(self.fatal_log),
             reports_status: other.reports_status.or(self.reports_status),
             completes_in_copy: other.completes_in_copy.or(self.completes_in_copy),
+            pulls_unopened: other.pulls_unopened.or(self.pulls_unopened),
             none_errors: other.none_errors.or(self.none_errors),
             checks_workspace: other.checks_workspace.or(self.checks_workspace),
             loose_files: other.loose_files.or(self.loose_files),
@@ -474,6 +482,7 @@ impl LanguageFile {
             fatal_log: server.fatal_log.or(self.fatal_log.clone()),
             reports_status: server.reports_status.or(self.reports_status),
             completes_in_copy: server.completes_in_copy.or(self.completes_in_copy),
+            pulls_unopened: server.pulls_unopened.or(self.pulls_unopened),
             none_errors: server.none_errors.or(self.none_errors.clone()),
             checks_workspace: server.checks_workspace.or(self.checks_workspace),
             loose_files: server.loose_files.or(self.loose_files.clone()),
@@ -532,6 +541,7 @@ impl LanguageFile {
             fatal_log: other.fatal_log.or(self.fatal_log),
             reports_status: other.reports_status.or(self.reports_status),
             completes_in_copy: other.completes_in_copy.or(self.completes_in_copy),
+            pulls_unopened: other.pulls_unopened.or(self.pulls_unopened),
             none_errors: other.none_errors.or(self.none_errors),
             checks_workspace: other.checks_workspace.or(self.checks_workspace),
             loose_files: other.loose_files.or(self.loose_files),
@@ -815,6 +825,7 @@ fn resolve(
         fatal_log: language.fatal_log.unwrap_or_default(),
         reports_status: language.reports_status.unwrap_or(false),
         completes_in_copy: language.completes_in_copy.unwrap_or(false),
+        pulls_unopened: language.pulls_unopened.unwrap_or(false),
         none_errors: language.none_errors.unwrap_or_default(),
         checks_workspace: language.checks_workspace.unwrap_or(false),
         loose_files: language.loose_files,

@@ -265,6 +265,47 @@ impl LspClient {
         })
     }
 
+    /// `path` as the server has it, not opened: the open document if it
+    /// is open (synchronised, as `sync` does), else the file's text on
+    /// disk, which is what a server reads for a file no client has open.
+    /// For a question the server answers from the disk (a pull of
+    /// diagnostics, see `pulls_unopened`): opening a file and closing it
+    /// again is a change of the server's project, which TypeScript 7 meets
+    /// by checking the file again, on every workspace report.
+    pub(super) async fn unopened(&self, path: &Path) -> Result<Synced, LspError> {
+        if self.documents.open.lock().await.contains_key(path) {
+            return self.sync(path).await;
+        }
+        let uri = Url::from_file_path(path).map_err(|()| LspError::Io {
+            detail: format!("{} is not an absolute path", path.display()),
+        })?;
+        let Some(index) = self
+            .line_indexes([path.to_path_buf()])
+            .await
+            .remove(path)
+            .flatten()
+        else {
+            return Err(LspError::Io {
+                detail: format!("{} could not be read", path.display()),
+            });
+        };
+        Ok(Synced {
+            document: Document {
+                path: path.to_path_buf(),
+                uri,
+                // Not a version the server was sent: it has none for a file
+                // it reads from the disk.
+                version: 0,
+                index,
+                sent_at: self.shared.state().publish_count,
+                changed_at: 0,
+                used: 0,
+                disk: None,
+            },
+            opened: false,
+        })
+    }
+
     /// Closes `path` if the server has it open: a document opened for one
     /// answer only (a workspace report) is not kept.
     pub(super) async fn close(&self, path: &Path) -> Result<(), LspError> {

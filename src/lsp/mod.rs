@@ -42,7 +42,7 @@ mod wire;
 pub use client::LspClient;
 pub use projects::Coverage;
 pub use session::{Need, Server, Session};
-pub use supervisor::{ServerId, Supervisor};
+pub use supervisor::{Activity, ServerId, Supervisor};
 
 use std::path::Path;
 

@@ -270,8 +270,47 @@ impl Supervisor {
     /// A server for `path` as ready as `need` asks, with the document
     /// synchronised to the disk.
     pub async fn open(&self, path: &Path, need: Need) -> Result<Session, LspError> {
+        self.session(path, need, None).await
+    }
+
+    /// A session to pull `path`'s diagnostics in (and with `check`, to
+    /// have its server check the project first, see `diagnose`): as
+    /// [`Supervisor::open`] gives it, but where the server pulls them for
+    /// a file it has not open (its `pulls_unopened`), the file is not
+    /// opened. A workspace report asks hundreds of files: each opened and
+    /// closed again, rust-analyzer published its (cleared) diagnostics
+    /// anew, which the report then waited to settle, and the report's
+    /// quiet spell is skipped when no server was told anything (see
+    /// `Supervisor::publications_settled`).
+    pub async fn open_to_pull(
+        &self,
+        path: &Path,
+        need: Need,
+        check: bool,
+    ) -> Result<Session, LspError> {
+        self.session(path, need, Some(check)).await
+    }
+
+    /// [`Supervisor::open`], or where `to_pull` (with a check or not)
+    /// [`Supervisor::open_to_pull`].
+    async fn session(
+        &self,
+        path: &Path,
+        need: Need,
+        to_pull: Option<bool>,
+    ) -> Result<Session, LspError> {
         let (client, index_complete, beyond) = self.prepare(path, need, Some(path)).await?;
-        let synced = client.sync(path).await?;
+        let language = &client.language;
+        // A check asked with a didSave of the document needs it open.
+        let saves_document = language.checks_on_save && !language.checks_workspace;
+        let unopened = to_pull.is_some_and(|check| !(check && saves_document))
+            && language.pulls_unopened
+            && client.supports(super::capabilities::Feature::PullDiagnostics);
+        let synced = if unopened {
+            client.unopened(path).await?
+        } else {
+            client.sync(path).await?
+        };
         let unloaded = match need.scope {
             Scope::Document => None,
             Scope::Project => {

@@ -66,6 +66,16 @@ pub struct Supervisor {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ServerId(usize);
 
+/// The running servers, how many notifications they were sent and how many
+/// publications they made, at one moment: the same at two moments, no
+/// server was told anything or published between them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Activity {
+    servers: Vec<usize>,
+    told: u64,
+    published: u64,
+}
+
 /// Told of paths created, changed or deleted on disk.
 pub type ChangeListener = Box<dyn Fn(&[PathBuf]) + Send + Sync>;
 
@@ -540,16 +550,38 @@ impl Supervisor {
         Ok(ServerId(Arc::as_ptr(&client) as usize))
     }
 
+    /// What the running servers have been told and have published so far
+    /// (see [`Supervisor::publications_settled`]).
+    pub fn activity(&self) -> Activity {
+        let clients = self.clients();
+        Activity {
+            servers: clients.iter().map(|c| Arc::as_ptr(c) as usize).collect(),
+            told: clients.iter().map(|c| c.told.load(Ordering::Relaxed)).sum(),
+            published: clients.iter().map(|c| c.shared.state().publish_count).sum(),
+        }
+    }
+
     /// Waits until no running server has published diagnostics for
     /// `quiet`, at most until `deadline`: a server publishes for files
     /// nobody asked about (a project's tsconfig.json, cargo check's
     /// findings) on its own schedule, a moment after the files it was
-    /// asked about.
+    /// told of. Not at all when no server was told anything or published
+    /// since `since` (a report that pulled every file's diagnostics
+    /// unopened, with nothing to check): none has anything on its way.
     pub async fn publications_settled(
         &self,
         quiet: std::time::Duration,
         deadline: tokio::time::Instant,
+        since: &Activity,
     ) {
+        if self.activity() == *since {
+            self.logs.record(
+                LogLevel::Debug,
+                "sextant",
+                "no server was told anything or published during the report: no publications waited for",
+            );
+            return;
+        }
         let count = || -> u64 {
             self.clients()
                 .iter()

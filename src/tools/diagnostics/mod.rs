@@ -189,6 +189,7 @@ async fn folder_report(
     };
     let deadline = tokio::time::Instant::now() + ctx.lsp.config().workspace_diagnostics_timeout;
     let progress = Progress::new(paths.len());
+    let before = ctx.lsp.activity();
 
     // The first file of each server first, one per server at once: it
     // starts the server, and a server that checks on save (cargo check)
@@ -232,6 +233,7 @@ async fn folder_report(
         .publications_settled(
             PUBLICATIONS_QUIET,
             (tokio::time::Instant::now() + PUBLICATIONS_WAIT).min(deadline),
+            &before,
         )
         .await;
     let mut published = ctx.lsp.published_under(&root);
@@ -406,8 +408,10 @@ fn unpaged(
     }
 }
 
-/// One file of a folder report: opened if the server did not have it open
-/// (and closed again after), checked, unless the bound came first.
+/// One file of a folder report, checked, unless the bound came first: as
+/// a pull of its diagnostics needs it (see `Supervisor::open_to_pull`),
+/// so opened if the server did not have it open (and closed again after)
+/// unless its server pulls them from the disk.
 async fn check_one(
     ctx: &Context,
     path: PathBuf,
@@ -449,7 +453,7 @@ async fn check_file(
     };
     let mut attempt = 0;
     loop {
-        let outcome = match ctx.lsp.open(path, need).await {
+        let outcome = match ctx.lsp.open_to_pull(path, need, first).await {
             Ok(session) => {
                 let wait = PER_FILE_WAIT
                     .min(deadline.saturating_duration_since(tokio::time::Instant::now()));
