@@ -481,8 +481,57 @@ async fn a_warm_report_pulls_each_file_unopened_and_as_the_disk_has_it() {
     .unwrap();
     let written = f.run("diagnostics", json!({})).await;
     assert!(written.contains("src/report.rs (1 error)"), "{written}");
+    // Put back: rust-analyzer reports that error itself too, so a pull
+    // from its old copy of the file would still show it.
     std::fs::write(f.path("src/report.rs"), report).unwrap();
     assert_eq!(f.run("diagnostics", json!({})).await, first);
+}
+
+/// Without the file watcher, rust-analyzer hears of a file changed on disk
+/// only when it is opened: a workspace report then opens each file, where
+/// a pull without opening would answer from the server's old copy.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_the_watcher_a_report_opens_each_file() {
+    let report =
+        std::fs::read_to_string(common::fixtures_dir().join("rust/src/report.rs")).unwrap();
+    // The server reads the file with its error when it starts.
+    let unfinished = format!("{report}\npub fn unfinished() -> u32 {{\n    \"none\"\n}}\n");
+    let f = common::fixture_with("rust", &[("src/report.rs", &unfinished)]);
+    f.ctx.lsp.set_file_watching(false);
+    let written = f.run("diagnostics", json!({})).await;
+    assert!(written.contains("src/report.rs (1 error)"), "{written}");
+    // Mended behind sextant's back: rust-analyzer reports that error itself
+    // too, so a pull from its copy of the file would still show it.
+    std::fs::write(f.path("src/report.rs"), report).unwrap();
+    let mended = f.run("diagnostics", json!({})).await;
+    assert!(!mended.contains("src/report.rs ("), "{mended}");
+}
+
+/// A Rust file under no Cargo.toml is one rust-analyzer does not know
+/// until it is opened: a workspace report, which pulls its files unopened,
+/// asks that one again, opened, rather than failing on it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rust_file_under_no_cargo_project_is_asked_opened() {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, text) in [
+        (
+            "crates/a/Cargo.toml",
+            "[package]\nname = \"a\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        ),
+        ("crates/a/src/lib.rs", "pub fn f() -> u32 {\n    1\n}\n"),
+        ("loose/gen.rs", "pub fn g() -> u32 {\n    2\n}\n"),
+    ] {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let ctx = common::context(dir.path(), false);
+    let report = common::run(&ctx, "diagnostics", json!({})).await;
+    assert!(
+        report.starts_with("No errors or warnings in 2 files")
+            && !report.contains("answered textDocument/diagnostic"),
+        "{report}"
+    );
 }
 
 /// JavaScript that its project does not type-check is checked for syntax

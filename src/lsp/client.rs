@@ -70,6 +70,8 @@ pub struct LspClient {
     /// is told something (a document opened, changed, saved or closed,
     /// files changed on disk), not after a question.
     pub(super) told: std::sync::atomic::AtomicU64,
+    /// When the last of them was sent.
+    pub(super) told_at: std::sync::Mutex<Option<Instant>>,
     /// Held while a code action's command runs, so the edits captured
     /// meanwhile are that command's (see `lsp::actions`).
     pub(super) commands: tokio::sync::Mutex<()>,
@@ -135,6 +137,7 @@ impl LspClient {
             loose_project: LooseProject::default(),
             starting_behind: std::sync::atomic::AtomicBool::new(false),
             told: std::sync::atomic::AtomicU64::new(0),
+            told_at: std::sync::Mutex::new(None),
             commands: tokio::sync::Mutex::new(()),
             walked: KeptLists::default(),
             heard: OnceLock::new(),
@@ -324,6 +327,7 @@ impl LspClient {
 
     pub(super) fn notify<N: Notification>(&self, params: N::Params) -> Result<(), LspError> {
         self.told.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        *crate::sync::lock(&self.told_at) = Some(Instant::now());
         self.transport.notify::<N>(params)
     }
 

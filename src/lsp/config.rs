@@ -133,8 +133,9 @@ pub struct LanguageConfig {
     /// (see `quirks::member_completion`).
     pub completes_in_copy: bool,
     /// The server answers a pull of a file's diagnostics
-    /// (`textDocument/diagnostic`) for a file not open, from the disk: a
-    /// workspace report asks each file so rather than opening it (see
+    /// (`textDocument/diagnostic`) for a file not open, from its copy of
+    /// the files, which the file watcher keeps current: a workspace report
+    /// asks each file so rather than opening it (see
     /// `Supervisor::open_to_pull`).
     pub pulls_unopened: bool,
     /// Error messages by which the server means "there is none" (gopls

@@ -265,17 +265,18 @@ impl LspClient {
         })
     }
 
-    /// `path` as the server has it, not opened: the open document if it
-    /// is open (synchronised, as `sync` does), else the file's text on
-    /// disk, which is what a server reads for a file no client has open.
-    /// For a question the server answers from the disk (a pull of
-    /// diagnostics, see `pulls_unopened`): opening a file and closing it
-    /// again is a change of the server's project, which TypeScript 7 meets
-    /// by checking the file again, on every workspace report.
+    /// Whether the server has `path` open.
+    pub(super) async fn is_open(&self, path: &Path) -> bool {
+        self.documents.open.lock().await.contains_key(path)
+    }
+
+    /// `path`, which the server does not have open, as it has the file
+    /// without opening it: the file's text on disk, for a question a
+    /// server answers from its copy of the files the watcher keeps current
+    /// (a pull of diagnostics, see `pulls_unopened`). Not opened, so not
+    /// closed again: each file a workspace report opened and closed had
+    /// rust-analyzer publish its diagnostics anew.
     pub(super) async fn unopened(&self, path: &Path) -> Result<Synced, LspError> {
-        if self.documents.open.lock().await.contains_key(path) {
-            return self.sync(path).await;
-        }
         let uri = Url::from_file_path(path).map_err(|()| LspError::Io {
             detail: format!("{} is not an absolute path", path.display()),
         })?;

@@ -1,6 +1,8 @@
 //! The one way a request reaches a server: [`Supervisor::open`] (a server
-//! and a document) and [`Supervisor::server`] (a server only, for requests
-//! about the whole workspace), both through one wait, [`Supervisor::prepare`].
+//! and a document; [`Supervisor::open_to_pull`] leaves the document
+//! unopened where a pull of its diagnostics needs no opening) and
+//! [`Supervisor::server`] (a server only, for requests about the whole
+//! workspace), all through one wait, [`Supervisor::prepare`].
 //!
 //! The wait, in order: the server for the file's language and project,
 //! started if need be; the files changed on disk handed to it (the watcher
@@ -32,6 +34,17 @@ use super::projects::{PROJECT_LOAD_WAIT, PROJECTS_LOAD_BUDGET, document_loaded, 
 use super::quirks::loose_files;
 use super::supervisor::Supervisor;
 use crate::model::{LogLevel, Position};
+
+/// What a session's document is for.
+#[derive(Debug, Clone, Copy)]
+enum Purpose {
+    /// Any question: the document opened.
+    Any,
+    /// A pull of its diagnostics, with a check first or not: not opened
+    /// where the server can answer without (see
+    /// [`Supervisor::open_to_pull`]).
+    Pull { check: bool },
+}
 
 /// How much of the workspace a request needs the server to have loaded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -157,6 +170,9 @@ pub struct Session {
     document: Document,
     /// This session opened the document (it was not open before).
     opened: bool,
+    /// The server does not have the document open (see
+    /// [`Supervisor::open_to_pull`]).
+    unopened: bool,
     /// The document's path as messages name it.
     shown: String,
 }
@@ -165,6 +181,13 @@ impl Session {
     /// The server's name as shown.
     pub fn server(&self) -> &str {
         self.server.name()
+    }
+
+    /// Whether the server does not have the document open: it was asked
+    /// to pull its diagnostics from its own copy of the file (see
+    /// [`Supervisor::open_to_pull`]).
+    pub fn unopened(&self) -> bool {
+        self.unopened
     }
 
     /// See [`Server::index_complete`].
@@ -270,17 +293,17 @@ impl Supervisor {
     /// A server for `path` as ready as `need` asks, with the document
     /// synchronised to the disk.
     pub async fn open(&self, path: &Path, need: Need) -> Result<Session, LspError> {
-        self.session(path, need, None).await
+        self.session(path, need, Purpose::Any).await
     }
 
     /// A session to pull `path`'s diagnostics in (and with `check`, to
     /// have its server check the project first, see `diagnose`): as
     /// [`Supervisor::open`] gives it, but where the server pulls them for
-    /// a file it has not open (its `pulls_unopened`), the file is not
-    /// opened. A workspace report asks hundreds of files: each opened and
-    /// closed again, rust-analyzer published its (cleared) diagnostics
-    /// anew, which the report then waited to settle, and the report's
-    /// quiet spell is skipped when no server was told anything (see
+    /// a file it has not open (its `pulls_unopened`) and the file watcher
+    /// keeps its copy of the files current, the file is not opened
+    /// ([`Session::unopened`]). A workspace report asks hundreds of files:
+    /// each opened and closed again, rust-analyzer published its (cleared)
+    /// diagnostics anew, which the report then waited to settle (see
     /// `Supervisor::publications_settled`).
     pub async fn open_to_pull(
         &self,
@@ -288,24 +311,29 @@ impl Supervisor {
         need: Need,
         check: bool,
     ) -> Result<Session, LspError> {
-        self.session(path, need, Some(check)).await
+        self.session(path, need, Purpose::Pull { check }).await
     }
 
-    /// [`Supervisor::open`], or where `to_pull` (with a check or not)
-    /// [`Supervisor::open_to_pull`].
+    /// [`Supervisor::open`] or [`Supervisor::open_to_pull`], as `purpose`
+    /// says.
     async fn session(
         &self,
         path: &Path,
         need: Need,
-        to_pull: Option<bool>,
+        purpose: Purpose,
     ) -> Result<Session, LspError> {
         let (client, index_complete, beyond) = self.prepare(path, need, Some(path)).await?;
         let language = &client.language;
         // A check asked with a didSave of the document needs it open.
         let saves_document = language.checks_on_save && !language.checks_workspace;
-        let unopened = to_pull.is_some_and(|check| !(check && saves_document))
+        let unopened = matches!(purpose, Purpose::Pull { check } if !(check && saves_document))
             && language.pulls_unopened
-            && client.supports(super::capabilities::Feature::PullDiagnostics);
+            && client.supports(super::capabilities::Feature::PullDiagnostics)
+            // The server hears of a file changed on disk only through the
+            // watcher (it watches none itself): without one covering the
+            // workspace, its copy of a file not open may be old.
+            && client.disk_changes().is_some()
+            && !client.is_open(path).await;
         let synced = if unopened {
             client.unopened(path).await?
         } else {
@@ -336,6 +364,7 @@ impl Supervisor {
             },
             document: synced.document,
             opened: synced.opened,
+            unopened,
             shown: self.shown(path),
         })
     }

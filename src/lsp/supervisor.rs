@@ -561,20 +561,43 @@ impl Supervisor {
         }
     }
 
+    /// How long since any running server was last told anything or last
+    /// published.
+    fn quiet_for(&self) -> std::time::Duration {
+        self.clients()
+            .iter()
+            .flat_map(|client| {
+                let told = *lock(&client.told_at);
+                let published = client
+                    .shared
+                    .state()
+                    .diagnostics
+                    .values()
+                    .map(|published| published.at)
+                    .max();
+                [told, published]
+            })
+            .flatten()
+            .map(|at| at.elapsed())
+            .min()
+            .unwrap_or(std::time::Duration::MAX)
+    }
+
     /// Waits until no running server has published diagnostics for
     /// `quiet`, at most until `deadline`: a server publishes for files
     /// nobody asked about (a project's tsconfig.json, cargo check's
     /// findings) on its own schedule, a moment after the files it was
     /// told of. Not at all when no server was told anything or published
     /// since `since` (a report that pulled every file's diagnostics
-    /// unopened, with nothing to check): none has anything on its way.
+    /// unopened, with nothing to check), nor for `quiet` before it: none
+    /// has anything on its way.
     pub async fn publications_settled(
         &self,
         quiet: std::time::Duration,
         deadline: tokio::time::Instant,
         since: &Activity,
     ) {
-        if self.activity() == *since {
+        if self.activity() == *since && self.quiet_for() >= quiet {
             self.logs.record(
                 LogLevel::Debug,
                 "sextant",

@@ -452,13 +452,28 @@ async fn check_file(
         Need::DOCUMENT
     };
     let mut attempt = 0;
+    let mut opened = false;
     loop {
-        let outcome = match ctx.lsp.open_to_pull(path, need, first).await {
+        let session = if opened {
+            ctx.lsp.open(path, need).await
+        } else {
+            ctx.lsp.open_to_pull(path, need, first).await
+        };
+        let outcome = match session {
             Ok(session) => {
                 let wait = PER_FILE_WAIT
                     .min(deadline.saturating_duration_since(tokio::time::Instant::now()));
+                let unopened = session.unopened();
                 let outcome = diagnose(&session, Some(wait), first).await;
                 session.release().await;
+                // A file the server does not know unless it is opened (one
+                // under no Cargo.toml: "file not found"): asked again, open.
+                if unopened
+                    && matches!(&outcome, Err(LspError::Rpc { code, .. }) if !CANCELLED.contains(code))
+                {
+                    opened = true;
+                    continue;
+                }
                 outcome
             }
             Err(err) => Err(err),
