@@ -589,8 +589,8 @@ impl Supervisor {
     /// findings) on its own schedule, a moment after the files it was
     /// told of. Not at all when no server was told anything or published
     /// since `since` (a report that pulled every file's diagnostics
-    /// unopened, with nothing to check), nor for `quiet` before it: none
-    /// has anything on its way.
+    /// unopened, with nothing to check) nor in the last `quiet`: none has
+    /// anything on its way.
     pub async fn publications_settled(
         &self,
         quiet: std::time::Duration,

@@ -411,7 +411,7 @@ fn unpaged(
 /// One file of a folder report, checked, unless the bound came first: as
 /// a pull of its diagnostics needs it (see `Supervisor::open_to_pull`),
 /// so opened if the server did not have it open (and closed again after)
-/// unless its server pulls them from the disk.
+/// unless its server pulls them from its own copy of the file.
 async fn check_one(
     ctx: &Context,
     path: PathBuf,
