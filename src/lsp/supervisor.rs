@@ -66,12 +66,18 @@ pub struct Supervisor {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ServerId(usize);
 
+impl ServerId {
+    fn of(client: &Arc<LspClient>) -> ServerId {
+        ServerId(Arc::as_ptr(client) as usize)
+    }
+}
+
 /// The running servers, how many notifications they were sent and how many
 /// publications they made, at one moment: the same at two moments, no
 /// server was told anything or published between them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Activity {
-    servers: Vec<usize>,
+    servers: Vec<ServerId>,
     told: u64,
     published: u64,
 }
@@ -547,7 +553,7 @@ impl Supervisor {
     /// The server that serves `path`, started (or restarted) if need be.
     pub async fn server_of(&self, path: &Path) -> Result<ServerId, LspError> {
         let client = self.client_for(path).await?;
-        Ok(ServerId(Arc::as_ptr(&client) as usize))
+        Ok(ServerId::of(&client))
     }
 
     /// What the running servers have been told and have published so far
@@ -555,7 +561,7 @@ impl Supervisor {
     pub fn activity(&self) -> Activity {
         let clients = self.clients();
         Activity {
-            servers: clients.iter().map(|c| Arc::as_ptr(c) as usize).collect(),
+            servers: clients.iter().map(ServerId::of).collect(),
             told: clients.iter().map(|c| c.told.load(Ordering::Relaxed)).sum(),
             published: clients.iter().map(|c| c.shared.state().publish_count).sum(),
         }
@@ -605,12 +611,7 @@ impl Supervisor {
             );
             return;
         }
-        let count = || -> u64 {
-            self.clients()
-                .iter()
-                .map(|client| client.shared.state().publish_count)
-                .sum()
-        };
+        let count = || self.activity().published;
         // No server running: none will publish.
         if self.clients().is_empty() {
             return;
