@@ -471,28 +471,36 @@ impl LspClient {
         let mut unread = FastSet::default();
         let watch = self.heard.get().map(|heard| heard as &dyn Watch);
         {
+            // The open document's, else a kept one (a `stat` each, but
+            // where the file watcher hears the file), all looked up at
+            // once: only the files to read go to the blocking pool, a
+            // thread switch.
             let documents = self.documents.open.lock().await;
+            let mut on_disk: Vec<PathBuf> = Vec::with_capacity(paths.len());
             for path in paths {
-                if indexes.contains_key(&path) || unread.contains(&path) {
+                if indexes.contains_key(&path) {
                     continue;
                 }
-                // The open document's, else a kept one (a `stat` each, but
-                // where the file watcher hears the file): only the files
-                // to read go to the blocking pool, a thread switch.
-                let ready = match documents.get(&path) {
-                    Some(document) => Some(Arc::clone(&document.index)),
-                    None => self
-                        .documents
-                        .disk_indexes
-                        .0
-                        .get_fresh(path.as_os_str(), &path, watch)
-                        .ok(),
-                };
-                match ready {
-                    Some(index) => {
+                match documents.get(&path) {
+                    Some(document) => {
+                        indexes.insert(path, Some(Arc::clone(&document.index)));
+                    }
+                    None => on_disk.push(path),
+                }
+            }
+            // A path given for each location comes again in a row.
+            on_disk.dedup_by(|a, b| a.as_os_str() == b.as_os_str());
+            let files: Vec<(&std::ffi::OsStr, &Path)> = on_disk
+                .iter()
+                .map(|path| (path.as_os_str(), path.as_path()))
+                .collect();
+            let kept = self.documents.disk_indexes.0.get_fresh_all(&files, watch);
+            for (path, kept) in on_disk.into_iter().zip(kept) {
+                match kept {
+                    Ok(index) => {
                         indexes.insert(path, Some(index));
                     }
-                    None => {
+                    Err(_) => {
                         unread.insert(path);
                     }
                 }

@@ -318,6 +318,13 @@ impl Watch for Heard {
     fn hears(&self, path: &Path) -> Option<u64> {
         self.0.upgrade()?.hears(path)
     }
+
+    fn hears_all(&self, paths: &[&Path]) -> Vec<Option<u64>> {
+        match self.0.upgrade() {
+            Some(inner) => inner.hears_all(paths),
+            None => vec![None; paths.len()],
+        }
+    }
 }
 
 impl std::fmt::Debug for Heard {
@@ -384,6 +391,22 @@ impl Inner {
             .watched
             .get(path.parent()?.as_os_str())?;
         self.handed_out_all().then_some(watch)
+    }
+
+    /// [`Inner::hears`] of each of `paths`, in the same order: the
+    /// folders looked at once, then the watcher's state once.
+    fn hears_all(&self, paths: &[&Path]) -> Vec<Option<u64>> {
+        let watches: Vec<Option<u64>> = {
+            let folders = lock(&self.folders);
+            paths
+                .iter()
+                .map(|path| folders.watched.get(path.parent()?.as_os_str()).copied())
+                .collect()
+        };
+        match self.handed_out_all() {
+            true => watches,
+            false => vec![None; paths.len()],
+        }
     }
 
     /// Whether the watcher runs and everything it heard has been handed
@@ -780,11 +803,18 @@ mod tests {
         assert!(WatchedGlob::new(&watcher(GlobPattern::String("a[".into()), None), root).is_err());
     }
 
+    /// `hears_all` of `paths` says what `hears` says of each.
+    fn heard_all_as_each(heard: &Heard, paths: &[&Path]) {
+        let each: Vec<Option<u64>> = paths.iter().map(|path| heard.hears(path)).collect();
+        assert_eq!(heard.hears_all(paths), each, "{paths:?}");
+    }
+
     /// What kept values ask of the watcher: a file is heard in a watched
     /// folder while nothing heard waits to go out; not in a folder the
     /// walk leaves out or has not watched, nor once the watcher stops. A
     /// folder replaced within a batch is watched anew, under another
-    /// number, and changes in the new one are heard.
+    /// number, and changes in the new one are heard. Asked of several
+    /// files at once, it answers as of each.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_file_is_heard_in_a_watched_folder_while_nothing_waits() {
         let dir = tempfile::tempdir().unwrap();
@@ -813,6 +843,13 @@ mod tests {
         );
         assert!(heard.hears(&root.join("ignored/x.rs")).is_none());
         assert!(heard.hears(&root.join("other/y.rs")).is_none());
+        let (new, ignored, other) = (
+            root.join("new.rs"),
+            root.join("ignored/x.rs"),
+            root.join("other/y.rs"),
+        );
+        let asked: [&Path; 5] = [&file, &new, &ignored, &other, &nested];
+        heard_all_as_each(&heard, &asked);
         // The batcher stopped, a change waits until handed out (a write
         // is several events: all of them are in before the hand-out).
         watcher.task.abort();
@@ -823,6 +860,7 @@ mod tests {
             heard.hears(&file).is_none(),
             "a change heard waits to go out"
         );
+        assert_eq!(heard.hears_all(&asked), vec![None; asked.len()]);
         watcher.flush();
         assert!(heard.hears(&file).is_some());
         // A folder replaced within a batch: watched anew, its files
@@ -842,8 +880,10 @@ mod tests {
         watcher.flush();
         let changes = received.try_recv().unwrap_or_default();
         assert!(changes.iter().any(|c| c.path == nested), "{changes:?}");
+        heard_all_as_each(&heard, &asked);
         watcher.stop();
         assert!(heard.hears(&file).is_none());
+        assert_eq!(heard.hears_all(&asked), vec![None; asked.len()]);
         drop(watcher);
         assert!(heard.hears(&file).is_none());
     }
