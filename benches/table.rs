@@ -951,7 +951,7 @@ async fn main() {
         let mut overheads: Vec<f64> = read_only_overheads
             .iter()
             .filter(|o| o.row.ends_with(&format!(", {tool}")))
-            .map(|o| o.over_raw)
+            .filter_map(|o| o.over_raw)
             .collect();
         overheads.sort_by(f64::total_cmp);
         (
@@ -967,8 +967,9 @@ async fn main() {
         .join(", ");
     let above: Vec<String> = read_only_overheads
         .iter()
-        .filter(|o| o.over_raw >= 1.0)
-        .map(|o| format!("{} {:.2}", o.row, o.over_raw))
+        .filter_map(|o| Some((&o.row, o.over_raw?)))
+        .filter(|(_, over_raw)| *over_raw >= 1.0)
+        .map(|(row, over_raw)| format!("{row} {over_raw:.2}"))
         .collect();
     let above = match above.is_empty() {
         true => "none".to_string(),
@@ -1025,16 +1026,16 @@ async fn main() {
 }
 
 /// A read-only LSP tool's overheads, named `project, tool`: over the raw
-/// requests to the bench's own server, and over its own waits on
+/// requests to the bench's own server (not completion's, whose time holds
+/// resolves the raw list does not ask), and over its own waits on
 /// sextant's server (where sextant's log gave them).
 struct Overhead {
     row: String,
-    over_raw: f64,
+    over_raw: Option<f64>,
     own: Option<f64>,
 }
 
-/// The rows as a Markdown table; each read-only LSP tool's overheads
-/// (completion's includes resolves, so it is left out).
+/// The rows as a Markdown table; each read-only LSP tool's overheads.
 fn tools_table(out: &mut String, rows: &[Row]) -> Vec<Overhead> {
     writeln!(
         out,
@@ -1047,13 +1048,11 @@ fn tools_table(out: &mut String, rows: &[Row]) -> Vec<Overhead> {
         let (raw, overhead) = match row.raw {
             Some(raw) => {
                 let overhead = row.median.as_secs_f64() * 1000.0 - raw.as_secs_f64() * 1000.0;
-                if row.tool != "completion" {
-                    read_only_overheads.push(Overhead {
-                        row: format!("{}, {}", row.project, row.tool),
-                        over_raw: overhead,
-                        own: row.own.map(|own| own.as_secs_f64() * 1000.0),
-                    });
-                }
+                read_only_overheads.push(Overhead {
+                    row: format!("{}, {}", row.project, row.tool),
+                    over_raw: (row.tool != "completion").then_some(overhead),
+                    own: row.own.map(|own| own.as_secs_f64() * 1000.0),
+                });
                 (ms(raw), format!("{overhead:.2}"))
             }
             None => ("".to_string(), "".to_string()),
@@ -1105,7 +1104,8 @@ async fn measure_corpora(corpora: Vec<Project>) {
         out,
         "Real projects fetched and measured where they are (`cargo bench --bench table -- --corpus NAME=DIR`, \
          NAME one of {}; {}), release binary, on {}. As in the table above; the tools that write are not \
-         run. Target: each read-only LSP tool within 1 ms of the raw round trip of its requests.\n",
+         run. Target: each read-only LSP tool within 1 ms of the raw round trip of its requests (own ms; \
+         completion's resolves are among its waits).\n",
         CORPORA.join(", "),
         corpora
             .iter()
