@@ -328,13 +328,19 @@ impl<K: Eq + Hash + Clone, V> StampedCache<K, V> {
     where
         K: Borrow<Q>,
     {
+        if files.is_empty() {
+            return Vec::new();
+        }
         let heard = match watch {
             Some(watch) => {
                 watch.hears_all(&files.iter().map(|(_, path)| *path).collect::<Vec<_>>())
             }
             None => vec![None; files.len()],
         };
-        let watched = {
+        // Only files the watcher hears are taken without a stamp.
+        let watched = if heard.iter().all(Option::is_none) {
+            vec![None; files.len()]
+        } else {
             let mut inner = lock(&self.inner);
             inner.clock += 1;
             let clock = inner.clock;
@@ -342,8 +348,9 @@ impl<K: Eq + Hash + Clone, V> StampedCache<K, V> {
                 .iter()
                 .zip(&heard)
                 .map(|((key, _), heard)| {
+                    let heard = (*heard)?;
                     let entry = inner.entries.get_mut(*key)?;
-                    if heard.is_none() || entry.heard != *heard {
+                    if entry.heard != Some(heard) {
                         return None;
                     }
                     entry.used = clock;
@@ -682,6 +689,33 @@ mod tests {
         assert_eq!(found[3].as_ref().unwrap_err(), &None);
         // Without the watcher, every value is checked.
         assert!(cache.get_fresh_all(&files, None)[0].is_err());
+    }
+
+    /// A value taken without a stamp among several is counted as used:
+    /// past the weight bound, one kept after it but not asked for goes
+    /// first.
+    #[test]
+    fn values_found_at_once_are_counted_as_used() {
+        let folder = tempfile::tempdir().unwrap();
+        let (asked, other, last) = (
+            folder.path().join("asked.rs"),
+            folder.path().join("other.rs"),
+            folder.path().join("last.rs"),
+        );
+        old_file(&asked, "fn f() {}");
+        let watch = Hears(vec![asked.clone()]);
+        let watch: Option<&dyn Watch> = Some(&watch);
+        // Three of these fill it; past it, it keeps two.
+        let cache = StampedCache::new(8);
+        let files = [(&asked, asked.as_path())];
+        cache.put(asked.clone(), Stamp::read(&asked).unwrap(), Arc::new(1), 3);
+        // Checked by its stamp once, then kept before `other`.
+        assert!(cache.get_fresh_all(&files, watch)[0].is_ok());
+        cache.put(other.clone(), stamp(1, 60), Arc::new(2), 3);
+        assert!(cache.get_fresh_all(&files, watch)[0].is_ok());
+        cache.put(last.clone(), stamp(1, 60), Arc::new(3), 3);
+        assert!(cache.get_fresh_all(&files, watch)[0].is_ok());
+        assert_eq!(cache.get(&other, stamp(1, 60)), None);
     }
 
     #[test]

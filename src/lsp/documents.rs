@@ -488,8 +488,16 @@ impl LspClient {
                     None => on_disk.push(path),
                 }
             }
-            // A path given for each location comes again in a row.
-            on_disk.dedup_by(|a, b| a.as_os_str() == b.as_os_str());
+            // Each once (an answer may give a path for each location).
+            let first: Vec<bool> = {
+                let mut seen = FastSet::default();
+                on_disk
+                    .iter()
+                    .map(|path| seen.insert(path.as_os_str()))
+                    .collect()
+            };
+            let mut first = first.into_iter();
+            on_disk.retain(|_| first.next().unwrap_or(false));
             let files: Vec<(&std::ffi::OsStr, &Path)> = on_disk
                 .iter()
                 .map(|path| (path.as_os_str(), path.as_path()))

@@ -271,7 +271,8 @@ fn read_message(line: &[u8]) -> Read {
     }
 }
 
-/// The message as rmcp's own reading types it: its kind told by the keys
+/// The message as rmcp's own reading types it: a plain tool call made
+/// from its parts (`tool_call`), any other its kind told by the keys
 /// present (rmcp's rule), then that kind read. rmcp's reading tries the
 /// kinds in turn from a buffered copy of the message and checks each
 /// kind's keys in a pass of its own: in `perf` of 300 `read_file` calls
@@ -335,8 +336,14 @@ fn tool_call(message: Value) -> Result<RxJsonRpcMessage<RoleServer>, Value> {
     let (true, Some(id), Some(name)) = (plain, id, name) else {
         return Err(Value::Object(object));
     };
-    let Some(Value::Object(mut params)) = object.remove("params") else {
-        return Err(Value::Object(object));
+    // An object, as `name` was found in it: its parts are taken as they
+    // are (anything else is put back, and the message given back whole).
+    let mut params = match object.remove("params") {
+        Some(Value::Object(params)) => params,
+        other => {
+            object.extend(other.map(|params| ("params".to_string(), params)));
+            return Err(Value::Object(object));
+        }
     };
     let mut taken = |key| match params.remove(key) {
         Some(Value::Object(object)) => Some(object),
