@@ -232,14 +232,8 @@ impl<K: Eq + Hash + Clone, V> StampedCache<K, V> {
         K: Borrow<Q>,
     {
         let mut inner = lock(&self.inner);
-        inner.clock += 1;
-        let clock = inner.clock;
-        let entry = inner.entries.get_mut(key)?;
-        if !accept(entry) {
-            return None;
-        }
-        entry.used = clock;
-        Some(Arc::clone(&entry.value))
+        let clock = inner.tick();
+        inner.take(key, clock, accept)
     }
 
     /// The cache's clock now: read before a stamp that `get_checked`
@@ -343,19 +337,13 @@ impl<K: Eq + Hash + Clone, V> StampedCache<K, V> {
             vec![None; files.len()]
         } else {
             let mut inner = lock(&self.inner);
-            inner.clock += 1;
-            let clock = inner.clock;
+            let clock = inner.tick();
             files
                 .iter()
                 .zip(&heard)
                 .map(|((key, _), heard)| {
                     let heard = (*heard)?;
-                    let entry = inner.entries.get_mut(*key)?;
-                    if entry.heard != Some(heard) {
-                        return None;
-                    }
-                    entry.used = clock;
-                    Some(Arc::clone(&entry.value))
+                    inner.take(*key, clock, |entry| entry.heard == Some(heard))
                 })
                 .collect::<Vec<_>>()
         };
@@ -400,13 +388,13 @@ impl<K: Eq + Hash + Clone, V> StampedCache<K, V> {
             return;
         }
         let mut inner = lock(&self.inner);
-        inner.clock += 1;
+        let clock = inner.tick();
         let entry = Entry {
             stamp,
             value,
             weight,
-            used: inner.clock,
-            made: inner.clock,
+            used: clock,
+            made: clock,
             heard: None,
         };
         if let Some(old) = inner.entries.insert(key, entry) {
@@ -454,6 +442,31 @@ impl<K, V> std::fmt::Debug for StampedCache<K, V> {
 }
 
 impl<K: Eq + Hash + Clone, V> Inner<K, V> {
+    /// The clock moved on for a use.
+    fn tick(&mut self) -> u64 {
+        self.clock += 1;
+        self.clock
+    }
+
+    /// The value kept for `key` where `accept` takes its entry (and marks
+    /// it as it will), counted as used at `clock`.
+    fn take<Q: Hash + Eq + ?Sized>(
+        &mut self,
+        key: &Q,
+        clock: u64,
+        accept: impl FnOnce(&mut Entry<V>) -> bool,
+    ) -> Option<Arc<V>>
+    where
+        K: Borrow<Q>,
+    {
+        let entry = self.entries.get_mut(key)?;
+        if !accept(entry) {
+            return None;
+        }
+        entry.used = clock;
+        Some(Arc::clone(&entry.value))
+    }
+
     /// Drops the least recently used values until the rest weigh at most
     /// three quarters of `max_weight` (so one eviction serves many puts).
     fn evict(&mut self, max_weight: usize) {
