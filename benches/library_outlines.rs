@@ -41,6 +41,12 @@ const TARGET_SHARE: f64 = 0.005;
 /// Misses printed in full.
 const SHOWN: usize = 20;
 
+/// The allocator of sextant's binary (see `src/main.rs`): sextant's code
+/// run here is measured as it ships.
+#[cfg(unix)]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
     let corpus = std::env::args()

@@ -396,6 +396,12 @@ fn opt(d: Option<Duration>) -> String {
     d.map(ms).unwrap_or_else(|| "-".into())
 }
 
+/// The allocator of sextant's binary (see `src/main.rs`): sextant's code
+/// run here is measured as it ships.
+#[cfg(unix)]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
     const NATIVE: &str = "[language.typescript]\nserver = \"typescript-go\"\n";

@@ -30,6 +30,12 @@ const TARGET_OUTLINE: Duration = Duration::from_millis(100);
 /// A second outline of the same content, through the cache.
 const TARGET_CACHED: Duration = Duration::from_millis(5);
 
+/// The allocator of sextant's binary (see `src/main.rs`): sextant's code
+/// run here is measured as it ships.
+#[cfg(unix)]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 fn main() {
     let runs: usize = std::env::var("SEXTANT_BENCH_RUNS")
         .ok()

@@ -844,6 +844,12 @@ fn verdict(ok: bool) -> &'static str {
     if ok { "met" } else { "MISSED" }
 }
 
+/// The allocator of sextant's binary (see `src/main.rs`): sextant's code
+/// run here is measured as it ships.
+#[cfg(unix)]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 #[tokio::main]
 async fn main() {
     let corpora = corpora_asked();

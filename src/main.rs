@@ -4,18 +4,20 @@ use sextant::cli;
 use sextant::lsp::reaper;
 use std::process::ExitCode;
 
-/// jemalloc, not the C library's allocator. An answer's work after a
-/// language server's allocates much (lines, paths, texts, the answer),
-/// often freed on another thread than it was made on (the blocking pool,
-/// the runtime's workers). glibc's allocator takes the owning arena's lock
-/// for each such free and merges free chunks: about a sixth of sextant's
-/// CPU samples through rename previews on the TypeScript SDK. With jemalloc
-/// the versus bench (both orders) took 0.29-0.32 ms less of sextant's own
-/// time for that preview, 0.06-0.11 for references, 0.07 for
-/// call_hierarchy; no row was slower in both orders, on the SDK or
-/// ripgrep; the process held 6% more memory. mimalloc saved as much but
-/// held twice the memory, and took 40% more CPU for first renames through
-/// ripgrep.
+/// jemalloc for Rust's heap (tree-sitter's C code keeps the C library's
+/// allocator: this jemalloc's symbols are its own). An answer's work
+/// after a language server's allocates much (lines, paths, texts, the
+/// answer), often freed on another thread than it was made on (the
+/// blocking pool, the runtime's workers). glibc's allocator, past its
+/// small per-thread cache, takes the owning arena's lock for such a free,
+/// and merges free chunks: about a sixth of sextant's CPU samples through
+/// rename previews on the TypeScript SDK. With jemalloc the versus bench
+/// (both orders) took 0.29-0.32 ms less of sextant's own time for that
+/// preview, 0.06-0.11 for references, 0.07 for call_hierarchy; no row was
+/// slower in both orders, on the SDK or ripgrep. Through 40 first renames
+/// in ripgrep the process held 133 MB against 126. mimalloc saved as much
+/// time, but held 270 MB there and took 40% more CPU. The benches that
+/// run sextant's code in their own process use it too.
 #[cfg(unix)]
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;

@@ -45,7 +45,12 @@ pub(crate) fn parse(language: Language, text: &str, lines: &LineIndex) -> Vec<Tr
 }
 
 /// Parses `text` in up to `wanted` pieces (see [`parse`]).
-fn parse_in(language: Language, text: &str, lines: &LineIndex, wanted: usize) -> Vec<Tree> {
+pub(super) fn parse_in(
+    language: Language,
+    text: &str,
+    lines: &LineIndex,
+    wanted: usize,
+) -> Vec<Tree> {
     if wanted > 1 {
         let cuts = cuts(language, text, lines, wanted);
         if cuts.len() > 2 {
