@@ -13,11 +13,13 @@ use std::process::ExitCode;
 /// and merges free chunks: about a sixth of sextant's CPU samples through
 /// rename previews on the TypeScript SDK. With jemalloc the versus bench
 /// (both orders) took 0.29-0.32 ms less of sextant's own time for that
-/// preview, 0.06-0.11 for references, 0.07 for call_hierarchy; no row was
-/// slower in both orders, on the SDK or ripgrep. Through 40 first renames
-/// in ripgrep the process held 133 MB against 126. mimalloc saved as much
-/// time, but held 270 MB there and took 40% more CPU. The benches that
-/// run sextant's code in their own process use it too.
+/// preview, 0.06-0.11 for references, 0.07 for call_hierarchy. Slower in
+/// both orders: the SDK's ping after 20 ms idle (0.02, 0.08), and in one
+/// pair of runs ripgrep's first renames (0.24, 0.28; a second pair gave
+/// 0.12 slower and 0.45 faster, that row's noise). Through 40 first
+/// renames in ripgrep the process held 133 MB against 126. mimalloc
+/// saved as much time, but held 270 MB there and took 40% more CPU. The
+/// benches that run sextant's code in their own process use it too.
 #[cfg(unix)]
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
