@@ -121,6 +121,14 @@ struct Folders {
     walking: bool,
 }
 
+impl Folders {
+    /// The number of the watch on the folder of the file at `path`, where
+    /// that folder is watched.
+    fn watch_of(&self, path: &Path) -> Option<u64> {
+        self.watched.get(path.parent()?.as_os_str()).copied()
+    }
+}
+
 /// Events gathered since the last hand-out, per path, in arrival order.
 #[derive(Default)]
 struct Pending {
@@ -387,9 +395,7 @@ impl Inner {
     /// by name, whatever the ignore files say), the watcher runs, and
     /// nothing heard waits to go out.
     fn hears(&self, path: &Path) -> Option<u64> {
-        let watch = *lock(&self.folders)
-            .watched
-            .get(path.parent()?.as_os_str())?;
+        let watch = lock(&self.folders).watch_of(path)?;
         self.handed_out_all().then_some(watch)
     }
 
@@ -398,10 +404,7 @@ impl Inner {
     fn hears_all(&self, paths: &[&Path]) -> Vec<Option<u64>> {
         let watches: Vec<Option<u64>> = {
             let folders = lock(&self.folders);
-            paths
-                .iter()
-                .map(|path| folders.watched.get(path.parent()?.as_os_str()).copied())
-                .collect()
+            paths.iter().map(|path| folders.watch_of(path)).collect()
         };
         match self.handed_out_all() {
             true => watches,

@@ -135,31 +135,18 @@ impl SourceFile {
         excerpt(&self.text, &self.lines, first, last, max_lines)
     }
 
-    /// What the text at `position` is: a name, a keyword, part of a
-    /// comment, or part of a literal (a string, a number, a regex).
+    /// What holds `position`, for the questions asked of one place (see
+    /// [`Spot`]).
+    pub fn spot(&self, position: crate::model::Position) -> Spot<'_> {
+        Spot {
+            file: self,
+            ancestry: self.ancestry_at(position),
+        }
+    }
+
+    /// What the text at `position` is (see [`Spot::token`]).
     pub fn token_at(&self, position: crate::model::Position) -> Token {
-        let ancestry = self.ancestry_at(position);
-        let Some(leaf) = ancestry.first() else {
-            return Token::Name;
-        };
-        // `string` and `fn` are keywords: the grammar's unnamed words.
-        if !leaf.is_named() && leaf.kind().chars().all(|c| c.is_ascii_alphabetic()) {
-            return Token::Keyword;
-        }
-        for n in &ancestry {
-            let kind = n.kind();
-            if kind.contains("comment") {
-                return Token::Comment;
-            }
-            // Code inside `${...}` is code again.
-            if self.language.is_code_in_literal(kind) {
-                break;
-            }
-            if self.language.is_literal(kind) {
-                return Token::Literal;
-            }
-        }
-        Token::Name
+        self.spot(position).token()
     }
 
     /// Whether `position` is inside a statement that brings a name from
@@ -172,12 +159,6 @@ impl SourceFile {
     /// itself (`#[derive(Debug)]`).
     pub fn in_derive(&self, position: crate::model::Position) -> bool {
         self.inside(position, |kind| self.language.is_derive(kind))
-    }
-
-    /// Whether `position` is inside a macro's body or input (a
-    /// `macro_rules!` rule, an invocation's token tree).
-    pub fn in_macro(&self, position: crate::model::Position) -> bool {
-        self.inside(position, |kind| self.language.is_macro(kind))
     }
 
     /// How the attributes that make code conditional begin, of an item
@@ -195,74 +176,12 @@ impl SourceFile {
             .any(|prefix| self.text.contains(prefix))
     }
 
-    /// Whether `position` is in the text of an attribute that makes code
-    /// conditional (`#[cfg(windows)]`, `#![cfg(unix)]`), which
-    /// [`SourceFile::in_conditional`] reads by its words. Only an
-    /// attribute's own node counts: a node that holds its attributes (a
-    /// match arm) starts with the same text, body and all.
-    pub fn in_conditional_attribute(&self, position: crate::model::Position) -> bool {
-        let prefixes = self.conditional_prefixes();
-        if prefixes.clone().next().is_none() {
-            return false;
-        }
-        self.ancestry_at(position).iter().any(|n| {
-            let text = self.text.get(n.byte_range()).unwrap_or_default();
-            self.is_attribute(n) && prefixes.clone().any(|prefix| text.starts_with(prefix))
-        })
-    }
-
     /// Whether `node` is an attribute, by its kind (the grammar's
     /// `attributes`): a node that holds its own attributes (a match arm)
     /// starts with one's text, and is none.
     fn is_attribute(&self, node: &tree_sitter::Node<'_>) -> bool {
         let kinds = &self.language.spec().tokens.attributes;
         kinds.iter().any(|kind| kind == node.kind())
-    }
-
-    /// Whether `position` is in conditional code: an item (or a file)
-    /// under an attribute the grammar's `conditional` tokens name
-    /// (`#[cfg(windows)]`), but for those always on (`#[cfg(test)]`).
-    pub fn in_conditional(&self, position: crate::model::Position) -> bool {
-        let tokens = &self.language.spec().tokens;
-        let under = |node: tree_sitter::Node<'_>, prefixes: &[String]| {
-            let text = self.text.get(node.byte_range()).unwrap_or_default();
-            prefixes.iter().any(|p| text.starts_with(p.as_str()))
-                && !tokens.always_on.iter().any(|on| text.trim() == on)
-        };
-        let whole = self.conditional_file.get_or_init(|| {
-            let root = self.trees[0].root_node();
-            let mut cursor = root.walk();
-            !tokens.conditional_file.is_empty()
-                && root
-                    .named_children(&mut cursor)
-                    .any(|child| under(child, &tokens.conditional_file))
-        });
-        if *whole {
-            return true;
-        }
-        if tokens.conditional.is_empty() {
-            return false;
-        }
-        let is_attribute = |node: &tree_sitter::Node<'_>| self.is_attribute(node);
-        for n in self.ancestry_at(position) {
-            // The attributes just before it.
-            let mut attribute = n.prev_named_sibling();
-            while let Some(a) = attribute.filter(is_attribute) {
-                if under(a, &tokens.conditional) {
-                    return true;
-                }
-                attribute = a.prev_named_sibling();
-            }
-            // Or its own first children, where they are its attributes.
-            if tokens.attributed.iter().any(|kind| kind == n.kind()) {
-                let mut cursor = n.walk();
-                let mut own = n.named_children(&mut cursor).take_while(is_attribute);
-                if own.any(|a| under(a, &tokens.conditional)) {
-                    return true;
-                }
-            }
-        }
-        false
     }
 
     /// Whether `position` is where a type names what it extends or
@@ -273,9 +192,7 @@ impl SourceFile {
 
     /// Whether a node around `position` is of a kind `wanted` accepts.
     fn inside(&self, position: crate::model::Position, wanted: impl Fn(&str) -> bool) -> bool {
-        self.ancestry_at(position)
-            .iter()
-            .any(|node| wanted(node.kind()))
+        self.spot(position).inside(wanted)
     }
 
     /// The smallest node at `position` and the nodes that hold it, the
@@ -334,6 +251,117 @@ impl SourceFile {
 
     fn derived(&self) -> &(Vec<OutlineSymbol>, signature::Declarations) {
         self.derived.get_or_init(|| outline::build(self))
+    }
+}
+
+/// A place of a file and the nodes that hold it (the smallest first), found
+/// once for every question asked of the place: the text audit asks up to
+/// four of each place of a name, and each answer follows these nodes.
+pub struct Spot<'a> {
+    file: &'a SourceFile,
+    ancestry: Vec<tree_sitter::Node<'a>>,
+}
+
+impl Spot<'_> {
+    /// What the text at the place is: a name, a keyword, part of a
+    /// comment, or part of a literal (a string, a number, a regex).
+    pub fn token(&self) -> Token {
+        let Some(leaf) = self.ancestry.first() else {
+            return Token::Name;
+        };
+        // `string` and `fn` are keywords: the grammar's unnamed words.
+        if !leaf.is_named() && leaf.kind().chars().all(|c| c.is_ascii_alphabetic()) {
+            return Token::Keyword;
+        }
+        for n in &self.ancestry {
+            let kind = n.kind();
+            if kind.contains("comment") {
+                return Token::Comment;
+            }
+            // Code inside `${...}` is code again.
+            if self.file.language.is_code_in_literal(kind) {
+                break;
+            }
+            if self.file.language.is_literal(kind) {
+                return Token::Literal;
+            }
+        }
+        Token::Name
+    }
+
+    /// Whether the place is inside a macro's body or input (a
+    /// `macro_rules!` rule, an invocation's token tree).
+    pub fn in_macro(&self) -> bool {
+        self.inside(|kind| self.file.language.is_macro(kind))
+    }
+
+    /// Whether the place is in the text of an attribute that makes code
+    /// conditional (`#[cfg(windows)]`, `#![cfg(unix)]`), which
+    /// [`Spot::in_conditional`] reads by its words. Only an
+    /// attribute's own node counts: a node that holds its attributes (a
+    /// match arm) starts with the same text, body and all.
+    pub fn in_conditional_attribute(&self) -> bool {
+        let file = self.file;
+        let prefixes = file.conditional_prefixes();
+        if prefixes.clone().next().is_none() {
+            return false;
+        }
+        self.ancestry.iter().any(|n| {
+            let text = file.text.get(n.byte_range()).unwrap_or_default();
+            file.is_attribute(n) && prefixes.clone().any(|prefix| text.starts_with(prefix))
+        })
+    }
+
+    /// Whether the place is in conditional code: an item (or a file)
+    /// under an attribute the grammar's `conditional` tokens name
+    /// (`#[cfg(windows)]`), but for those always on (`#[cfg(test)]`).
+    pub fn in_conditional(&self) -> bool {
+        let file = self.file;
+        let tokens = &file.language.spec().tokens;
+        let under = |node: tree_sitter::Node<'_>, prefixes: &[String]| {
+            let text = file.text.get(node.byte_range()).unwrap_or_default();
+            prefixes.iter().any(|p| text.starts_with(p.as_str()))
+                && !tokens.always_on.iter().any(|on| text.trim() == on)
+        };
+        let whole = file.conditional_file.get_or_init(|| {
+            let root = file.trees[0].root_node();
+            let mut cursor = root.walk();
+            !tokens.conditional_file.is_empty()
+                && root
+                    .named_children(&mut cursor)
+                    .any(|child| under(child, &tokens.conditional_file))
+        });
+        if *whole {
+            return true;
+        }
+        if tokens.conditional.is_empty() {
+            return false;
+        }
+        let is_attribute = |node: &tree_sitter::Node<'_>| file.is_attribute(node);
+        for &n in &self.ancestry {
+            // The attributes just before it.
+            let mut attribute = n.prev_named_sibling();
+            while let Some(a) = attribute.filter(is_attribute) {
+                if under(a, &tokens.conditional) {
+                    return true;
+                }
+                attribute = a.prev_named_sibling();
+            }
+            // Or its own first children, where they are its attributes.
+            if tokens.attributed.iter().any(|kind| kind == n.kind()) {
+                let mut cursor = n.walk();
+                let mut own = n.named_children(&mut cursor).take_while(is_attribute);
+                if own.any(|a| under(a, &tokens.conditional)) {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// Whether a node holding the place is of a kind `wanted` accepts.
+    fn inside(&self, wanted: impl Fn(&str) -> bool) -> bool {
+        self.ancestry.iter().any(|node| wanted(node.kind()))
     }
 }
 

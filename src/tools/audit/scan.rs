@@ -110,16 +110,16 @@ pub fn source(
     let mut found = Found::default();
     for at in offsets {
         let position = file.lines().position(file.text(), at);
+        // Each question of the place follows the same nodes: found once.
+        let spot = file.spot(position);
         // Conditional code is told by its attribute's words: a place in
         // one, renamed, could change what is conditional.
-        carries = carries && !(attributes && file.in_conditional_attribute(position));
-        match file.token_at(position) {
-            Token::Name if scope == AuditScope::Code || file.in_macro(position) => {
+        carries = carries && !(attributes && spot.in_conditional_attribute());
+        match spot.token() {
+            Token::Name if scope == AuditScope::Code || spot.in_macro() => {
                 found.code.push(position)
             }
-            Token::Name if conditional && file.in_conditional(position) => {
-                found.conditional.push(position)
-            }
+            Token::Name if conditional && spot.in_conditional() => found.conditional.push(position),
             Token::Comment | Token::Literal => found.prose.push(position),
             Token::Name | Token::Keyword => {}
         }
