@@ -9,8 +9,9 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 
+use crate::error::ToolResult;
 use crate::fs::patch::PatchStore;
-use crate::fs::stamped::StampedCache;
+use crate::fs::stamped::{StampedCache, Watch};
 use crate::fs::workspace::Workspace;
 use crate::index::{Indexed, SymbolIndex};
 use crate::logbook::LogBook;
@@ -173,7 +174,9 @@ impl Context {
         let parsed = Arc::new(StampedCache::new(MAX_PARSED_BYTES));
         let listening = [Arc::clone(&index), Arc::clone(&dependencies)];
         let (audited, kept_parsed) = (Arc::clone(&audit), Arc::clone(&parsed));
+        let plain = workspace.plain_paths();
         lsp.on_file_changes(Box::new(move |paths| {
+            plain.forget(paths.iter().map(PathBuf::as_path));
             for index in &listening {
                 index.note_changed(paths.iter().map(PathBuf::as_path));
             }
@@ -195,6 +198,15 @@ impl Context {
             read_only,
             instance: None,
         }
+    }
+
+    /// A path given to read, resolved (see `Workspace::resolve_read`): one
+    /// found to be its own real path before is taken as it is while the
+    /// file watcher hears it (see `fs::plain`).
+    pub fn resolve_read(&self, input: &str) -> ToolResult<PathBuf> {
+        let heard = self.lsp.heard();
+        self.workspace
+            .resolve_read_heard(input, heard.as_ref().map(|heard| heard as &dyn Watch))
     }
 
     /// Another session over the same workspace, servers and indexes, with

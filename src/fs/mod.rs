@@ -8,6 +8,7 @@ pub mod listed;
 pub mod memo;
 pub mod new_text;
 pub mod patch;
+pub mod plain;
 pub mod stamped;
 pub mod text;
 pub mod walk;

@@ -14,6 +14,8 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use super::library_path::{self, Short};
+use super::plain::PlainPaths;
+use super::stamped::Watch;
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::fast_map::FastMap;
 use crate::sync::lock;
@@ -44,6 +46,9 @@ pub struct Workspace {
     shown_libraries: Arc<Mutex<HashMap<String, PathBuf>>>,
     /// The `package.json` versions read, by package folder.
     versions: Arc<Mutex<HashMap<PathBuf, Option<String>>>>,
+    /// Paths found to be their own real path, taken so while the file
+    /// watcher hears them (see `fs::plain`).
+    plain: Arc<PlainPaths>,
 }
 
 /// What a resolved path may be used for.
@@ -91,6 +96,7 @@ impl Workspace {
             library_roots,
             shown_libraries: Arc::default(),
             versions: Arc::default(),
+            plain: Arc::default(),
         })
     }
 
@@ -105,26 +111,44 @@ impl Workspace {
     /// Resolves a path to read: it must exist and lie inside the root or a
     /// library root, after following symlinks.
     pub fn resolve_read(&self, input: &str) -> ToolResult<PathBuf> {
-        self.resolve(input, Access::Read, None)
+        self.resolve(input, Access::Read, None, None)
+    }
+
+    /// [`Workspace::resolve_read`], a path known plain while `watch` hears
+    /// it taken as it is (see `fs::plain`).
+    pub fn resolve_read_heard(
+        &self,
+        input: &str,
+        watch: Option<&dyn Watch>,
+    ) -> ToolResult<PathBuf> {
+        self.resolve(input, Access::Read, None, watch)
+    }
+
+    /// The paths known plain, for whoever hears the file watcher's
+    /// changes to forget them.
+    pub fn plain_paths(&self) -> Arc<PlainPaths> {
+        Arc::clone(&self.plain)
     }
 
     /// Resolves a path to write: it may not exist yet, but it (and the
     /// nearest folder above it that exists) must lie inside the root after
     /// following symlinks.
     pub fn resolve_write(&self, input: &str) -> ToolResult<PathBuf> {
-        self.resolve(input, Access::Write, None)
+        self.resolve(input, Access::Write, None, None)
     }
 
     /// As [`Workspace::resolve_write`], for one of many paths resolved
     /// together (a rename's files): each folder's real path is found once,
     /// in `folders`, where one `canonicalize` of each file would look up
-    /// every component of its path.
+    /// every component of its path; a path known plain while `watch`
+    /// hears it is taken as it is (see `fs::plain`).
     pub fn resolve_write_among(
         &self,
         input: &str,
         folders: &mut RealFolders,
+        watch: Option<&dyn Watch>,
     ) -> ToolResult<PathBuf> {
-        self.resolve(input, Access::Write, Some(folders))
+        self.resolve(input, Access::Write, Some(folders), watch)
     }
 
     /// How a path is shown: a library file by its short name, else relative
@@ -264,6 +288,7 @@ impl Workspace {
         input: &str,
         access: Access,
         folders: Option<&mut RealFolders>,
+        watch: Option<&dyn Watch>,
     ) -> ToolResult<PathBuf> {
         let trimmed = input.trim();
         if trimmed.is_empty() {
@@ -324,6 +349,11 @@ impl Workspace {
             });
         }
 
+        // Found to be its own real path before, and heard since.
+        if self.plain.holds(&lexical, watch) {
+            return Ok(lexical);
+        }
+        let ticket = self.plain.ticket(&lexical, watch);
         match access {
             Access::Read => {
                 let real = lexical
@@ -331,6 +361,9 @@ impl Workspace {
                     .map_err(|err| ToolError::io(input, &err))?;
                 self.check_inside(&real, input, access)
                     .map_err(|e| through_symlink(e, &real))?;
+                if real == lexical {
+                    self.plain.keep(&lexical, ticket, watch);
+                }
                 Ok(real)
             }
             Access::Write => {
@@ -350,6 +383,9 @@ impl Workspace {
                 .map_err(|err| ToolError::io(input, &err))?;
                 self.check_inside(&real_existing, input, access)
                     .map_err(|e| through_symlink(e, &real_existing))?;
+                if existing == lexical && real_existing == lexical {
+                    self.plain.keep(&lexical, ticket, watch);
+                }
                 // (Joining an empty rest would add a trailing `/`.)
                 match lexical.strip_prefix(existing) {
                     Ok(rest) if !rest.as_os_str().is_empty() => Ok(real_existing.join(rest)),
@@ -593,26 +629,100 @@ mod tests {
         ] {
             let alone = workspace.resolve_write(input).map_err(|e| e.message);
             let together = workspace
-                .resolve_write_among(input, &mut folders)
+                .resolve_write_among(input, &mut folders, None)
                 .map_err(|e| e.message);
             assert_eq!(together, alone, "{input}");
         }
         // Out through a folder, a file, or a folder above a folder.
         for out in ["src/out/x.rs", "src/x.rs", "src/out/deeper/y.rs"] {
-            let refused = workspace.resolve_write_among(out, &mut folders);
+            let refused = workspace.resolve_write_among(out, &mut folders, None);
             assert!(refused.is_err(), "{out}: {refused:?}");
         }
         assert_eq!(
             workspace
-                .resolve_write_among("link/sub/e.rs", &mut folders)
+                .resolve_write_among("link/sub/e.rs", &mut folders, None)
                 .unwrap(),
             root.canonicalize().unwrap().join("src/deep/sub/e.rs")
         );
         assert_eq!(
             workspace
-                .resolve_write_among("link/c.rs", &mut folders)
+                .resolve_write_among("link/c.rs", &mut folders, None)
                 .unwrap(),
             root.canonicalize().unwrap().join("src/deep/c.rs")
         );
+    }
+
+    /// A watcher that hears every file, under one watch.
+    struct HearsAll;
+
+    impl Watch for HearsAll {
+        fn hears(&self, _: &Path) -> Option<u64> {
+            Some(1)
+        }
+    }
+
+    /// A path that resolved to itself while heard is taken as it is, without
+    /// a look at the disk (a file deleted since, in this test, where the
+    /// watcher's change would have forgotten it); one reached through a
+    /// symlink is not kept, nor one resolved unheard.
+    #[test]
+    fn a_path_found_plain_while_heard_is_taken_without_the_disk() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        crate::fs::write_test_file(root, "src/a.rs", "");
+        crate::fs::write_test_file(root, "src/b.rs", "");
+        crate::fs::write_test_file(root, "src/c.rs", "");
+        std::os::unix::fs::symlink(root.join("src"), root.join("link")).unwrap();
+        let workspace = Workspace::new(root, &[]).unwrap();
+        let real = workspace.root().to_path_buf();
+        let heard = Some(&HearsAll as &dyn Watch);
+        assert_eq!(
+            workspace.resolve_read_heard("src/a.rs", heard).unwrap(),
+            real.join("src/a.rs")
+        );
+        assert_eq!(
+            workspace.resolve_read_heard("link/b.rs", heard).unwrap(),
+            real.join("src/b.rs")
+        );
+        let mut folders = RealFolders::default();
+        assert_eq!(
+            workspace
+                .resolve_write_among("src/c.rs", &mut folders, heard)
+                .unwrap(),
+            real.join("src/c.rs")
+        );
+        assert_eq!(
+            workspace.resolve_read("src/b.rs").unwrap(),
+            real.join("src/b.rs")
+        );
+        for file in ["src/a.rs", "src/b.rs", "src/c.rs"] {
+            std::fs::remove_file(root.join(file)).unwrap();
+        }
+        // Kept: found plain while heard, to read or to write.
+        for file in ["src/a.rs", "src/c.rs"] {
+            assert_eq!(
+                workspace.resolve_read_heard(file, heard).unwrap(),
+                real.join(file)
+            );
+            assert_eq!(
+                workspace
+                    .resolve_write_among(file, &mut RealFolders::default(), heard)
+                    .unwrap(),
+                real.join(file)
+            );
+            // Not without the watcher.
+            assert!(workspace.resolve_read(file).is_err(), "{file}");
+        }
+        // Through a symlink, or resolved unheard: looked at again.
+        for file in ["link/b.rs", "src/b.rs"] {
+            let gone = workspace.resolve_read_heard(file, heard).unwrap_err();
+            assert_eq!(gone.code, ErrorCode::NotFound, "{file}");
+        }
+        // Forgotten (the watcher handed out its change): looked at again.
+        workspace
+            .plain_paths()
+            .forget([real.join("src/a.rs").as_path()]);
+        let gone = workspace.resolve_read_heard("src/a.rs", heard).unwrap_err();
+        assert_eq!(gone.code, ErrorCode::NotFound);
     }
 }

@@ -891,6 +891,81 @@ mod tests {
         assert!(heard.hears(&file).is_none());
     }
 
+    /// The paths a workspace found to be their own real path (`fs::plain`)
+    /// are taken so while the watcher hears them, and no longer once it
+    /// hands out a change that makes them lead elsewhere: a file replaced
+    /// by a symlink out of the root (its path forgotten), and a folder
+    /// replaced by one (its watch gone; a folder watched anew has another
+    /// number, see `fs::plain`'s tests). Each is then refused, to read and
+    /// to write, as it is without the watcher.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_plain_path_replaced_by_a_symlink_out_of_the_root_is_refused_once_heard() {
+        use crate::error::ErrorCode;
+        use crate::fs::workspace::{RealFolders, Workspace};
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        for file in ["src/a.rs", "src/b.rs", "lib/c.rs"] {
+            crate::fs::write_test_file(&root, file, "");
+            crate::fs::write_test_file(outside.path(), file, "");
+        }
+        let workspace = Workspace::new(&root, &[]).unwrap();
+        let plain = workspace.plain_paths();
+        let deliver: Deliver = Box::new(move |changes| {
+            plain.forget(changes.iter().map(|change| change.path.as_path()));
+        });
+        let watcher = FileWatcher::start_with_limit(
+            &root,
+            Arc::new(LogBook::default()),
+            deliver,
+            MAX_WATCHED_FOLDERS,
+        )
+        .unwrap();
+        for _ in 0..100 {
+            if !walking(&watcher) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        // Changes go out only when this test hands them out.
+        watcher.task.abort();
+        let heard = watcher
+            .heard()
+            .expect("a temporary folder is on a local file system");
+        let watch = Some(&heard as &dyn Watch);
+        let resolved = |file: &str| {
+            let read = workspace.resolve_read_heard(file, watch);
+            let write = workspace.resolve_write_among(file, &mut RealFolders::default(), watch);
+            (read.map_err(|e| e.code), write.map_err(|e| e.code))
+        };
+        for file in ["src/a.rs", "src/b.rs", "lib/c.rs"] {
+            assert_eq!(resolved(file), (Ok(root.join(file)), Ok(root.join(file))));
+            assert!(
+                workspace.plain_paths().holds(&root.join(file), watch),
+                "{file}"
+            );
+        }
+        let settle = || tokio::time::sleep(Duration::from_millis(200));
+        std::fs::remove_file(root.join("src/a.rs")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("src/a.rs"), root.join("src/a.rs")).unwrap();
+        std::fs::rename(root.join("lib"), root.join("lib-before")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("lib"), root.join("lib")).unwrap();
+        settle().await;
+        watcher.flush();
+        assert!(heard.hears(&root.join("src/a.rs")).is_some());
+        // A symlink is no folder the watcher watches.
+        assert!(heard.hears(&root.join("lib/c.rs")).is_none());
+        let out = (Err(ErrorCode::OutsideRoot), Err(ErrorCode::OutsideRoot));
+        assert_eq!(resolved("src/a.rs"), out);
+        assert_eq!(resolved("lib/c.rs"), out);
+        // The file beside it is still its own.
+        assert!(workspace.plain_paths().holds(&root.join("src/b.rs"), watch));
+        assert_eq!(
+            resolved("src/b.rs"),
+            (Ok(root.join("src/b.rs")), Ok(root.join("src/b.rs")))
+        );
+    }
+
     /// Real events on a real folder: a file written, changed, renamed and
     /// deleted, a new folder with a file written at once, and an ignored
     /// folder that stays unwatched.

@@ -51,7 +51,7 @@ pub struct Resolved {
 
 /// Resolves `address` against the file as it is on disk now.
 pub async fn resolve(ctx: &Context, address: &Address) -> ToolResult<Resolved> {
-    let path = ctx.workspace.resolve_read(&address.file)?;
+    let path = ctx.resolve_read(&address.file)?;
     let shown = ctx.workspace.display(&path);
     // A symbol is something a language server can be asked about.
     if Language::from_path(&path).is_none() && ctx.lsp.config().language_for(&path).is_none() {

@@ -58,7 +58,7 @@ impl Tool for Completion {
 
 async fn completion(ctx: &Context, params: Params) -> ToolResult<CompletionResult> {
     let limit = params.limit.unwrap_or(DEFAULT_LIMIT).max(1);
-    let path = ctx.workspace.resolve_read(&params.file)?;
+    let path = ctx.resolve_read(&params.file)?;
     let shown = ctx.workspace.display(&path);
     let session = ctx.lsp.open(&path, Need::PROJECT).await?;
     let unloaded = session.unloaded_note("completions");

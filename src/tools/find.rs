@@ -50,9 +50,7 @@ impl Tool for Find {
 }
 
 fn find(ctx: &Context, params: &Params) -> ToolResult<FoundFiles> {
-    let base = ctx
-        .workspace
-        .resolve_read(params.path.as_deref().unwrap_or("."))?;
+    let base = ctx.resolve_read(params.path.as_deref().unwrap_or("."))?;
     let shown_base = ctx.workspace.display(&base);
     if !base.is_dir() {
         return Err(ToolError::new(

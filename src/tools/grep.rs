@@ -70,9 +70,7 @@ pub(crate) fn grep(
     params: &Params,
     only: Option<&std::collections::HashSet<std::path::PathBuf>>,
 ) -> ToolResult<GrepResult> {
-    let base = ctx
-        .workspace
-        .resolve_read(params.path.as_deref().unwrap_or("."))?;
+    let base = ctx.resolve_read(params.path.as_deref().unwrap_or("."))?;
     let mode = params.output_mode.unwrap_or(GrepMode::FilesWithMatches);
     let context = params.context.unwrap_or(0);
     let before = params.before.unwrap_or(context);

@@ -250,7 +250,7 @@ async fn first_step(
             let found = super::search::Search::run(Arc::clone(ctx), params(step, &[])?).await?;
             let mut symbols = Vec::new();
             for file in &found.files {
-                if let Ok(path) = ctx.workspace.resolve_read(&file.path) {
+                if let Ok(path) = ctx.resolve_read(&file.path) {
                     for symbol in &file.symbols {
                         symbols.push((path.clone(), symbol.name.clone(), symbol.position));
                     }
@@ -508,7 +508,7 @@ fn grep_flow(
     for entry in &result.entries {
         match entry {
             GrepEntry::File { path } | GrepEntry::Count { path, .. } => {
-                if let Ok(path) = ctx.workspace.resolve_read(path) {
+                if let Ok(path) = ctx.resolve_read(path) {
                     files.push(path);
                 }
             }
@@ -518,7 +518,7 @@ fn grep_flow(
                 is_match: true,
                 ..
             } => {
-                if let Ok(path) = ctx.workspace.resolve_read(path) {
+                if let Ok(path) = ctx.resolve_read(path) {
                     lines.push((path, *line as u32));
                 }
             }
@@ -545,7 +545,7 @@ fn enclosing_of(ctx: &Context, answers: &[ReferencesResult]) -> Vec<(PathBuf, St
     let mut out = Vec::new();
     for answer in answers {
         for file in &answer.files {
-            let Ok(path) = ctx.workspace.resolve_read(&file.path) else {
+            let Ok(path) = ctx.resolve_read(&file.path) else {
                 continue;
             };
             for line in &file.lines {
@@ -563,7 +563,7 @@ fn enclosing_of(ctx: &Context, answers: &[ReferencesResult]) -> Vec<(PathBuf, St
 fn resolve_all(ctx: &Context, shown: &[String]) -> Vec<PathBuf> {
     shown
         .iter()
-        .filter_map(|p| ctx.workspace.resolve_read(p).ok())
+        .filter_map(|p| ctx.resolve_read(p).ok())
         .collect()
 }
 

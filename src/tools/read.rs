@@ -71,7 +71,7 @@ or numbered lines (raw). Read it before the code; also in node_modules and crate
 }
 
 async fn read(ctx: &Context, params: Params) -> ToolResult<ReadResult> {
-    let path = ctx.workspace.resolve_read(&params.file)?;
+    let path = ctx.resolve_read(&params.file)?;
     let shown = ctx.workspace.display(&path);
     let preview = params.preview.unwrap_or_default();
     if preview == Preview::Raw {

@@ -35,7 +35,7 @@ impl Tool for ReadFile {
     type Output = FileLines;
 
     async fn run(ctx: Arc<Context>, params: Params) -> ToolResult<FileLines> {
-        let path = ctx.workspace.resolve_read(&params.path)?;
+        let path = ctx.resolve_read(&params.path)?;
         let shown = ctx.workspace.display(&path);
         let window = LineWindow {
             offset: params.offset.unwrap_or(1).max(1),

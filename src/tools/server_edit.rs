@@ -7,6 +7,7 @@
 use crate::context::Context;
 use crate::error::{ToolError, ToolResult};
 use crate::fs::patch::{FileEdit, Patch};
+use crate::fs::stamped::Watch;
 use crate::fs::workspace::RealFolders;
 use crate::lsp::refactor::Rewrite;
 use crate::model::{FileChange, Impact, Place};
@@ -45,14 +46,17 @@ pub(super) fn files_of(
 /// The write check of every file (inside the root, no symlink leading out
 /// of it), each path made the one the write lands on; whether any path
 /// changed (a file reached through a symlink inside the root). A `stat`
-/// of each file: what a rename may do beside it (see `rename`).
+/// of each file (what a rename may do beside it, see `rename`), but of a
+/// file found plain before while the file watcher hears it.
 pub(super) fn check_writes(ctx: &Context, files: &mut [FileEdit]) -> ToolResult<bool> {
     let mut folders = RealFolders::default();
     let mut moved = false;
+    let heard = ctx.lsp.heard();
+    let watch = heard.as_ref().map(|heard| heard as &dyn Watch);
     for file in files {
         let path = ctx
             .workspace
-            .resolve_write_among(&file.shown, &mut folders)?;
+            .resolve_write_among(&file.shown, &mut folders, watch)?;
         if path != file.path {
             moved = true;
             file.path = path;

@@ -69,7 +69,7 @@ faster than a build. Without `file`: the workspace.";
         let report = match &params.file {
             None => folder_report(&ctx, None, min_severity).await?,
             Some(file) => {
-                let path = ctx.workspace.resolve_read(file)?;
+                let path = ctx.resolve_read(file)?;
                 if path.is_dir() {
                     folder_report(&ctx, Some(path), min_severity).await?
                 } else {

@@ -311,7 +311,7 @@ impl Scope {
                 })?;
             return Ok(Scope::Glob(glob.compile_matcher()));
         }
-        Ok(Scope::Under(ctx.workspace.resolve_read(path)?))
+        Ok(Scope::Under(ctx.resolve_read(path)?))
     }
 
     fn contains(&self, ctx: &Context, path: &Path) -> bool {
