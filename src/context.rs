@@ -333,6 +333,47 @@ impl std::fmt::Debug for Context {
 mod tests {
     use super::*;
 
+    /// The paths found to be their own real path (`fs::plain`) are
+    /// forgotten at the changes the file watcher hands out to the context:
+    /// a file replaced by a symlink out of the root is refused once the
+    /// change is heard, where the path kept would be taken as it was.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_path_kept_plain_is_refused_once_the_watcher_hears_it_lead_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        crate::fs::write_test_file(dir.path(), "src/a.rs", "");
+        crate::fs::write_test_file(outside.path(), "a.rs", "");
+        let workspace = Workspace::new(dir.path(), &[]).unwrap();
+        let file = workspace.root().join("src/a.rs");
+        let ctx = Context::new(workspace, crate::lsp::config::Config::built_in(), false);
+        ctx.lsp.watch_files();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let heard = loop {
+            if let Some(heard) = ctx.lsp.heard()
+                && heard.hears(&file).is_some()
+            {
+                break heard;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the watcher never heard the file"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        };
+        assert_eq!(ctx.resolve_read("src/a.rs").unwrap(), file);
+        assert!(ctx.workspace.plain_paths().holds(&file, Some(&heard)));
+        std::fs::remove_file(&file).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("a.rs"), &file).unwrap();
+        // The change reaches the watcher, waits for its pause, goes out.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        while heard.hears(&file).is_none() {
+            assert!(Instant::now() < deadline, "the change never went out");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        let refused = ctx.resolve_read("src/a.rs").unwrap_err();
+        assert_eq!(refused.code, crate::error::ErrorCode::OutsideRoot);
+    }
+
     fn outline(text: &str) -> Arc<KeptOutline> {
         Arc::new(KeptOutline {
             server: "a-server".into(),

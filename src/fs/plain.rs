@@ -23,9 +23,10 @@
 //! - its folder, or a folder above it, replaced (by a symlink leading
 //!   elsewhere) or moved away is an event in the folder above: the
 //!   watcher drops that folder's watch and those under it, and watches a
-//!   folder there again under a new number. Every folder between the
-//!   root and a watched one is watched (the watcher walks down from the
-//!   root), and the root is canonical.
+//!   real folder there again under a new number. The watcher walks down
+//!   from the (canonical) root and watches no folder through a symlink
+//!   (`lsp::watch::is_real_folder`), so every folder between the root and
+//!   a watched one is a real folder, itself watched.
 //!
 //! Only a path that resolved to itself is kept: a symlink's target may
 //! change where no watch hears it.

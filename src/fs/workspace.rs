@@ -3,7 +3,9 @@
 //! Reads are allowed inside the workspace root and inside read-only library
 //! roots (cargo registry sources, the Rust toolchain's sources, configured
 //! extra roots); writes only inside the root. Every path a tool receives goes
-//! through [`Workspace::resolve_read`] or [`Workspace::resolve_write`], and
+//! through [`Workspace::resolve_read`] (from a tool, `Context::resolve_read`,
+//! which takes a path found plain before as it is, see `fs::plain`),
+//! [`Workspace::resolve_write`] or [`Workspace::resolve_write_among`], and
 //! every path it shows goes through [`Workspace::display`]: a library
 //! file by its short name (`zod@4.3.6:v4/index.d.ts`, `std:alloc/src/lib.rs`,
 //! `typescript:lib.dom.d.ts`, see `fs::library_path`), which every tool
@@ -695,6 +697,16 @@ mod tests {
             workspace.resolve_read("src/b.rs").unwrap(),
             real.join("src/b.rs")
         );
+        // To write through a symlink, or a file not there yet: not kept.
+        for file in ["link/a.rs", "src/new.rs"] {
+            workspace
+                .resolve_write_among(file, &mut folders, heard)
+                .unwrap();
+            assert!(
+                !workspace.plain_paths().holds(&real.join(file), heard),
+                "{file}"
+            );
+        }
         for file in ["src/a.rs", "src/b.rs", "src/c.rs"] {
             std::fs::remove_file(root.join(file)).unwrap();
         }

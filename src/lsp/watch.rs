@@ -347,6 +347,16 @@ impl Drop for FileWatcher {
     }
 }
 
+/// Whether `path` is a folder itself, not a symlink to one. The first walk
+/// watches no folder through a symlink, and none is watched through one
+/// later: its watch would hear the folder it leads to under the link's
+/// path, and stay when the link is replaced by a real folder (not itself
+/// watched, so its replacement drops no watch below it), while what is
+/// kept of those paths (`fs::plain`, `fs::stamped`) is taken as heard.
+fn is_real_folder(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|meta| meta.is_dir())
+}
+
 impl Inner {
     /// Takes one event from notify.
     fn record(&self, event: notify::Event) {
@@ -360,7 +370,9 @@ impl Inner {
             EventKind::Create(kind) => {
                 for path in paths {
                     pending.note(path, false);
-                    if kind == CreateKind::Folder || (kind != CreateKind::File && path.is_dir()) {
+                    if kind == CreateKind::Folder
+                        || (kind != CreateKind::File && is_real_folder(path))
+                    {
                         pending.new_folders.push(path.clone());
                     }
                 }
@@ -374,7 +386,7 @@ impl Inner {
                         _ => false,
                     };
                     pending.note(path, !arrived);
-                    if arrived && path.is_dir() {
+                    if arrived && is_real_folder(path) {
                         pending.new_folders.push(path.clone());
                     }
                 }
@@ -471,7 +483,7 @@ impl Inner {
                 folders
                     .watched
                     .retain(|f, _| !Path::new(f).starts_with(path));
-                if path.is_dir() {
+                if is_real_folder(path) {
                     new_folders.push(path.clone());
                 } else if let Some(seen) = seen.get_mut(path) {
                     seen.folder = true;
@@ -484,7 +496,9 @@ impl Inner {
         new_folders.dedup();
         let mut listings = HashMap::new();
         for folder in new_folders {
-            if !folder.is_dir() || (folder != self.root && is_left_out(&folder, &mut listings)) {
+            if !is_real_folder(&folder)
+                || (folder != self.root && is_left_out(&folder, &mut listings))
+            {
                 continue;
             }
             self.watch_tree(
@@ -895,9 +909,11 @@ mod tests {
     /// are taken so while the watcher hears them, and no longer once it
     /// hands out a change that makes them lead elsewhere: a file replaced
     /// by a symlink out of the root (its path forgotten), and a folder
-    /// replaced by one (its watch gone; a folder watched anew has another
-    /// number, see `fs::plain`'s tests). Each is then refused, to read and
-    /// to write, as it is without the watcher.
+    /// above a file replaced by one (the watches below it dropped, none
+    /// made through the link). Each is then refused, to read and to write,
+    /// as it is without the watcher. The link replaced by a real folder
+    /// again, that folder is watched itself: a file in it replaced by a
+    /// symlink is heard too.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_plain_path_replaced_by_a_symlink_out_of_the_root_is_refused_once_heard() {
         use crate::error::ErrorCode;
@@ -905,7 +921,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let outside = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
-        for file in ["src/a.rs", "src/b.rs", "lib/c.rs"] {
+        let files = ["src/a.rs", "src/b.rs", "lib/sub/c.rs"];
+        for file in files {
             crate::fs::write_test_file(&root, file, "");
             crate::fs::write_test_file(outside.path(), file, "");
         }
@@ -938,32 +955,45 @@ mod tests {
             let write = workspace.resolve_write_among(file, &mut RealFolders::default(), watch);
             (read.map_err(|e| e.code), write.map_err(|e| e.code))
         };
-        for file in ["src/a.rs", "src/b.rs", "lib/c.rs"] {
-            assert_eq!(resolved(file), (Ok(root.join(file)), Ok(root.join(file))));
+        let own = |file: &str| (Ok(root.join(file)), Ok(root.join(file)));
+        for file in files {
+            assert_eq!(resolved(file), own(file));
             assert!(
                 workspace.plain_paths().holds(&root.join(file), watch),
                 "{file}"
             );
         }
         let settle = || tokio::time::sleep(Duration::from_millis(200));
-        std::fs::remove_file(root.join("src/a.rs")).unwrap();
-        std::os::unix::fs::symlink(outside.path().join("src/a.rs"), root.join("src/a.rs")).unwrap();
+        let link_out = |file: &str| {
+            std::fs::remove_file(root.join(file)).unwrap();
+            std::os::unix::fs::symlink(outside.path().join(file), root.join(file)).unwrap();
+        };
+        link_out("src/a.rs");
         std::fs::rename(root.join("lib"), root.join("lib-before")).unwrap();
         std::os::unix::fs::symlink(outside.path().join("lib"), root.join("lib")).unwrap();
         settle().await;
         watcher.flush();
         assert!(heard.hears(&root.join("src/a.rs")).is_some());
-        // A symlink is no folder the watcher watches.
-        assert!(heard.hears(&root.join("lib/c.rs")).is_none());
         let out = (Err(ErrorCode::OutsideRoot), Err(ErrorCode::OutsideRoot));
         assert_eq!(resolved("src/a.rs"), out);
-        assert_eq!(resolved("lib/c.rs"), out);
+        assert_eq!(resolved("lib/sub/c.rs"), out);
+        // No folder is watched through the link.
+        assert!(heard.hears(&root.join("lib/sub/c.rs")).is_none());
         // The file beside it is still its own.
         assert!(workspace.plain_paths().holds(&root.join("src/b.rs"), watch));
-        assert_eq!(
-            resolved("src/b.rs"),
-            (Ok(root.join("src/b.rs")), Ok(root.join("src/b.rs")))
-        );
+        assert_eq!(resolved("src/b.rs"), own("src/b.rs"));
+
+        // The link replaced by a real folder: watched itself, and a file in
+        // it replaced by a symlink is heard.
+        std::fs::remove_file(root.join("lib")).unwrap();
+        crate::fs::write_test_file(&root, "lib/sub/c.rs", "");
+        settle().await;
+        watcher.flush();
+        assert_eq!(resolved("lib/sub/c.rs"), own("lib/sub/c.rs"));
+        link_out("lib/sub/c.rs");
+        settle().await;
+        watcher.flush();
+        assert_eq!(resolved("lib/sub/c.rs"), out);
     }
 
     /// Real events on a real folder: a file written, changed, renamed and

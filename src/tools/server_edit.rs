@@ -46,8 +46,8 @@ pub(super) fn files_of(
 /// The write check of every file (inside the root, no symlink leading out
 /// of it), each path made the one the write lands on; whether any path
 /// changed (a file reached through a symlink inside the root). A `stat`
-/// of each file (what a rename may do beside it, see `rename`), but of a
-/// file found plain before while the file watcher hears it.
+/// of each file (what a rename may do beside it, see `rename`), except one
+/// found plain before while the file watcher hears it (`fs::plain`).
 pub(super) fn check_writes(ctx: &Context, files: &mut [FileEdit]) -> ToolResult<bool> {
     let mut folders = RealFolders::default();
     let mut moved = false;
