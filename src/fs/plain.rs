@@ -67,23 +67,38 @@ pub struct Ticket {
     forgotten: u64,
 }
 
+/// What is known of a path before it is resolved ([`PlainPaths::look`]).
+#[derive(Debug, Clone, Copy)]
+pub enum Known {
+    /// Its own real path: nothing to ask the disk.
+    Plain,
+    /// To be resolved on disk; with a ticket where `watch` hears it, to
+    /// keep it if it proves plain.
+    Unknown(Option<Ticket>),
+}
+
 impl PlainPaths {
-    /// Whether `path` is known to be its own real path: kept under the
-    /// watch that `watch` hears its folder under now.
-    pub fn holds(&self, path: &Path, watch: Option<&dyn Watch>) -> bool {
+    /// Whether `path` is known to be its own real path (kept under the
+    /// watch that `watch` hears its folder under now), else the ticket to
+    /// keep it once resolved: the watcher asked once for both.
+    pub fn look(&self, path: &Path, watch: Option<&dyn Watch>) -> Known {
         let Some(heard) = watch.and_then(|watch| watch.hears(path)) else {
-            return false;
+            return Known::Unknown(None);
         };
-        lock(&self.inner).watch_by_path.get(path.as_os_str()) == Some(&heard)
+        let inner = lock(&self.inner);
+        if inner.watch_by_path.get(path.as_os_str()) == Some(&heard) {
+            return Known::Plain;
+        }
+        Known::Unknown(Some(Ticket {
+            watch: heard,
+            forgotten: inner.forgotten,
+        }))
     }
 
-    /// Taken before `path` is resolved on disk, where `watch` hears it.
-    pub fn ticket(&self, path: &Path, watch: Option<&dyn Watch>) -> Option<Ticket> {
-        let heard = watch?.hears(path)?;
-        Some(Ticket {
-            watch: heard,
-            forgotten: lock(&self.inner).forgotten,
-        })
+    /// Whether `path` is known to be its own real path ([`PlainPaths::look`]).
+    #[cfg(test)]
+    pub fn holds(&self, path: &Path, watch: Option<&dyn Watch>) -> bool {
+        matches!(self.look(path, watch), Known::Plain)
     }
 
     /// Keeps `path`, found plain on disk after `ticket` was taken, unless
@@ -125,34 +140,44 @@ impl std::fmt::Debug for PlainPaths {
     }
 }
 
+/// A watcher for tests of what it vouches for: it hears the files of the
+/// folders it is given, each under its number.
 #[cfg(test)]
-mod tests {
-    use std::path::PathBuf;
+#[derive(Default)]
+pub(crate) struct Folders(Mutex<FastMap<std::path::PathBuf, u64>>);
 
-    use super::*;
-
-    /// A watcher that hears the files of the folders it is given, each
-    /// under its number.
-    #[derive(Default)]
-    struct Folders(Mutex<FastMap<PathBuf, u64>>);
-
-    impl Folders {
-        fn watch(&self, folder: &str, number: u64) {
-            lock(&self.0).insert(PathBuf::from(folder), number);
-        }
-        fn unwatch(&self, folder: &str) {
-            lock(&self.0).remove(Path::new(folder));
-        }
+#[cfg(test)]
+impl Folders {
+    pub(crate) fn watch(&self, folder: impl AsRef<Path>, number: u64) {
+        lock(&self.0).insert(folder.as_ref().to_path_buf(), number);
     }
 
-    impl Watch for Folders {
-        fn hears(&self, path: &Path) -> Option<u64> {
-            lock(&self.0).get(path.parent()?).copied()
+    pub(crate) fn unwatch(&self, folder: impl AsRef<Path>) {
+        lock(&self.0).remove(folder.as_ref());
+    }
+}
+
+#[cfg(test)]
+impl Watch for Folders {
+    fn hears(&self, path: &Path) -> Option<u64> {
+        lock(&self.0).get(path.parent()?).copied()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The ticket to keep `path`, which is not known plain yet.
+    fn ticket(plain: &PlainPaths, folders: &Folders, path: &str) -> Option<Ticket> {
+        match plain.look(Path::new(path), Some(folders)) {
+            Known::Unknown(ticket) => ticket,
+            Known::Plain => panic!("{path} is known plain already"),
         }
     }
 
     fn kept(plain: &PlainPaths, folders: &Folders, path: &str) {
-        let ticket = plain.ticket(Path::new(path), Some(folders));
+        let ticket = ticket(plain, folders, path);
         plain.keep(Path::new(path), ticket, Some(folders));
     }
 
@@ -189,22 +214,18 @@ mod tests {
         let (plain, folders) = (PlainPaths::default(), Folders::default());
         folders.watch("/w/src", 1);
         // Not heard when the resolution began: no ticket.
-        assert!(
-            plain
-                .ticket(Path::new("/w/lib/a.ts"), Some(&folders))
-                .is_none()
-        );
+        assert!(ticket(&plain, &folders, "/w/lib/a.ts").is_none());
 
         // A change handed out between the ticket and the keep.
-        let ticket = plain.ticket(Path::new("/w/src/a.ts"), Some(&folders));
+        let taken = ticket(&plain, &folders, "/w/src/a.ts");
         plain.forget([Path::new("/w/src/other.ts")]);
-        plain.keep(Path::new("/w/src/a.ts"), ticket, Some(&folders));
+        plain.keep(Path::new("/w/src/a.ts"), taken, Some(&folders));
         assert!(!plain.holds(Path::new("/w/src/a.ts"), Some(&folders)));
 
         // The folder watched anew meanwhile.
-        let ticket = plain.ticket(Path::new("/w/src/a.ts"), Some(&folders));
+        let taken = ticket(&plain, &folders, "/w/src/a.ts");
         folders.watch("/w/src", 2);
-        plain.keep(Path::new("/w/src/a.ts"), ticket, Some(&folders));
+        plain.keep(Path::new("/w/src/a.ts"), taken, Some(&folders));
         assert!(!plain.holds(Path::new("/w/src/a.ts"), Some(&folders)));
     }
 }

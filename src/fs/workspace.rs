@@ -16,7 +16,7 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use super::library_path::{self, Short};
-use super::plain::PlainPaths;
+use super::plain::{Known, PlainPaths};
 use super::stamped::Watch;
 use crate::error::{ErrorCode, ToolError, ToolResult};
 use crate::fast_map::FastMap;
@@ -352,10 +352,10 @@ impl Workspace {
         }
 
         // Found to be its own real path before, and heard since.
-        if self.plain.holds(&lexical, watch) {
-            return Ok(lexical);
-        }
-        let ticket = self.plain.ticket(&lexical, watch);
+        let ticket = match self.plain.look(&lexical, watch) {
+            Known::Plain => return Ok(lexical),
+            Known::Unknown(ticket) => ticket,
+        };
         match access {
             Access::Read => {
                 let real = lexical
@@ -654,15 +654,6 @@ mod tests {
         );
     }
 
-    /// A watcher that hears every file, under one watch.
-    struct HearsAll;
-
-    impl Watch for HearsAll {
-        fn hears(&self, _: &Path) -> Option<u64> {
-            Some(1)
-        }
-    }
-
     /// A path that resolved to itself while heard is taken as it is, without
     /// a look at the disk (a file deleted since, in this test, where the
     /// watcher's change would have forgotten it); one reached through a
@@ -677,7 +668,10 @@ mod tests {
         std::os::unix::fs::symlink(root.join("src"), root.join("link")).unwrap();
         let workspace = Workspace::new(root, &[]).unwrap();
         let real = workspace.root().to_path_buf();
-        let heard = Some(&HearsAll as &dyn Watch);
+        let watched = crate::fs::plain::Folders::default();
+        watched.watch(real.join("src"), 1);
+        watched.watch(real.join("link"), 1);
+        let heard = Some(&watched as &dyn Watch);
         assert_eq!(
             workspace.resolve_read_heard("src/a.rs", heard).unwrap(),
             real.join("src/a.rs")

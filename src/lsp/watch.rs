@@ -757,6 +757,16 @@ mod tests {
         lock(&watcher.inner.folders).walking
     }
 
+    /// Once the watcher's first walk has ended (a second at most).
+    async fn walked(watcher: &FileWatcher) {
+        for _ in 0..100 {
+            if !walking(watcher) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
     fn change(path: &str, kind: ChangeKind) -> FileChange {
         FileChange {
             path: PathBuf::from(path),
@@ -843,12 +853,7 @@ mod tests {
         std::fs::write(root.join("src/b.rs"), "").unwrap();
         let (watcher, mut received) =
             sending(&root, Arc::new(LogBook::default()), MAX_WATCHED_FOLDERS);
-        for _ in 0..100 {
-            if !walking(&watcher) {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
+        walked(&watcher).await;
         let heard = watcher
             .heard()
             .expect("a temporary folder is on a local file system");
@@ -938,12 +943,7 @@ mod tests {
             MAX_WATCHED_FOLDERS,
         )
         .unwrap();
-        for _ in 0..100 {
-            if !walking(&watcher) {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
+        walked(&watcher).await;
         // Changes go out only when this test hands them out.
         watcher.task.abort();
         let heard = watcher
@@ -1127,12 +1127,7 @@ mod tests {
         }
         let logs = Arc::new(LogBook::default());
         let (watcher, mut received) = sending(&root, Arc::clone(&logs), 4);
-        for _ in 0..100 {
-            if !walking(&watcher) {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
+        walked(&watcher).await;
         assert!(!walking(&watcher));
         // Stopped at the limit: the workspace is not covered.
         assert!(!watcher.covers_workspace());
