@@ -659,6 +659,40 @@ async fn a_server_hanging_on_any_request_times_out_that_call_only() {
     futures::future::join_all(asks).await;
 }
 
+/// A rename asks for its preparation and for the rename at once, the
+/// preparation first: the rename is not held back behind the
+/// preparation's answer. Where the preparation is never answered, the
+/// call says so (whatever the rename's answer), and the preparation is
+/// cancelled.
+#[tokio::test]
+async fn a_rename_is_asked_beside_its_preparation() {
+    let w = workspace("hang-on:textDocument/prepareRename", 1.0);
+    let args = json!({"file": "main.fake", "symbol": "fake", "new_name": "other"});
+    let hung = common::run(&w.ctx, "rename", args).await;
+    assert!(
+        hung.contains("fake_lsp did not answer textDocument/prepareRename within 1 s"),
+        "{hung}"
+    );
+    w.ctx.lsp.shutdown(std::time::Duration::from_secs(2)).await;
+    let received = std::fs::read_to_string(w.dir.path().join("state/received.jsonl")).unwrap();
+    let messages: Vec<serde_json::Value> = received
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect();
+    let at = |method: &str| {
+        messages
+            .iter()
+            .position(|m| m["method"] == method)
+            .unwrap_or_else(|| panic!("no {method} reached the server: {received}"))
+    };
+    let (prepare, rename) = (at("textDocument/prepareRename"), at("textDocument/rename"));
+    assert!(prepare < rename, "{received}");
+    let cancelled = messages
+        .iter()
+        .any(|m| m["method"] == "$/cancelRequest" && m["params"]["id"] == messages[prepare]["id"]);
+    assert!(cancelled, "the preparation was not cancelled: {received}");
+}
+
 /// A server that writes 20,000 log messages to stdout before each answer:
 /// every tool still answers in full, and the messages reach `logs`, the
 /// long ones whole.

@@ -283,13 +283,29 @@ async fn ask_server(
     position: Position,
     new_name: &str,
 ) -> Result<Result<Renamed, String>, LspError> {
-    match prepare_rename(session, position).await {
+    // Both asked at once: the rename does not wait on the preparation's
+    // answer, which only decides whether it is taken (dropped, it is
+    // cancelled). One after the other, sextant's turn between them (the
+    // answer read, the next request made and written, on memory gone cold
+    // while the server worked) was own time of every preview.
+    let preparing = std::pin::pin!(prepare_rename(session, position));
+    let mut renaming = std::pin::pin!(server_rename(session, position, new_name));
+    // The preparation is polled first, so it is written first.
+    let (prepared, renamed) = match futures::future::select(preparing, renaming.as_mut()).await {
+        Either::Left((prepared, _)) => (prepared, None),
+        Either::Right((renamed, preparing)) => (preparing.await, Some(renamed)),
+    };
+    match prepared {
         Ok(Preparation::Renames(_)) => {}
         Ok(Preparation::Refuses) => return Ok(Err("it is not a symbol it can rename".into())),
         Err(LspError::Rpc { message, .. }) => return Ok(Err(message)),
         Err(err) => return Err(err),
     }
-    match server_rename(session, position, new_name).await {
+    let renamed = match renamed {
+        Some(renamed) => renamed,
+        None => renaming.await,
+    };
+    match renamed {
         Ok(renamed) if renamed.rewrites.is_empty() => Ok(Err("it gave no edits".to_string())),
         Ok(renamed) => Ok(Ok(renamed)),
         Err(LspError::Rpc { message, .. }) => Ok(Err(message)),
