@@ -154,7 +154,7 @@ pub trait Watch: Send + Sync {
 
 /// Whether `path` is a symlink (a write to its target is not heard in
 /// its own folder).
-fn is_symlink(path: &Path) -> bool {
+pub(crate) fn is_symlink(path: &Path) -> bool {
     std::fs::symlink_metadata(path).is_ok_and(|meta| meta.file_type().is_symlink())
 }
 

@@ -27,7 +27,7 @@ use super::client::LspClient;
 use super::convert::{LineIndex, url_path};
 use super::watch::{ChangeKind, FileChange};
 use crate::fast_map::{FastMap, FastSet};
-use crate::fs::stamped::{Stamp, StampedCache, Watch};
+use crate::fs::stamped::{Stamp, StampedCache, Watch, is_symlink};
 use crate::sync::lock;
 
 /// Files changed on disk between two requests, past this many the open
@@ -66,6 +66,20 @@ pub(super) struct Document {
     /// The stamp of the file its text was last read from, when settled
     /// (see `fs::stamped`): while the file keeps it, the text is current.
     disk: Option<Stamp>,
+    /// Found current (read, or checked by its stamp) while the file
+    /// watcher heard the file: while it hears it under the same watch and
+    /// has handed this client no change since, the text is current
+    /// without a `stat` (see `LspClient::vouched`).
+    heard: Option<Heard>,
+}
+
+/// When a document was last found current while the file watcher heard
+/// its file: the number of the watch on its folder and the changes
+/// handed to the client by then, both taken before its stamp was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Heard {
+    watch: u64,
+    noted: u64,
 }
 
 /// A document after `LspClient::sync`, and whether that call opened it.
@@ -94,6 +108,10 @@ pub(super) struct Documents {
     disk: Mutex<DiskChanges>,
     /// Line indexes of files not open, as last read from the disk.
     disk_indexes: DiskIndexes,
+    /// The batches of changed files handed to this client so far (see
+    /// `note_changed`), whichever files: a document found current before
+    /// the last one may not be now.
+    noted: std::sync::atomic::AtomicU64,
 }
 
 /// The line indexes of files read from the disk, each kept while its file
@@ -148,8 +166,16 @@ impl LspClient {
     /// length and time kept has the stamp of its last read, and only the
     /// watcher tells of it (`sync_changed` reads those).
     async fn sync_from_disk(&self, path: &Path, by_stamp: bool) -> Result<Synced, LspError> {
+        if by_stamp && let Some(synced) = self.vouched(path).await {
+            return Ok(synced);
+        }
+        // Taken before the stamp, as the stamp is before the read; kept
+        // with a settled stamp only, and not for a symlink (a write to its
+        // target is not heard in its folder).
+        let heard = self.heard_now(path);
         // Taken before the read, as every stamp is.
         let stamp = Stamp::read(path).filter(Stamp::is_settled);
+        let heard = heard.filter(|_| stamp.is_some() && !is_symlink(path));
         if let Some(stamp) = stamp.filter(|_| by_stamp) {
             let mut documents = self.documents.open.lock().await;
             if let Some(document) = documents.get_mut(path)
@@ -159,6 +185,7 @@ impl LspClient {
                     .documents
                     .syncs
                     .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                document.heard = heard;
                 return Ok(Synced {
                     document: document.clone(),
                     opened: false,
@@ -200,6 +227,7 @@ impl LspClient {
         if let Some(document) = documents.get_mut(path) {
             document.used = now;
             document.disk = stamp;
+            document.heard = heard;
             if document.index.text() == text {
                 return Ok(Synced {
                     document: document.clone(),
@@ -246,6 +274,7 @@ impl LspClient {
             changed_at: 0,
             used: now,
             disk: stamp,
+            heard,
         };
         if documents.len() >= MAX_OPEN_DOCUMENTS {
             self.close_least_used(&mut documents)?;
@@ -302,6 +331,7 @@ impl LspClient {
                 changed_at: 0,
                 used: 0,
                 disk: None,
+                heard: None,
             },
             opened: false,
         })
@@ -410,6 +440,11 @@ impl LspClient {
 
     /// Notes files that changed on disk (see `sync_changed`).
     pub(super) fn note_changed(&self, paths: impl IntoIterator<Item = PathBuf>) {
+        // Before the changes are handed on: a document found current
+        // before them is looked at again (see `vouched`).
+        self.documents
+            .noted
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let paths: FastSet<PathBuf> = paths.into_iter().collect();
         self.documents
             .disk_indexes
@@ -425,6 +460,44 @@ impl LspClient {
                 };
             }
         }
+    }
+
+    /// The open document of `path` where the file watcher vouches for it:
+    /// it was found current while the watcher heard the file, which it
+    /// still hears under the same watch, and no change was handed to this
+    /// client since (any file's: a look at the set of noted paths would
+    /// race with `sync_changed` taking it). Spares the `stat` of every
+    /// request's document, on a path lookup gone cold while the server
+    /// worked. Every change so far handed out (`Watch::hears`) was noted
+    /// before it was (`note_changed`, under the watcher's hand-out): so
+    /// the watcher is asked first, the count read after.
+    async fn vouched(&self, path: &Path) -> Option<Synced> {
+        let now = self.heard_now(path)?;
+        let mut documents = self.documents.open.lock().await;
+        let document = documents.get_mut(path)?;
+        if document.heard != Some(now) {
+            return None;
+        }
+        document.used = 1 + self
+            .documents
+            .syncs
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Some(Synced {
+            document: document.clone(),
+            opened: false,
+        })
+    }
+
+    /// The watch under which the file watcher hears `path` now, and the
+    /// changes noted by then; `None` where it does not hear it (no
+    /// watcher, a folder not watched, changes waiting to go out).
+    fn heard_now(&self, path: &Path) -> Option<Heard> {
+        let watch = self.heard.get()?.hears(path)?;
+        let noted = self
+            .documents
+            .noted
+            .load(std::sync::atomic::Ordering::SeqCst);
+        Some(Heard { watch, noted })
     }
 
     /// Synchronises the open documents noted as changed on disk (a deleted
