@@ -302,11 +302,13 @@ impl<'a> SourceFiles<'a> {
             return None;
         }
         let text = file.lines().line(file.text(), line);
-        let rest: String = text
-            .chars()
-            .skip((position.character as usize).saturating_sub(1))
-            .collect();
-        macro_invocation(&rest, name)
+        // A slice, not a copy: asked for every node of a call tree.
+        let from = (position.character as usize).saturating_sub(1);
+        let rest = match text.char_indices().nth(from) {
+            Some((at, _)) => &text[at..],
+            None => "",
+        };
+        macro_invocation(rest, name)
     }
 
     /// The class or interface whose heritage (`extends`, `implements`)
@@ -499,10 +501,11 @@ fn innermost<'s>(
 /// `text`'s leading identifier with its `!` (`iterator!`), when it is a
 /// macro's name and not `name`.
 fn macro_invocation(text: &str, name: &str) -> Option<String> {
-    let word: String = text
-        .chars()
-        .take_while(|c| c.is_alphanumeric() || *c == '_')
-        .collect();
+    let end = text
+        .char_indices()
+        .find(|(_, c)| !(c.is_alphanumeric() || *c == '_'))
+        .map_or(text.len(), |(at, _)| at);
+    let word = &text[..end];
     let invoked = !word.is_empty()
         && word != name
         && text[word.len()..].starts_with('!')
