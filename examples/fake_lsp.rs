@@ -43,14 +43,17 @@
 //!   unknown one, and one with malformed params), registering a watcher for
 //!   `**/*.fake`; never answers documentSymbol for a file named `slow.*`.
 //!
-//! - `kill-during:METHOD`, `hang-on:METHOD`, `flood-stdout`: offer and
+//! - `kill-during:METHOD`, `hang-on:METHOD`, `refuse-rename`,
+//!   `flood-stdout`: offer and
 //!   answer every request the navigation tools make (hover, definition,
 //!   type definition, implementation, references, call hierarchy,
 //!   completion and its resolve, prepareRename and rename, workspace
 //!   symbols), each about the one function `fake`. `kill-during:METHOD`
 //!   sends itself SIGKILL on its first METHOD request, any method (a
 //!   marker in STATE_DIR, so the restarted server answers);
-//!   `hang-on:METHOD` never answers METHOD; `flood-stdout` sends 20,000
+//!   `hang-on:METHOD` never answers METHOD; `refuse-rename` answers
+//!   prepareRename with null (no symbol to rename there) and never
+//!   answers rename; `flood-stdout` sends 20,000
 //!   `window/logMessage` notifications (Info) before every answer, every
 //!   thousandth padded past 1 KB with dots;
 //!   `unpublished` never publishes diagnostics (the sign that
@@ -127,6 +130,9 @@ fn main() {
             continue;
         }
         if id.is_some() && mode == format!("hang-on:{method}") {
+            continue;
+        }
+        if id.is_some() && mode == "refuse-rename" && method == "textDocument/rename" {
             continue;
         }
         if id.is_some() && mode == format!("kill-during:{method}") && first_time(&state, "killed") {
@@ -493,6 +499,7 @@ fn navigates(mode: &str) -> bool {
     mode.starts_with("kill-during:")
         || mode.starts_with("hang-on:")
         || mode == "flood-stdout"
+        || mode == "refuse-rename"
         || mode == "unpublished"
         || mode.starts_with("unpublished-for:")
 }
@@ -536,6 +543,7 @@ fn navigation_answer(
             {"label": "fake", "kind": 3, "detail": "fn fake()"}
         ]}),
         "completionItem/resolve" => message.get("params").cloned().unwrap_or(Value::Null),
+        "textDocument/prepareRename" if mode == "refuse-rename" => Value::Null,
         "textDocument/prepareRename" => name,
         "textDocument/rename" => {
             let new_name = message

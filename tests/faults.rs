@@ -659,6 +659,31 @@ async fn a_server_hanging_on_any_request_times_out_that_call_only() {
     futures::future::join_all(asks).await;
 }
 
+/// The messages the fake server in `w` received, once it is shut down.
+async fn received_messages(w: &Workspace) -> Vec<serde_json::Value> {
+    w.ctx.lsp.shutdown(std::time::Duration::from_secs(2)).await;
+    let received = std::fs::read_to_string(w.dir.path().join("state/received.jsonl")).unwrap();
+    received
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect()
+}
+
+/// Where `method` first is among `messages`.
+fn first_of(messages: &[serde_json::Value], method: &str) -> usize {
+    messages
+        .iter()
+        .position(|m| m["method"] == method)
+        .unwrap_or_else(|| panic!("no {method} reached the server: {messages:?}"))
+}
+
+/// Whether a `$/cancelRequest` for the request at `at` is among `messages`.
+fn cancelled(messages: &[serde_json::Value], at: usize) -> bool {
+    messages
+        .iter()
+        .any(|m| m["method"] == "$/cancelRequest" && m["params"]["id"] == messages[at]["id"])
+}
+
 /// A rename asks for its preparation and for the rename at once, the
 /// preparation first: the rename is not held back behind the
 /// preparation's answer. Where the preparation is never answered, the
@@ -673,24 +698,28 @@ async fn a_rename_is_asked_beside_its_preparation() {
         hung.contains("fake_lsp did not answer textDocument/prepareRename within 1 s"),
         "{hung}"
     );
-    w.ctx.lsp.shutdown(std::time::Duration::from_secs(2)).await;
-    let received = std::fs::read_to_string(w.dir.path().join("state/received.jsonl")).unwrap();
-    let messages: Vec<serde_json::Value> = received
-        .lines()
-        .filter_map(|line| serde_json::from_str(line).ok())
-        .collect();
-    let at = |method: &str| {
-        messages
-            .iter()
-            .position(|m| m["method"] == method)
-            .unwrap_or_else(|| panic!("no {method} reached the server: {received}"))
-    };
-    let (prepare, rename) = (at("textDocument/prepareRename"), at("textDocument/rename"));
-    assert!(prepare < rename, "{received}");
-    let cancelled = messages
-        .iter()
-        .any(|m| m["method"] == "$/cancelRequest" && m["params"]["id"] == messages[prepare]["id"]);
-    assert!(cancelled, "the preparation was not cancelled: {received}");
+    let messages = received_messages(&w).await;
+    let prepare = first_of(&messages, "textDocument/prepareRename");
+    let rename = first_of(&messages, "textDocument/rename");
+    assert!(prepare < rename, "{messages:?}");
+    assert!(cancelled(&messages, prepare), "{messages:?}");
+}
+
+/// A preparation that refuses is answered at once, without waiting on
+/// the rename asked beside it, which is cancelled.
+#[tokio::test]
+async fn a_refused_preparation_cancels_the_rename_beside_it() {
+    let w = workspace("refuse-rename", 10.0);
+    let args = json!({"file": "main.fake", "symbol": "fake", "new_name": "other"});
+    let refused = common::run(&w.ctx, "rename", args).await;
+    assert!(
+        refused.contains("fake_lsp will not rename `fake`")
+            && refused.contains("it is not a symbol it can rename"),
+        "{refused}"
+    );
+    let messages = received_messages(&w).await;
+    let rename = first_of(&messages, "textDocument/rename");
+    assert!(cancelled(&messages, rename), "{messages:?}");
 }
 
 /// A server that writes 20,000 log messages to stdout before each answer:

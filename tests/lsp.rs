@@ -460,6 +460,31 @@ async fn an_open_document_rewritten_with_its_stamp_kept_is_read_again() {
     );
 }
 
+/// An open document taken as current on the file watcher's word (no
+/// `stat`) is looked at again after any event the watcher handed out:
+/// its file renamed over and then deleted within one batch of events,
+/// which makes no change a server is told of, is not answered from the
+/// old text.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_open_document_renamed_over_and_deleted_at_once_is_not_answered_from_its_old_text() {
+    let f = fixture("ts");
+    f.watch_files().await;
+    let clean = f.run("diagnostics", json!({"file": "src/shapes.ts"})).await;
+    assert_eq!(clean, "No errors or warnings in src/shapes.ts");
+    // Asked again: now vouched for by the watcher.
+    assert_eq!(
+        f.run("diagnostics", json!({"file": "src/shapes.ts"})).await,
+        clean
+    );
+    let staged = f.path("src/shapes.ts.new");
+    std::fs::write(&staged, f.read("src/shapes.ts")).unwrap();
+    std::fs::rename(&staged, f.path("src/shapes.ts")).unwrap();
+    std::fs::remove_file(f.path("src/shapes.ts")).unwrap();
+    agent_turn().await;
+    let after = f.run("diagnostics", json!({"file": "src/shapes.ts"})).await;
+    assert!(after.starts_with("error["), "{after}");
+}
+
 /// An answer large enough to be taken aside from async-lsp's decoding
 /// (`lsp::aside`: a result of 16 KB or more) comes whole: a workspace
 /// symbol search that finds 400 functions.

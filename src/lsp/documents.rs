@@ -68,17 +68,19 @@ pub(super) struct Document {
     disk: Option<Stamp>,
     /// Found current (read, or checked by its stamp) while the file
     /// watcher heard the file: while it hears it under the same watch and
-    /// has handed this client no change since, the text is current
-    /// without a `stat` (see `LspClient::vouched`).
-    heard: Option<Heard>,
+    /// has handed out nothing since, the text is current without a `stat`
+    /// (see `LspClient::vouched`).
+    vouch: Option<Ticket>,
 }
 
-/// When a document was last found current while the file watcher heard
-/// its file: the number of the watch on its folder and the changes
-/// handed to the client by then, both taken before its stamp was read.
+/// What the file watcher said before a document's stamp was read: the
+/// number of the watch on its file's folder, the hand-outs that took any
+/// event by then, and the changes handed to the client by then (sextant's
+/// own writes reach it without a hand-out).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Heard {
+struct Ticket {
     watch: u64,
+    took_events: u64,
     noted: u64,
 }
 
@@ -166,16 +168,20 @@ impl LspClient {
     /// length and time kept has the stamp of its last read, and only the
     /// watcher tells of it (`sync_changed` reads those).
     async fn sync_from_disk(&self, path: &Path, by_stamp: bool) -> Result<Synced, LspError> {
-        if by_stamp && let Some(synced) = self.vouched(path).await {
+        // Taken before the stamp, as the stamp is before the read.
+        let ticket = self.ticket(path);
+        if by_stamp
+            && let Some(ticket) = ticket
+            && let Some(synced) = self.vouched(path, ticket).await
+        {
             return Ok(synced);
         }
-        // Taken before the stamp, as the stamp is before the read; kept
-        // with a settled stamp only, and not for a symlink (a write to its
-        // target is not heard in its folder).
-        let heard = self.heard_now(path);
         // Taken before the read, as every stamp is.
         let stamp = Stamp::read(path).filter(Stamp::is_settled);
-        let heard = heard.filter(|_| stamp.is_some() && !is_symlink(path));
+        // Kept as `disk` is, with a settled stamp only (a precaution: the
+        // counts tell of a write within the clock's tick), and not for a
+        // symlink (a write to its target is not heard in its folder).
+        let vouch = ticket.filter(|_| stamp.is_some() && !is_symlink(path));
         if let Some(stamp) = stamp.filter(|_| by_stamp) {
             let mut documents = self.documents.open.lock().await;
             if let Some(document) = documents.get_mut(path)
@@ -185,7 +191,7 @@ impl LspClient {
                     .documents
                     .syncs
                     .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                document.heard = heard;
+                document.vouch = vouch;
                 return Ok(Synced {
                     document: document.clone(),
                     opened: false,
@@ -227,7 +233,7 @@ impl LspClient {
         if let Some(document) = documents.get_mut(path) {
             document.used = now;
             document.disk = stamp;
-            document.heard = heard;
+            document.vouch = vouch;
             if document.index.text() == text {
                 return Ok(Synced {
                     document: document.clone(),
@@ -274,7 +280,7 @@ impl LspClient {
             changed_at: 0,
             used: now,
             disk: stamp,
-            heard,
+            vouch,
         };
         if documents.len() >= MAX_OPEN_DOCUMENTS {
             self.close_least_used(&mut documents)?;
@@ -331,7 +337,7 @@ impl LspClient {
                 changed_at: 0,
                 used: 0,
                 disk: None,
-                heard: None,
+                vouch: None,
             },
             opened: false,
         })
@@ -462,20 +468,21 @@ impl LspClient {
         }
     }
 
-    /// The open document of `path` where the file watcher vouches for it:
-    /// it was found current while the watcher heard the file, which it
-    /// still hears under the same watch, and no change was handed to this
-    /// client since (any file's: a look at the set of noted paths would
-    /// race with `sync_changed` taking it). Spares the `stat` of every
-    /// request's document, on a path lookup gone cold while the server
-    /// worked. Every change so far handed out (`Watch::hears`) was noted
-    /// before it was (`note_changed`, under the watcher's hand-out): so
-    /// the watcher is asked first, the count read after.
-    async fn vouched(&self, path: &Path) -> Option<Synced> {
-        let now = self.heard_now(path)?;
+    /// The open document of `path` where the file watcher vouches for it
+    /// (`now`, its ticket just taken): it was found current while the
+    /// watcher heard the file, which it still hears under the same watch,
+    /// and nothing was handed out since: no event at all (a file replaced
+    /// by a folder gives no change), and no change to the client (any
+    /// file's: a look at the set of noted paths would race with
+    /// `sync_changed` taking it). Spares the `stat` of every request's
+    /// document, a path lookup on a kernel cache gone cold while the
+    /// server worked. Not vouched for: a write the file's folder does not
+    /// hear (through a hard link elsewhere, or a shared mapping), as the
+    /// kept values of `fs::stamped` are not.
+    async fn vouched(&self, path: &Path, now: Ticket) -> Option<Synced> {
         let mut documents = self.documents.open.lock().await;
         let document = documents.get_mut(path)?;
-        if document.heard != Some(now) {
+        if document.vouch != Some(now) {
             return None;
         }
         document.used = 1 + self
@@ -488,16 +495,25 @@ impl LspClient {
         })
     }
 
-    /// The watch under which the file watcher hears `path` now, and the
-    /// changes noted by then; `None` where it does not hear it (no
-    /// watcher, a folder not watched, changes waiting to go out).
-    fn heard_now(&self, path: &Path) -> Option<Heard> {
-        let watch = self.heard.get()?.hears(path)?;
+    /// The file watcher's ticket for `path` now; `None` where it does not
+    /// hear it (no watcher, a folder not watched, events waiting to go
+    /// out or going out). The watcher is asked first, the counts read
+    /// after: a hand-out is counted (and its changes noted, in
+    /// `note_changed`) while `hears` says one is under way, so counts read
+    /// after it include every hand-out before it.
+    fn ticket(&self, path: &Path) -> Option<Ticket> {
+        let watcher = self.heard.get()?;
+        let watch = watcher.hears(path)?;
+        let took_events = watcher.took_events()?;
         let noted = self
             .documents
             .noted
             .load(std::sync::atomic::Ordering::SeqCst);
-        Some(Heard { watch, noted })
+        Some(Ticket {
+            watch,
+            took_events,
+            noted,
+        })
     }
 
     /// Synchronises the open documents noted as changed on disk (a deleted

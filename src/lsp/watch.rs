@@ -95,6 +95,11 @@ struct Inner {
     pending: Mutex<Pending>,
     /// Held while changes are handed out, so they go out in order.
     flushing: Mutex<()>,
+    /// The hand-outs so far that took any event, counted as each takes
+    /// them (under `flushing`), whether or not a change came of them: a
+    /// file replaced by a folder, or renamed over and gone again within
+    /// one batch, gives none.
+    took_events: std::sync::atomic::AtomicU64,
     wake: tokio::sync::Notify,
 }
 
@@ -174,6 +179,7 @@ impl FileWatcher {
             folders: Mutex::new(Folders::default()),
             pending: Mutex::new(Pending::default()),
             flushing: Mutex::new(()),
+            took_events: std::sync::atomic::AtomicU64::new(0),
             wake: tokio::sync::Notify::new(),
         });
         // The callback runs on notify's own thread; it must not keep the
@@ -335,6 +341,17 @@ impl Watch for Heard {
     }
 }
 
+impl Heard {
+    /// How many hand-outs so far took any event (see
+    /// `Inner::took_events`); `None` once the watcher is dropped. Read
+    /// after [`Watch::hears`] said nothing waits to go out, a count that
+    /// has not moved since says no event at all was handed out meanwhile.
+    pub fn took_events(&self) -> Option<u64> {
+        let inner = self.0.upgrade()?;
+        Some(inner.took_events.load(std::sync::atomic::Ordering::SeqCst))
+    }
+}
+
 impl std::fmt::Debug for Heard {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Heard")
@@ -457,6 +474,10 @@ impl Inner {
             mut new_folders,
             rescan,
         } = std::mem::take(&mut *lock(&self.pending));
+        if !order.is_empty() || !new_folders.is_empty() || rescan {
+            self.took_events
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
         if rescan {
             self.warn(
                 "file events were lost (the system's queue overflowed); every file is reported as changed"
