@@ -286,7 +286,8 @@ async fn ask_server(
     // Both asked at once: the rename does not wait on the preparation's
     // answer, which only decides whether it is taken (dropped, its request
     // is cancelled; a server may still finish the work). One after the
-    // other, the server sat idle through sextant's turn between them: a
+    // other, the rename waited a whole round trip (the answer written and
+    // read, the next request made and written, each side woken): a
     // preview through 71 files of the TypeScript SDK took 0.9-1.9 ms
     // longer at the client. The rename's `request_timeout` runs from its
     // sending, so on a server that answers in order it includes the
