@@ -427,21 +427,28 @@ async fn a_server_keeps_at_most_200_documents_open_the_least_used_closed() {
     assert!(is_open(&documents, &files[1]) && !is_open(&documents, &files[6]));
 }
 
+/// The TypeScript fixture with its file watcher on and `src/shapes.ts`
+/// asked about twice (clean): open, and the second time taken as current
+/// by its stamp, or on the watcher's word.
+async fn shapes_open_and_watched() -> Fixture {
+    let f = fixture("ts");
+    f.watch_files().await;
+    for _ in 0..2 {
+        assert_eq!(
+            f.run("diagnostics", json!({"file": "src/shapes.ts"})).await,
+            "No errors or warnings in src/shapes.ts"
+        );
+    }
+    f
+}
+
 /// An open document whose file keeps the stamp of its last read is not
 /// read again; one rewritten to the same length with its old modification
 /// time put back is told by the file watcher and by its status change
 /// time: the next answer is computed from the new text.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_open_document_rewritten_with_its_stamp_kept_is_read_again() {
-    let f = fixture("ts");
-    f.watch_files().await;
-    let clean = f.run("diagnostics", json!({"file": "src/shapes.ts"})).await;
-    assert_eq!(clean, "No errors or warnings in src/shapes.ts");
-    // The same answer again: the document as read, by its stamp.
-    assert_eq!(
-        f.run("diagnostics", json!({"file": "src/shapes.ts"})).await,
-        clean
-    );
+    let f = shapes_open_and_watched().await;
     let original = f.read("src/shapes.ts");
     let broken = original.replacen(
         "area(): number {\n    return this.side",
@@ -467,15 +474,7 @@ async fn an_open_document_rewritten_with_its_stamp_kept_is_read_again() {
 /// old text.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_open_document_renamed_over_and_deleted_at_once_is_not_answered_from_its_old_text() {
-    let f = fixture("ts");
-    f.watch_files().await;
-    let clean = f.run("diagnostics", json!({"file": "src/shapes.ts"})).await;
-    assert_eq!(clean, "No errors or warnings in src/shapes.ts");
-    // Asked again: now vouched for by the watcher.
-    assert_eq!(
-        f.run("diagnostics", json!({"file": "src/shapes.ts"})).await,
-        clean
-    );
+    let f = shapes_open_and_watched().await;
     let staged = f.path("src/shapes.ts.new");
     std::fs::write(&staged, f.read("src/shapes.ts")).unwrap();
     std::fs::rename(&staged, f.path("src/shapes.ts")).unwrap();
