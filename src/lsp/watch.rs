@@ -545,10 +545,13 @@ impl Inner {
                     Ok(meta) if meta.is_dir() => return None,
                     Ok(_) if seen.existed => ChangeKind::Changed,
                     Ok(_) => ChangeKind::Created,
-                    Err(_) if seen.existed => ChangeKind::Deleted,
-                    // Came and went within the batch (an editor's temporary
-                    // file): nothing to tell.
-                    Err(_) => return None,
+                    // Gone; or came and went within the batch: an editor's
+                    // temporary file, or a file renamed over one that was
+                    // there (its arrival cannot tell) and then deleted,
+                    // whose kept values and open documents must go. A
+                    // deletion of a file a server never knew is nothing to
+                    // it.
+                    Err(_) => ChangeKind::Deleted,
                 };
                 Some(FileChange {
                     path,
@@ -1133,6 +1136,23 @@ mod tests {
         assert_eq!(
             rel(next(&mut all).await),
             [("b.rs".into(), ChangeKind::Deleted, false)]
+        );
+        // A file renamed over one that was there, then deleted, within one
+        // batch: both paths deleted (the arrival cannot tell that a file
+        // was there before it).
+        std::fs::write(root.join("c.rs"), "").unwrap();
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        next(&mut all).await;
+        std::fs::write(root.join("c.rs.new"), "new").unwrap();
+        std::fs::rename(root.join("c.rs.new"), root.join("c.rs")).unwrap();
+        std::fs::remove_file(root.join("c.rs")).unwrap();
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert_eq!(
+            rel(next(&mut all).await),
+            [
+                ("c.rs.new".into(), ChangeKind::Deleted, false),
+                ("c.rs".into(), ChangeKind::Deleted, false),
+            ]
         );
     }
 
