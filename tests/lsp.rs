@@ -468,10 +468,9 @@ async fn an_open_document_rewritten_with_its_stamp_kept_is_read_again() {
 }
 
 /// An open document taken as current on the file watcher's word (no
-/// `stat`) is looked at again after any event the watcher handed out:
-/// its file renamed over and then deleted within one batch of events,
-/// which makes no change a server is told of, is not answered from the
-/// old text.
+/// `stat`) is looked at again once the watcher tells of its file's
+/// change: renamed over and then deleted within one batch of events, the
+/// file goes out as deleted, and is not answered from its old text.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_open_document_renamed_over_and_deleted_at_once_is_not_answered_from_its_old_text() {
     let f = shapes_open_and_watched().await;

@@ -68,19 +68,18 @@ pub(super) struct Document {
     disk: Option<Stamp>,
     /// Found current (read, or checked by its stamp) while the file
     /// watcher heard the file: while it hears it under the same watch and
-    /// has handed out nothing since, the text is current without a `stat`
+    /// has handed the client no change since, the text is current without
+    /// a `stat`
     /// (see `LspClient::vouched`).
     vouch: Option<Ticket>,
 }
 
 /// What the file watcher said before a document's stamp was read: the
-/// number of the watch on its file's folder, the hand-outs that took any
-/// event by then, and the changes handed to the client by then (sextant's
-/// own writes reach it without a hand-out).
+/// number of the watch on its file's folder, and the changes handed to
+/// the client by then.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Ticket {
     watch: u64,
-    took_events: u64,
     noted: u64,
 }
 
@@ -179,7 +178,7 @@ impl LspClient {
         // Taken before the read, as every stamp is.
         let stamp = Stamp::read(path).filter(Stamp::is_settled);
         // Kept as `disk` is, with a settled stamp only (a precaution: the
-        // counts tell of a write within the clock's tick), and not for a
+        // watcher tells of a write within the clock's tick), and not for a
         // symlink (a write to its target is not heard in its folder).
         let vouch = ticket.filter(|_| stamp.is_some() && !is_symlink(path));
         if let Some(stamp) = stamp.filter(|_| by_stamp) {
@@ -471,10 +470,8 @@ impl LspClient {
     /// The open document of `path` where the file watcher vouches for it
     /// (`now`, its ticket just taken): it was found current while the
     /// watcher heard the file, which it still hears under the same watch,
-    /// and nothing was handed out since: no event at all (a file replaced
-    /// by a folder gives no change), and no change to the client (any
-    /// file's: a look at the set of noted paths would race with
-    /// `sync_changed` taking it). Spares the `stat` of every request's
+    /// and no change was handed to the client since (any file's: a look at
+    /// the set of noted paths would race with `sync_changed` taking it). Spares the `stat` of every request's
     /// document, a path lookup on a kernel cache gone cold while the
     /// server worked. Not vouched for: a write the file's folder does not
     /// hear (through a hard link elsewhere, or a shared mapping), as the
@@ -497,23 +494,17 @@ impl LspClient {
 
     /// The file watcher's ticket for `path` now; `None` where it does not
     /// hear it (no watcher, a folder not watched, events waiting to go
-    /// out or going out). The watcher is asked first, the counts read
-    /// after: a hand-out is counted (and its changes noted, in
-    /// `note_changed`) while `hears` says one is under way, so counts read
-    /// after it include every hand-out before it.
+    /// out or going out). The watcher is asked first, the count read
+    /// after: a hand-out's changes are noted (`note_changed`) while
+    /// `hears` says one is under way, so a count read after it includes
+    /// every hand-out before it.
     fn ticket(&self, path: &Path) -> Option<Ticket> {
-        let watcher = self.heard.get()?;
-        let watch = watcher.hears(path)?;
-        let took_events = watcher.took_events()?;
+        let watch = self.heard.get()?.hears(path)?;
         let noted = self
             .documents
             .noted
             .load(std::sync::atomic::Ordering::SeqCst);
-        Some(Ticket {
-            watch,
-            took_events,
-            noted,
-        })
+        Some(Ticket { watch, noted })
     }
 
     /// Synchronises the open documents noted as changed on disk (a deleted

@@ -95,11 +95,6 @@ struct Inner {
     pending: Mutex<Pending>,
     /// Held while changes are handed out, so they go out in order.
     flushing: Mutex<()>,
-    /// The hand-outs so far that took any event, counted as each takes
-    /// them (under `flushing`), whether or not a change came of them: a
-    /// file replaced by a folder, or renamed over and gone again within
-    /// one batch, gives none.
-    took_events: std::sync::atomic::AtomicU64,
     wake: tokio::sync::Notify,
 }
 
@@ -153,7 +148,7 @@ struct Seen {
     /// change, a removal or a move away), so if it is there at the end it
     /// changed, and if not it was deleted.
     existed: bool,
-    /// The path was a watched folder when it went away.
+    /// The path was a watched folder when it went away (or was replaced).
     folder: bool,
 }
 
@@ -179,7 +174,6 @@ impl FileWatcher {
             folders: Mutex::new(Folders::default()),
             pending: Mutex::new(Pending::default()),
             flushing: Mutex::new(()),
-            took_events: std::sync::atomic::AtomicU64::new(0),
             wake: tokio::sync::Notify::new(),
         });
         // The callback runs on notify's own thread; it must not keep the
@@ -341,17 +335,6 @@ impl Watch for Heard {
     }
 }
 
-impl Heard {
-    /// How many hand-outs so far took any event (see
-    /// `Inner::took_events`); `None` once the watcher is dropped. Read
-    /// after [`Watch::hears`] said nothing waits to go out, a count that
-    /// has not moved since says no event at all was handed out meanwhile.
-    pub fn took_events(&self) -> Option<u64> {
-        let inner = self.0.upgrade()?;
-        Some(inner.took_events.load(std::sync::atomic::Ordering::SeqCst))
-    }
-}
-
 impl std::fmt::Debug for Heard {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Heard")
@@ -474,10 +457,6 @@ impl Inner {
             mut new_folders,
             rescan,
         } = std::mem::take(&mut *lock(&self.pending));
-        if !order.is_empty() || !new_folders.is_empty() || rescan {
-            self.took_events
-                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        }
         if rescan {
             self.warn(
                 "file events were lost (the system's queue overflowed); every file is reported as changed"
@@ -506,7 +485,8 @@ impl Inner {
                     .retain(|f, _| !Path::new(f).starts_with(path));
                 if is_real_folder(path) {
                     new_folders.push(path.clone());
-                } else if let Some(seen) = seen.get_mut(path) {
+                }
+                if let Some(seen) = seen.get_mut(path) {
                     seen.folder = true;
                 }
             }
@@ -540,6 +520,12 @@ impl Inner {
             .filter_map(|path| {
                 let seen = seen.get(&path).copied()?;
                 let kind = match std::fs::symlink_metadata(&path) {
+                    // A file that was there, replaced by a folder: the file
+                    // is gone (the folder's files have changes of their
+                    // own).
+                    Ok(meta) if meta.is_dir() && seen.existed && !seen.folder => {
+                        ChangeKind::Deleted
+                    }
                     // A folder's own events say nothing a server needs: its
                     // files have theirs.
                     Ok(meta) if meta.is_dir() => return None,
@@ -1152,6 +1138,22 @@ mod tests {
             [
                 ("c.rs.new".into(), ChangeKind::Deleted, false),
                 ("c.rs".into(), ChangeKind::Deleted, false),
+            ]
+        );
+        // A file replaced by a folder (with a file) within one batch: the
+        // file deleted, the folder's file created.
+        std::fs::write(root.join("d.rs"), "").unwrap();
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        next(&mut all).await;
+        std::fs::remove_file(root.join("d.rs")).unwrap();
+        std::fs::create_dir(root.join("d.rs")).unwrap();
+        std::fs::write(root.join("d.rs/e.rs"), "").unwrap();
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert_eq!(
+            rel(next(&mut all).await),
+            [
+                ("d.rs".into(), ChangeKind::Deleted, false),
+                ("d.rs/e.rs".into(), ChangeKind::Created, false),
             ]
         );
     }
